@@ -1,0 +1,1 @@
+"""rtsnav's esper processors and plugin entry point; the algorithm core lives in ``systems.nav``."""

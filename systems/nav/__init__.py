@@ -1,0 +1,23 @@
+"""rtsnav's navigation core: pure numpy + numba, no ECS and no rendering.
+
+Usable from a plain script::
+
+    import numpy as np
+    from systems.nav import Grid, find_path
+    grid = Grid(np.ones((64, 64), dtype=bool))
+    result = find_path(grid, (0, 0), (63, 40), method="astar")
+    result.found, result.cost, result.cells      # True, 71.79..., (N, 2) int32 array of (x, y)
+"""
+
+from .errors import NavError
+from .grid import Grid
+from .heuristics import HEURISTICS
+from .paths import path_cost, path_length, smooth_path, validate_path
+from .result import PathResult, PathStatus
+from .search.facade import METHODS, find_path
+from .warmup import warm_up
+
+__all__ = [
+    "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",
+    "smooth_path", "path_length", "path_cost", "validate_path", "warm_up",
+]

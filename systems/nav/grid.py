@@ -1,0 +1,366 @@
+"""The grid model every grid algorithm works on.
+
+Array conventions (written down once, here):
+
+* Grids are numpy arrays indexed ``[y, x]`` (row, column); a cell is addressed ``(x, y)``.
+* ``passable``: ``bool [H, W]``, True where an agent may stand.
+* ``cost``: ``float32 [H, W]``, terrain cost ≥ 1 that multiplies step length. A step between two
+  cells costs ``length × (cost[a] + cost[b]) / 2`` (length 1 straight, √2 diagonal). The mean
+  keeps the cost of a step symmetric, so a search from the goal (flow fields, bidirectional A*)
+  sees the same costs as one from the start. On blocked cells the value is ignored.
+* ``heights``: ``float32 [H, W]`` world-space z of each cell's ground, or ``None`` (flat, z = 0).
+* Paths: ``(N, 2) int32`` arrays of ``(x, y)`` cells, start..goal.
+* Movement: 8-connected, **no corner cutting**: a diagonal step needs both orthogonal neighbours
+  passable (the Moving AI benchmark rule).
+* World space is Panda3D's Z-up frame; cell ``(x, y)`` covers world
+  ``[origin_x + x·cell_size, origin_x + (x+1)·cell_size)`` (likewise y); its centre is at ``+0.5``.
+
+>>> import numpy as np
+>>> from systems.nav import Grid
+>>> g = Grid(np.array([[1, 1, 1], [1, 0, 1], [1, 1, 1]], dtype=bool), cell_size=2.0)
+>>> g.world_to_cell(3.9, 0.1)
+(1, 0)
+>>> g.cell_to_world(1, 0)
+(3.0, 1.0, 0.0)
+>>> g.line_of_sight((0, 0), (2, 2))   # passes the blocked centre
+False
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from .errors import NavError
+
+__all__ = ["Grid"]
+
+SQRT2 = math.sqrt(2.0)
+
+
+class Grid:
+    """A 2D navigation grid: passable mask, terrain costs, optional heights, and world placement.
+
+    Args:
+        passable: ``[H, W]`` array; non-zero / True = walkable.
+        cost: optional ``[H, W]`` terrain cost (finite, ≥ 1 on passable cells). Default all 1.
+            A cell whose cost is ``inf`` is treated as blocked.
+        heights: optional ``[H, W]`` ground height (world z) per cell, finite.
+        cell_size: world units per cell edge, > 0.
+        origin: world ``(x, y)`` of the corner of cell ``(0, 0)``.
+        name: a label (the map file name when loaded from one).
+
+    Raises:
+        NavError: wrong dimensions or mismatched shapes, NaN or < 1 costs, non-finite heights,
+            a non-positive cell size.
+    """
+
+    __slots__ = ("passable", "cost", "heights", "cell_size", "origin", "name", "version",
+                 "_uniform", "_padded", "_components", "_workspaces")
+
+    def __init__(self, passable: np.ndarray, cost: np.ndarray | None = None,
+                 heights: np.ndarray | None = None, *, cell_size: float = 1.0,
+                 origin: Sequence[float] = (0.0, 0.0), name: str = "") -> None:
+        passable = np.asarray(passable)
+        if passable.ndim != 2:
+            raise NavError(f"passable must be a 2D [H, W] array, got {passable.ndim}D "
+                           f"with shape {passable.shape}")
+        if passable.shape[0] == 0 or passable.shape[1] == 0:
+            raise NavError(f"grid must have at least one cell, got shape {passable.shape}")
+        if passable.dtype != np.bool_:
+            if not np.issubdtype(passable.dtype, np.number):
+                raise NavError(f"passable must be bool or numeric, got dtype {passable.dtype}")
+            passable = passable != 0
+        passable = np.ascontiguousarray(passable, dtype=np.bool_)
+        if cost is None:
+            cost_arr = np.ones(passable.shape, dtype=np.float32)
+        else:
+            cost_arr = np.asarray(cost, dtype=np.float64)
+            if cost_arr.shape != passable.shape:
+                raise NavError(f"cost shape {cost_arr.shape} != passable shape {passable.shape}")
+            bad = np.isnan(cost_arr) & passable
+            if bad.any():
+                y, x = np.argwhere(bad)[0]
+                raise NavError(f"cost is NaN at cell (x={x}, y={y}); costs must be numbers >= 1")
+            low = (cost_arr < 1.0) & passable
+            if low.any():
+                y, x = np.argwhere(low)[0]
+                raise NavError(f"cost {cost_arr[y, x]} at cell (x={x}, y={y}) is below 1; "
+                               "terrain costs multiply step length and must be >= 1 "
+                               "(use passable=False or inf to block a cell)")
+            passable = passable & np.isfinite(cost_arr)
+            cost_arr = np.where(passable, cost_arr, 1.0).astype(np.float32)
+        if heights is not None:
+            heights = np.asarray(heights, dtype=np.float32)
+            if heights.shape != passable.shape:
+                raise NavError(f"heights shape {heights.shape} != passable shape {passable.shape}")
+            if not np.isfinite(heights).all():
+                y, x = np.argwhere(~np.isfinite(heights))[0]
+                raise NavError(f"height at cell (x={x}, y={y}) is not finite")
+            heights = np.ascontiguousarray(heights)
+        cell_size = float(cell_size)
+        if not (cell_size > 0.0 and math.isfinite(cell_size)):
+            raise NavError(f"cell_size must be a finite number > 0, got {cell_size}")
+        if len(origin) != 2 or not all(math.isfinite(float(v)) for v in origin):
+            raise NavError(f"origin must be two finite numbers (x, y), got {origin!r}")
+        self.passable: np.ndarray = passable
+        self.cost: np.ndarray = np.ascontiguousarray(cost_arr)
+        self.heights: np.ndarray | None = heights
+        self.cell_size: float = cell_size
+        self.origin: tuple[float, float] = (float(origin[0]), float(origin[1]))
+        self.name: str = name
+        self.version: int = 0   # bumped by every edit; caches key on it
+        self._invalidate()
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def width(self) -> int:
+        """Number of columns (x extent)."""
+        return int(self.passable.shape[1])
+
+    @property
+    def height(self) -> int:
+        """Number of rows (y extent)."""
+        return int(self.passable.shape[0])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(H, W)``, numpy order."""
+        return self.passable.shape  # type: ignore[return-value]
+
+    @property
+    def is_uniform(self) -> bool:
+        """True when every passable cell costs 1 (the Moving AI setting)."""
+        if self._uniform is None:
+            self._uniform = bool(np.all(self.cost[self.passable] == 1.0))
+        return self._uniform
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return (f"Grid{label}({self.width}x{self.height}, passable={int(self.passable.sum())}, "
+                f"cell_size={self.cell_size}, origin={self.origin})")
+
+    # ------------------------------------------------------------ queries
+    def in_bounds(self, x: int, y: int) -> bool:
+        """True when cell ``(x, y)`` lies on the grid."""
+        return 0 <= x < self.passable.shape[1] and 0 <= y < self.passable.shape[0]
+
+    def is_passable(self, x: int, y: int) -> bool:
+        """True when ``(x, y)`` is on the grid and walkable (off-grid cells count as blocked)."""
+        return self.in_bounds(x, y) and bool(self.passable[y, x])
+
+    def check_cell(self, cell: Sequence[int], what: str = "cell") -> tuple[int, int]:
+        """Return ``cell`` as an ``(x, y)`` int tuple, or raise ``NavError`` if malformed or off-grid."""
+        try:
+            if len(cell) != 2:
+                raise TypeError
+            fx, fy = float(cell[0]), float(cell[1])
+        except (TypeError, ValueError):
+            raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}") from None
+        if not (math.isfinite(fx) and math.isfinite(fy)) or fx != int(fx) or fy != int(fy):
+            raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}")
+        x, y = int(fx), int(fy)
+        if not self.in_bounds(x, y):
+            raise NavError(f"{what} (x={x}, y={y}) is outside the grid "
+                           f"(0 <= x < {self.width}, 0 <= y < {self.height})")
+        return x, y
+
+    def line_of_sight(self, a: Sequence[int], b: Sequence[int]) -> bool:
+        """True when the segment between the centres of cells ``a`` and ``b`` crosses only
+        passable cells and never cuts a corner.
+
+        Every cell the segment touches must be passable; where it passes exactly through a cell
+        corner, both cells beside that corner must be passable, which is the no-corner-cutting
+        rule of grid moves (so a one-step diagonal has line of sight exactly when it is a legal
+        move).
+        """
+        ax, ay = self.check_cell(a, "a")
+        bx, by = self.check_cell(b, "b")
+        pad, wp = self.padded()
+        return bool(line_max_cost(pad[0], pad[1], wp, ax, ay, bx, by) < np.inf)
+
+    # ------------------------------------------------------------- world
+    def world_to_cell(self, x: float, y: float) -> tuple[int, int]:
+        """The ``(x, y)`` cell containing world point ``(x, y)`` (may be off-grid; see ``in_bounds``)."""
+        cs = self.cell_size
+        return (int(math.floor((x - self.origin[0]) / cs)), int(math.floor((y - self.origin[1]) / cs)))
+
+    def cell_to_world(self, cx: int, cy: int) -> tuple[float, float, float]:
+        """World ``(x, y, z)`` of the centre of cell ``(cx, cy)``; z is the cell height (0 if flat)."""
+        cs = self.cell_size
+        z = float(self.heights[cy, cx]) if self.heights is not None and self.in_bounds(cx, cy) else 0.0
+        return (self.origin[0] + (cx + 0.5) * cs, self.origin[1] + (cy + 0.5) * cs, z)
+
+    def world_to_cells(self, points: np.ndarray) -> np.ndarray:
+        """Vectorised ``world_to_cell``: ``(N, 2|3)`` world points -> ``(N, 2) int32`` cells."""
+        pts = np.asarray(points, dtype=np.float64)
+        if pts.ndim != 2 or pts.shape[1] not in (2, 3):
+            raise NavError(f"points must have shape (N, 2) or (N, 3), got {pts.shape}")
+        org = np.asarray(self.origin)
+        return np.floor((pts[:, :2] - org) / self.cell_size).astype(np.int32)
+
+    def cells_to_world(self, cells: np.ndarray) -> np.ndarray:
+        """Vectorised ``cell_to_world``: ``(N, 2)`` cells -> ``(N, 3) float64`` cell centres."""
+        c = np.asarray(cells)
+        if c.ndim != 2 or c.shape[1] != 2:
+            raise NavError(f"cells must have shape (N, 2), got {c.shape}")
+        out = np.empty((len(c), 3), dtype=np.float64)
+        out[:, :2] = np.asarray(self.origin) + (c + 0.5) * self.cell_size
+        if self.heights is None:
+            out[:, 2] = 0.0
+        else:
+            xs = np.clip(c[:, 0], 0, self.width - 1)
+            ys = np.clip(c[:, 1], 0, self.height - 1)
+            out[:, 2] = self.heights[ys, xs]
+        return out
+
+    # ------------------------------------------------------------- edits
+    def set_passable(self, cells: np.ndarray, passable: bool) -> None:
+        """Open or block cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
+        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        for cell in c:
+            self.check_cell(cell, "cell")
+        self.passable[c[:, 1], c[:, 0]] = bool(passable)
+        self._invalidate()
+
+    def set_cost(self, cells: np.ndarray, cost: float) -> None:
+        """Set the terrain cost (≥ 1) of cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
+        if not (cost >= 1.0):
+            raise NavError(f"cost must be >= 1, got {cost}")
+        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        for cell in c:
+            self.check_cell(cell, "cell")
+        self.cost[c[:, 1], c[:, 0]] = cost
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self.version += 1
+        self._uniform = None
+        self._padded = None
+        self._components = None
+        self._workspaces = {}
+
+    # ------------------------------------------------ kernel-facing views
+    def padded(self) -> tuple[tuple[np.ndarray, np.ndarray], int]:
+        """Flat arrays with a one-cell blocked border, for bounds-check-free kernels.
+
+        Returns ``((passable uint8 [(H+2)·(W+2)], cost float64 [(H+2)·(W+2)]), W+2)``.
+        Cell ``(x, y)`` is at flat index ``(y + 1)·(W + 2) + x + 1``.
+        """
+        if self._padded is None:
+            h, w = self.passable.shape
+            p = np.zeros((h + 2, w + 2), dtype=np.uint8)
+            p[1:-1, 1:-1] = self.passable
+            c = np.ones((h + 2, w + 2), dtype=np.float64)
+            c[1:-1, 1:-1] = self.cost
+            self._padded = (p.ravel(), c.ravel())
+        return self._padded, self.width + 2
+
+    def components(self) -> np.ndarray:
+        """Connected-component label per cell, ``int32 [H, W]`` (-1 = blocked), cached.
+
+        Under the no-corner-cutting rule a diagonal step needs both orthogonal neighbours, so
+        8-connected reachability equals 4-connected reachability.
+        """
+        if self._components is None:
+            (p, _), wp = self.padded()
+            labels = label_components(p, wp)
+            h, w = self.passable.shape
+            self._components = labels.reshape(h + 2, w + 2)[1:-1, 1:-1].copy()
+        return self._components
+
+    def connected(self, a: Sequence[int], b: Sequence[int]) -> bool:
+        """True when passable cells ``a`` and ``b`` are in the same connected region."""
+        lab = self.components()
+        la, lb = lab[a[1], a[0]], lab[b[1], b[0]]
+        return bool(la >= 0 and la == lb)
+
+    def workspace(self, key: str, factory):
+        """A per-grid scratch object (search arrays reused between queries), made on first use."""
+        ws = self._workspaces.get(key)
+        if ws is None:
+            ws = factory(self)
+            self._workspaces[key] = ws
+        return ws
+
+
+# ---------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def label_components(passable: np.ndarray, wp: int) -> np.ndarray:
+    """4-connected component labels over a padded flat passable array (-1 = blocked)."""
+    n = passable.size
+    labels = np.full(n, -1, dtype=np.int32)
+    stack = np.empty(n, dtype=np.int32)
+    offsets = (1, -1, wp, -wp)
+    current = 0
+    for seed in range(n):
+        if passable[seed] == 0 or labels[seed] >= 0:
+            continue
+        labels[seed] = current
+        top = 0
+        stack[top] = seed
+        top += 1
+        while top > 0:
+            top -= 1
+            u = stack[top]
+            for k in range(4):
+                v = u + offsets[k]
+                if passable[v] != 0 and labels[v] < 0:
+                    labels[v] = current
+                    stack[top] = v
+                    top += 1
+        current += 1
+    return labels
+
+
+@njit(cache=True)
+def line_max_cost(passable: np.ndarray, cost: np.ndarray, wp: int,
+                  x0: int, y0: int, x1: int, y1: int) -> float:
+    """Largest terrain cost of the cells the centre-to-centre segment touches; ``inf`` if it
+    touches a blocked cell or cuts a corner (supercover traversal, integer arithmetic)."""
+    dx = x1 - x0
+    dy = y1 - y0
+    nx = abs(dx)
+    ny = abs(dy)
+    sx = 1 if dx > 0 else -1
+    sy = 1 if dy > 0 else -1
+    x = x0
+    y = y0
+    idx = (y + 1) * wp + x + 1
+    if passable[idx] == 0:
+        return np.inf
+    worst = cost[idx]
+    ix = 0
+    iy = 0
+    while ix < nx or iy < ny:
+        # Which grid line does the segment cross next: compare (0.5+ix)/nx with (0.5+iy)/ny.
+        d = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx
+        if d == 0:
+            # Exactly through a corner: both side cells must be open (no corner cutting).
+            a = (y + 1) * wp + x + sx + 1
+            b = (y + sy + 1) * wp + x + 1
+            if passable[a] == 0 or passable[b] == 0:
+                return np.inf
+            if cost[a] > worst:
+                worst = cost[a]
+            if cost[b] > worst:
+                worst = cost[b]
+            x += sx
+            y += sy
+            ix += 1
+            iy += 1
+        elif d < 0:
+            x += sx
+            ix += 1
+        else:
+            y += sy
+            iy += 1
+        idx = (y + 1) * wp + x + 1
+        if passable[idx] == 0:
+            return np.inf
+        if cost[idx] > worst:
+            worst = cost[idx]
+    return worst

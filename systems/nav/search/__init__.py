@@ -1,0 +1,1 @@
+"""Grid search algorithms: numba kernels plus the ``find_path`` facade."""

@@ -1,0 +1,142 @@
+"""A* on the 8-connected grid (no corner cutting), as a resumable numba kernel.
+
+One kernel serves Dijkstra (zero heuristic), A* (octile) and weighted A* (``f = g + w·h``):
+with a consistent heuristic no node is ever re-opened, and weighted A* without re-opening still
+returns a path of cost ≤ w × optimal. ``astar_begin`` seeds a search in a ``SearchWorkspace``;
+``astar_run`` expands up to ``budget`` nodes and can be called again to continue, which is how
+time-sliced requests share a per-tick budget.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
+from .heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS
+
+SQRT2 = math.sqrt(2.0)
+OCTILE_DIAG = SQRT2 - 1.0
+
+
+@njit(cache=True, inline="always")
+def heuristic_at(node, goal, wp, mode, table):
+    """Estimate from padded flat ``node`` to ``goal``."""
+    if mode == 0:
+        return 0.0
+    if mode == TABLE:
+        return table[node]
+    dx = abs(node % wp - goal % wp)
+    dy = abs(node // wp - goal // wp)
+    if mode == OCTILE:
+        if dx > dy:
+            return dx + OCTILE_DIAG * dy
+        return dy + OCTILE_DIAG * dx
+    if mode == EUCLIDEAN:
+        return math.sqrt(dx * dx + dy * dy)
+    if mode == MANHATTAN:
+        return float(dx + dy)
+    return 0.0
+
+
+@njit(cache=True)
+def astar_begin(g, parent, stamp, pos, heap_f, heap_h, heap_node, state,
+                start, goal, wp, hmode, hweight, htable):
+    """Seed a search from padded flat ``start`` toward ``goal`` (call after ``next_stamp``)."""
+    cur = np.int32(state[STAMP])
+    stamp[start] = cur
+    g[start] = 0.0
+    parent[start] = -1
+    pos[start] = NOT_IN_HEAP
+    h = heuristic_at(start, goal, wp, hmode, htable)
+    state[HEAP_SIZE] = heap_push(heap_f, heap_h, heap_node, pos, 0, hweight * h, h, start)
+    state[EXPANDED] = 0
+    state[STATUS] = IN_PROGRESS
+    state[START] = start
+    state[GOAL] = goal
+
+
+@njit(cache=True)
+def astar_run(passable, cost, wp, uniform, g, parent, stamp, pos, heap_f, heap_h, heap_node,
+              state, hmode, hweight, htable, budget):
+    """Expand up to ``budget`` nodes; returns the status (IN_PROGRESS, FOUND or EXHAUSTED)."""
+    if state[STATUS] != IN_PROGRESS:
+        return state[STATUS]
+    cur = np.int32(state[STAMP])
+    size = state[HEAP_SIZE]
+    goal = state[GOAL]
+    expanded = state[EXPANDED]
+    status = IN_PROGRESS
+    # neighbour offsets: E, W, S, N, then diagonals SE, SW, NE, NW (each needs its two sides)
+    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    side_a = np.array((0, 0, 0, 0, 0, 1, 0, 1))      # index into offs of the x-side neighbour
+    side_b = np.array((0, 0, 0, 0, 2, 2, 3, 3))      # index of the y-side neighbour
+    steps = 0
+    while steps < budget:
+        if size == 0:
+            status = EXHAUSTED
+            break
+        u, size = heap_pop(heap_f, heap_h, heap_node, pos, size)
+        pos[u] = CLOSED
+        if u == goal:
+            status = FOUND
+            break
+        expanded += 1
+        steps += 1
+        gu = g[u]
+        cu = cost[u]
+        for k in range(8):
+            v = u + offs[k]
+            if passable[v] == 0:
+                continue
+            if k >= 4:
+                if passable[u + offs[side_a[k]]] == 0 or passable[u + offs[side_b[k]]] == 0:
+                    continue
+                length = SQRT2
+            else:
+                length = 1.0
+            if uniform:
+                ng = gu + length
+            else:
+                ng = gu + length * 0.5 * (cu + cost[v])
+            if stamp[v] != cur:
+                stamp[v] = cur
+                g[v] = ng
+                parent[v] = u
+                h = heuristic_at(v, goal, wp, hmode, htable)
+                size = heap_push(heap_f, heap_h, heap_node, pos, size, ng + hweight * h, h, v)
+            elif ng < g[v] - 1e-12:
+                p = pos[v]
+                if p == CLOSED:
+                    continue   # consistent heuristic: a closed node already has its best g
+                g[v] = ng
+                parent[v] = u
+                heap_f[p] = ng + hweight * heap_h[p]
+                heap_sift_up(heap_f, heap_h, heap_node, pos, p)
+    state[HEAP_SIZE] = size
+    state[EXPANDED] = expanded
+    state[STATUS] = status
+    return status
+
+
+@njit(cache=True)
+def trace_path(parent, end, wp):
+    """Follow ``parent`` links from padded flat ``end`` to the root; ``(N, 2) int32`` (x, y),
+    root first."""
+    n = 0
+    u = end
+    while u != -1:
+        n += 1
+        u = parent[u]
+    out = np.empty((n, 2), dtype=np.int32)
+    u = end
+    i = n - 1
+    while u != -1:
+        out[i, 0] = u % wp - 1
+        out[i, 1] = u // wp - 1
+        i -= 1
+        u = parent[u]
+    return out
