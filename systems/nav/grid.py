@@ -256,8 +256,15 @@ class Grid:
             p[1:-1, 1:-1] = self.passable
             c = np.ones((h + 2, w + 2), dtype=np.float64)
             c[1:-1, 1:-1] = self.cost
-            self._padded = (p.ravel(), c.ravel())
-        return self._padded, self.width + 2
+            flat = p.ravel()
+            self._padded = (flat, c.ravel(), legal_moves(flat, w + 2))
+        return self._padded[:2], self.width + 2
+
+    def move_masks(self) -> np.ndarray:
+        """Per padded cell, a ``uint8`` bitmask of its legal moves (bit k = direction k of
+        ``MOVE_OFFSETS``), so a search reads one byte per expansion instead of up to twelve."""
+        self.padded()
+        return self._padded[2]
 
     def components(self) -> np.ndarray:
         """Connected-component label per cell, ``int32 [H, W]`` (-1 = blocked), cached.
@@ -288,6 +295,43 @@ class Grid:
 
 
 # ---------------------------------------------------------------------------- kernels
+#: Move directions as (dx, dy), bit k of a move mask: E, W, S, N, SE, SW, NE, NW.
+MOVE_DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
+MOVE_DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
+
+
+@njit(cache=True)
+def legal_moves(passable: np.ndarray, wp: int) -> np.ndarray:
+    """Bitmask of legal 8-connected moves (no corner cutting) for each padded flat cell."""
+    n = passable.size
+    out = np.zeros(n, dtype=np.uint8)
+    for u in range(wp, n - wp):
+        if passable[u] == 0:
+            continue
+        e = passable[u + 1] != 0
+        w = passable[u - 1] != 0
+        s = passable[u + wp] != 0
+        no = passable[u - wp] != 0
+        m = 0
+        if e:
+            m |= 1
+        if w:
+            m |= 2
+        if s:
+            m |= 4
+        if no:
+            m |= 8
+        if e and s and passable[u + wp + 1] != 0:
+            m |= 16
+        if w and s and passable[u + wp - 1] != 0:
+            m |= 32
+        if e and no and passable[u - wp + 1] != 0:
+            m |= 64
+        if w and no and passable[u - wp - 1] != 0:
+            m |= 128
+        out[u] = m
+    return out
+
 @njit(cache=True)
 def label_components(passable: np.ndarray, wp: int) -> np.ndarray:
     """4-connected component labels over a padded flat passable array (-1 = blocked)."""

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
-from .heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS
 
 SQRT2 = math.sqrt(2.0)
@@ -43,7 +43,7 @@ def heuristic_at(node, goal, wp, mode, table):
 
 
 @njit(cache=True)
-def astar_begin(g, parent, stamp, pos, heap_f, heap_h, heap_node, state,
+def astar_begin(g, parent, stamp, pos, heap_key, heap_node, state,
                 start, goal, wp, hmode, hweight, htable):
     """Seed a search from padded flat ``start`` toward ``goal`` (call after ``next_stamp``)."""
     cur = np.int32(state[STAMP])
@@ -52,7 +52,7 @@ def astar_begin(g, parent, stamp, pos, heap_f, heap_h, heap_node, state,
     parent[start] = -1
     pos[start] = NOT_IN_HEAP
     h = heuristic_at(start, goal, wp, hmode, htable)
-    state[HEAP_SIZE] = heap_push(heap_f, heap_h, heap_node, pos, 0, hweight * h, h, start)
+    state[HEAP_SIZE] = heap_push(heap_key, heap_node, pos, 0, (hweight + TIE_BREAK) * h, start)
     state[EXPANDED] = 0
     state[STATUS] = IN_PROGRESS
     state[START] = start
@@ -60,9 +60,11 @@ def astar_begin(g, parent, stamp, pos, heap_f, heap_h, heap_node, state,
 
 
 @njit(cache=True)
-def astar_run(passable, cost, wp, uniform, g, parent, stamp, pos, heap_f, heap_h, heap_node,
+def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_node,
               state, hmode, hweight, htable, budget):
-    """Expand up to ``budget`` nodes; returns the status (IN_PROGRESS, FOUND or EXHAUSTED)."""
+    """Expand up to ``budget`` nodes; returns the status (IN_PROGRESS, FOUND or EXHAUSTED).
+
+    ``moves`` is the grid's per-cell legal-move bitmask (``Grid.move_masks``)."""
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
     cur = np.int32(state[STAMP])
@@ -70,16 +72,15 @@ def astar_run(passable, cost, wp, uniform, g, parent, stamp, pos, heap_f, heap_h
     goal = state[GOAL]
     expanded = state[EXPANDED]
     status = IN_PROGRESS
-    # neighbour offsets: E, W, S, N, then diagonals SE, SW, NE, NW (each needs its two sides)
+    hw = hweight + TIE_BREAK
+    # neighbour offsets in move-mask bit order: E, W, S, N, SE, SW, NE, NW
     offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    side_a = np.array((0, 0, 0, 0, 0, 1, 0, 1))      # index into offs of the x-side neighbour
-    side_b = np.array((0, 0, 0, 0, 2, 2, 3, 3))      # index of the y-side neighbour
     steps = 0
     while steps < budget:
         if size == 0:
             status = EXHAUSTED
             break
-        u, size = heap_pop(heap_f, heap_h, heap_node, pos, size)
+        u, size = heap_pop(heap_key, heap_node, pos, size)
         pos[u] = CLOSED
         if u == goal:
             status = FOUND
@@ -88,16 +89,12 @@ def astar_run(passable, cost, wp, uniform, g, parent, stamp, pos, heap_f, heap_h
         steps += 1
         gu = g[u]
         cu = cost[u]
+        m = moves[u]
         for k in range(8):
-            v = u + offs[k]
-            if passable[v] == 0:
+            if (m >> k) & 1 == 0:
                 continue
-            if k >= 4:
-                if passable[u + offs[side_a[k]]] == 0 or passable[u + offs[side_b[k]]] == 0:
-                    continue
-                length = SQRT2
-            else:
-                length = 1.0
+            v = u + offs[k]
+            length = SQRT2 if k >= 4 else 1.0
             if uniform:
                 ng = gu + length
             else:
@@ -107,15 +104,15 @@ def astar_run(passable, cost, wp, uniform, g, parent, stamp, pos, heap_f, heap_h
                 g[v] = ng
                 parent[v] = u
                 h = heuristic_at(v, goal, wp, hmode, htable)
-                size = heap_push(heap_f, heap_h, heap_node, pos, size, ng + hweight * h, h, v)
+                size = heap_push(heap_key, heap_node, pos, size, ng + hw * h, v)
             elif ng < g[v] - 1e-12:
                 p = pos[v]
                 if p == CLOSED:
                     continue   # consistent heuristic: a closed node already has its best g
                 g[v] = ng
                 parent[v] = u
-                heap_f[p] = ng + hweight * heap_h[p]
-                heap_sift_up(heap_f, heap_h, heap_node, pos, p)
+                heap_key[p] = ng + hw * heuristic_at(v, goal, wp, hmode, htable)
+                heap_sift_up(heap_key, heap_node, pos, p)
     state[HEAP_SIZE] = size
     state[EXPANDED] = expanded
     state[STATUS] = status

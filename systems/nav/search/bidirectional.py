@@ -15,28 +15,24 @@ import numpy as np
 from numba import njit
 
 from .astar import SQRT2, heuristic_at
-from .heap import CLOSED, NOT_IN_HEAP, F_EPS, heap_pop, heap_push, heap_sift_up
+from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 
 
-@njit(cache=True)
-def _expand(passable, cost, wp, uniform, offs, side_a, side_b, cur,
-            g, parent, stamp, pos, hf, hh, hn, size, target,
+@njit(cache=True, inline="always")
+def _expand(moves, cost, wp, uniform, offs, cur,
+            g, parent, stamp, pos, hk, hn, size, target,
             og, ostamp, hmode, htable, best):
     """Pop and expand one node of one side; ``best`` = [mu, meeting node]. Returns new size."""
-    u, size = heap_pop(hf, hh, hn, pos, size)
+    u, size = heap_pop(hk, hn, pos, size)
     pos[u] = CLOSED
     gu = g[u]
     cu = cost[u]
+    m = moves[u]
     for k in range(8):
-        v = u + offs[k]
-        if passable[v] == 0:
+        if (m >> k) & 1 == 0:
             continue
-        if k >= 4:
-            if passable[u + offs[side_a[k]]] == 0 or passable[u + offs[side_b[k]]] == 0:
-                continue
-            length = SQRT2
-        else:
-            length = 1.0
+        v = u + offs[k]
+        length = SQRT2 if k >= 4 else 1.0
         if uniform:
             ng = gu + length
         else:
@@ -46,15 +42,15 @@ def _expand(passable, cost, wp, uniform, offs, side_a, side_b, cur,
             g[v] = ng
             parent[v] = u
             h = heuristic_at(v, target, wp, hmode, htable)
-            size = heap_push(hf, hh, hn, pos, size, ng + h, h, v)
+            size = heap_push(hk, hn, pos, size, ng + (1.0 + TIE_BREAK) * h, v)
         elif ng < g[v] - 1e-12:
             p = pos[v]
             if p == CLOSED:
                 continue
             g[v] = ng
             parent[v] = u
-            hf[p] = ng + hh[p]
-            heap_sift_up(hf, hh, hn, pos, p)
+            hk[p] = ng + (1.0 + TIE_BREAK) * heuristic_at(v, target, wp, hmode, htable)
+            heap_sift_up(hk, hn, pos, p)
         else:
             continue
         if ostamp[v] == cur:
@@ -66,16 +62,14 @@ def _expand(passable, cost, wp, uniform, offs, side_a, side_b, cur,
 
 
 @njit(cache=True)
-def bidirectional_search(passable, cost, wp, uniform, start, goal, cur, hmode, htable_f, htable_b,
-                         gF, parentF, stampF, posF, hfF, hhF, hnF,
-                         gB, parentB, stampB, posB, hfB, hhB, hnB):
+def bidirectional_search(moves, cost, wp, uniform, start, goal, cur, hmode, htable_f, htable_b,
+                         gF, parentF, stampF, posF, hkF, hnF,
+                         gB, parentB, stampB, posB, hkB, hnB):
     """Run to completion. Returns ``(cost, meeting_node, expanded)``; cost is inf if unreachable.
 
     ``cur`` is the stamp of this search in both workspaces.
     """
     offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    side_a = np.array((0, 0, 0, 0, 0, 1, 0, 1))
-    side_b = np.array((0, 0, 0, 0, 2, 2, 3, 3))
     best = np.array((np.inf, -1.0))
     stampF[start] = cur
     gF[start] = 0.0
@@ -86,23 +80,23 @@ def bidirectional_search(passable, cost, wp, uniform, start, goal, cur, hmode, h
     parentB[goal] = -1
     posB[goal] = NOT_IN_HEAP
     h0 = heuristic_at(start, goal, wp, hmode, htable_f)
-    sizeF = heap_push(hfF, hhF, hnF, posF, 0, h0, h0, start)
+    sizeF = heap_push(hkF, hnF, posF, 0, h0, start)
     h1 = heuristic_at(goal, start, wp, hmode, htable_b)
-    sizeB = heap_push(hfB, hhB, hnB, posB, 0, h1, h1, goal)
+    sizeB = heap_push(hkB, hnB, posB, 0, h1, goal)
     if start == goal:
         return 0.0, start, 0
     expanded = 0
     while sizeF > 0 and sizeB > 0:
-        bound = max(hfF[0], hfB[0])
-        if best[0] <= bound + F_EPS:
+        # keys are f + 1e-9·h, so this bound is at most 1e-9·h above the true one
+        if best[0] <= max(hkF[0], hkB[0]):
             break
         if sizeF <= sizeB:
-            sizeF = _expand(passable, cost, wp, uniform, offs, side_a, side_b, cur,
-                            gF, parentF, stampF, posF, hfF, hhF, hnF, sizeF, goal,
+            sizeF = _expand(moves, cost, wp, uniform, offs, cur,
+                            gF, parentF, stampF, posF, hkF, hnF, sizeF, goal,
                             gB, stampB, hmode, htable_f, best)
         else:
-            sizeB = _expand(passable, cost, wp, uniform, offs, side_a, side_b, cur,
-                            gB, parentB, stampB, posB, hfB, hhB, hnB, sizeB, start,
+            sizeB = _expand(moves, cost, wp, uniform, offs, cur,
+                            gB, parentB, stampB, posB, hkB, hnB, sizeB, start,
                             gF, stampF, hmode, htable_b, best)
         expanded += 1
     return best[0], int(best[1]), expanded

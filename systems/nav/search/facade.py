@@ -91,7 +91,8 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
         return PathResult.unreachable(
             f"goal {(gx, gy)} is not reachable from start {(sx, sy)} (different connected regions)")
 
-    (passable, cost), wp = grid.padded()
+    (_, cost), wp = grid.padded()
+    moves = grid.move_masks()
     uniform = grid.is_uniform
     s = (sy + 1) * wp + sx + 1
     t = (gy + 1) * wp + gx + 1
@@ -107,9 +108,9 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
         table_f = heuristic_array(user_h, grid.width, grid.height, (gx, gy))
         table_b = heuristic_array(user_h, grid.width, grid.height, (sx, sy))
         total, meet, expanded = bidirectional_search(
-            passable, cost, wp, uniform, s, t, cur, hmode, table_f, table_b,
-            fwd.g, fwd.parent, fwd.stamp, fwd.pos, fwd.heap_f, fwd.heap_h, fwd.heap_node,
-            bwd.g, bwd.parent, bwd.stamp, bwd.pos, bwd.heap_f, bwd.heap_h, bwd.heap_node)
+            moves, cost, wp, uniform, s, t, cur, hmode, table_f, table_b,
+            fwd.g, fwd.parent, fwd.stamp, fwd.pos, fwd.heap_key, fwd.heap_node,
+            bwd.g, bwd.parent, bwd.stamp, bwd.pos, bwd.heap_key, bwd.heap_node)
         if not math.isfinite(total):
             return PathResult.unreachable(f"goal {(gx, gy)} is not reachable from start {(sx, sy)}",
                                           expanded)
@@ -119,10 +120,10 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
     ws = grid.workspace("search", SearchWorkspace.for_grid)
     ws.next_stamp()
     table = heuristic_array(user_h, grid.width, grid.height, (gx, gy))
-    astar_begin(ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_f, ws.heap_h, ws.heap_node, ws.state,
+    astar_begin(ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key, ws.heap_node, ws.state,
                 s, t, wp, hmode, hweight, table)
-    status = astar_run(passable, cost, wp, uniform, ws.g, ws.parent, ws.stamp, ws.pos,
-                       ws.heap_f, ws.heap_h, ws.heap_node, ws.state, hmode, hweight, table,
+    status = astar_run(moves, cost, wp, uniform, ws.g, ws.parent, ws.stamp, ws.pos,
+                       ws.heap_key, ws.heap_node, ws.state, hmode, hweight, table,
                        _UNLIMITED)
     expanded = int(ws.state[EXPANDED])
     if status != FOUND:

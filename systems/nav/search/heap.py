@@ -1,85 +1,75 @@
 """Binary min-heap over flat arrays, for numba kernels.
 
-Entries are ``(f, h, node)``; ordering is by ``f`` and, among equal ``f`` (within ``F_EPS``), by
-smaller ``h`` — the node nearer the goal first, which cuts A* expansions on open octile grids.
-``pos[node]`` holds the node's heap slot (or -1 / CLOSED), giving O(log n) decrease-key.
+Entries are ``(key, node)``. Searches use ``key = f + TIE_BREAK·h``: among equal ``f`` the node
+nearer the goal pops first, which cuts A* expansions on open octile grids. (It is A* with
+heuristic ``(1 + 1e-9)·h``, so costs stay within a relative 1e-9 of the optimum.)
+``pos[node]`` holds the node's heap slot (or NOT_IN_HEAP / CLOSED) for O(log n) decrease-key.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-F_EPS = 1e-9     # f values built from sums of 1 and √2 differ by rounding noise; treat as ties
+TIE_BREAK = 1e-9
 NOT_IN_HEAP = -1
 CLOSED = -2
 
 
-@njit(cache=True, inline="always")
-def _before(fa, ha, fb, hb):
-    if fa < fb - F_EPS:
-        return True
-    if fa > fb + F_EPS:
-        return False
-    return ha < hb
-
-
 @njit(cache=True)
-def heap_sift_up(hf, hh, hn, pos, i):
-    f = hf[i]
-    h = hh[i]
-    n = hn[i]
+def heap_sift_up(keys, nodes, pos, i):
+    """Move entry ``i`` up to its place (after its key decreased)."""
+    key = keys[i]
+    node = nodes[i]
     while i > 0:
         parent = (i - 1) >> 1
-        if not _before(f, h, hf[parent], hh[parent]):
+        pk = keys[parent]
+        if pk <= key:
             break
-        hf[i] = hf[parent]
-        hh[i] = hh[parent]
-        hn[i] = hn[parent]
-        pos[hn[i]] = i
+        keys[i] = pk
+        n = nodes[parent]
+        nodes[i] = n
+        pos[n] = i
         i = parent
-    hf[i] = f
-    hh[i] = h
-    hn[i] = n
-    pos[n] = i
+    keys[i] = key
+    nodes[i] = node
+    pos[node] = i
 
 
 @njit(cache=True)
-def heap_push(hf, hh, hn, pos, size, f, h, node):
-    """Append ``(f, h, node)``; returns the new size."""
-    hf[size] = f
-    hh[size] = h
-    hn[size] = node
-    pos[node] = size
-    heap_sift_up(hf, hh, hn, pos, size)
+def heap_push(keys, nodes, pos, size, key, node):
+    """Append ``(key, node)``; returns the new size."""
+    keys[size] = key
+    nodes[size] = node
+    heap_sift_up(keys, nodes, pos, size)
     return size + 1
 
 
 @njit(cache=True)
-def heap_pop(hf, hh, hn, pos, size):
+def heap_pop(keys, nodes, pos, size):
     """Remove the minimum; returns ``(node, new_size)``. The caller marks ``pos[node]``."""
-    top = hn[0]
+    top = nodes[0]
     size -= 1
     if size > 0:
-        f = hf[size]
-        h = hh[size]
-        n = hn[size]
+        key = keys[size]
+        node = nodes[size]
         i = 0
         while True:
             child = 2 * i + 1
             if child >= size:
                 break
+            ck = keys[child]
             right = child + 1
-            if right < size and _before(hf[right], hh[right], hf[child], hh[child]):
+            if right < size and keys[right] < ck:
                 child = right
-            if not _before(hf[child], hh[child], f, h):
+                ck = keys[right]
+            if ck >= key:
                 break
-            hf[i] = hf[child]
-            hh[i] = hh[child]
-            hn[i] = hn[child]
-            pos[hn[i]] = i
+            keys[i] = ck
+            n = nodes[child]
+            nodes[i] = n
+            pos[n] = i
             i = child
-        hf[i] = f
-        hh[i] = h
-        hn[i] = n
-        pos[n] = i
+        keys[i] = key
+        nodes[i] = node
+        pos[node] = i
     return top, size

@@ -18,20 +18,19 @@ IN_PROGRESS, FOUND, EXHAUSTED = 0, 1, 2
 class SearchWorkspace:
     """Arrays for one search direction over a padded grid of ``n`` flat cells.
 
-    Memory: 36 bytes per cell (``g`` f8, heap ``f``/``h`` f8, ``parent``, ``stamp``, ``pos``,
-    heap ``node`` i4) — 21 MB for a 768×768 map. One workspace serves any number of successive
+    Memory: 28 bytes per cell (``g`` and heap ``key`` f8; ``parent``, ``stamp``, ``pos`` and heap
+    ``node`` i4) — 17 MB for a 768×768 map. One workspace serves any number of successive
     queries; concurrent (time-sliced) queries each need their own.
     """
 
-    __slots__ = ("g", "parent", "stamp", "pos", "heap_f", "heap_h", "heap_node", "state")
+    __slots__ = ("g", "parent", "stamp", "pos", "heap_key", "heap_node", "state")
 
     def __init__(self, n: int) -> None:
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
         self.stamp = np.zeros(n, dtype=np.int32)
         self.pos = np.empty(n, dtype=np.int32)
-        self.heap_f = np.empty(n, dtype=np.float64)
-        self.heap_h = np.empty(n, dtype=np.float64)
+        self.heap_key = np.empty(n, dtype=np.float64)
         self.heap_node = np.empty(n, dtype=np.int32)
         self.state = np.zeros(STATE_LEN, dtype=np.int64)
 

@@ -1,0 +1,268 @@
+"""Grid search benchmark: rtsnav's methods against the peer libraries, same queries, same run.
+
+    python tests/benchmarks/grid_search.py                       # AcrosstheCape long-path buckets
+    python tests/benchmarks/grid_search.py levels/maps/den520d.map --json out.json
+
+Peers (``pip install -e .[bench]``):
+  * ``tcod exact``  — tcod.path.CustomGraph with 8 edges, diagonal edges conditioned on both
+    orthogonal neighbours (no corner cutting, the benchmark rule), A* heuristic; integer costs
+    100000 / 141421. The exact C peer.
+  * ``tcod path2d`` — tcod.path.path2d(cardinal=2, diagonal=3): the plain call people use
+    (corner cutting allowed, integer costs), reported for speed; its paths are not the optimum.
+  * ``python-pathfinding`` — AStarFinder, DiagonalMovement.only_when_no_obstacle (pure Python).
+  * ``pyastar2d`` — C++ A* with allow_diagonal=True (corner cutting allowed).
+
+For every query each result is checked: legal under the no-corner-cutting rule, and its cost
+equal to the benchmark optimum within max(1e-3, 6e-6 × optimal) (the .scen files print 6
+significant digits). Times are wall-clock medians per query; setup (graph building) is separate.
+rtsnav's JIT compile and numba-cache load times are measured in fresh subprocesses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
+from systems.nav import NavError, find_path, path_cost, validate_path, warm_up  # noqa: E402
+
+OURS = ("astar", "dijkstra", "weighted", "bidirectional")
+
+
+# --------------------------------------------------------------------------- peers
+def tcod_exact_setup(grid):
+    import tcod.path as tp
+
+    p = grid.passable
+    graph = tp.CustomGraph(p.shape)
+    cost = p.astype(np.int32)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if dx == dy == 0:
+                continue
+            if dx and dy:
+                # source (y, x) may step diagonally only if (y+dy, x) and (y, x+dx) are open
+                side_y = np.zeros_like(p)
+                side_x = np.zeros_like(p)
+                h, w = p.shape
+                ys = slice(max(0, -dy), h - max(0, dy))
+                xs = slice(max(0, -dx), w - max(0, dx))
+                side_y[ys, :] = p[slice(max(0, dy), h - max(0, -dy)), :]
+                side_x[:, xs] = p[:, slice(max(0, dx), w - max(0, -dx))]
+                graph.add_edge((dy, dx), 141421, cost=cost, condition=(side_y & side_x).astype(np.int8))
+            else:
+                graph.add_edge((dy, dx), 100000, cost=cost)
+    graph.set_heuristic(cardinal=100000, diagonal=141421)
+    return graph
+
+
+def tcod_exact_query(graph, start, goal):
+    import tcod.path as tp
+
+    pf = tp.Pathfinder(graph)
+    pf.add_root((start[1], start[0]))
+    path = pf.path_to((goal[1], goal[0]))
+    return path[:, ::-1] if len(path) else None
+
+
+def tcod_path2d_setup(grid):
+    return grid.passable.astype(np.int8)
+
+
+def tcod_path2d_query(cost, start, goal):
+    import tcod.path as tp
+
+    path = tp.path2d(cost, start_points=[(start[1], start[0])], end_points=[(goal[1], goal[0])],
+                     cardinal=2, diagonal=3)
+    return path[:, ::-1] if len(path) else None
+
+
+def pathfinding_setup(grid):
+    from pathfinding.core.grid import Grid as PFGrid
+
+    return PFGrid(matrix=grid.passable.astype(np.int32).tolist())
+
+
+def pathfinding_query(pfgrid, start, goal):
+    from pathfinding.core.diagonal_movement import DiagonalMovement
+    from pathfinding.finder.a_star import AStarFinder
+
+    pfgrid.cleanup()
+    finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
+    path, _ = finder.find_path(pfgrid.node(*start), pfgrid.node(*goal), pfgrid)
+    return np.array([(n.x, n.y) for n in path]) if path else None
+
+
+def pyastar2d_setup(grid):
+    return np.where(grid.passable, 1.0, np.inf).astype(np.float32)
+
+
+def pyastar2d_query(weights, start, goal):
+    import pyastar2d
+
+    path = pyastar2d.astar_path(weights, (start[1], start[0]), (goal[1], goal[0]), allow_diagonal=True)
+    return path[:, ::-1] if path is not None else None
+
+
+PEERS = {
+    "tcod exact": (tcod_exact_setup, tcod_exact_query, None),
+    "tcod path2d": (tcod_path2d_setup, tcod_path2d_query, None),
+    "python-pathfinding": (pathfinding_setup, pathfinding_query, "slow"),
+    "pyastar2d": (pyastar2d_setup, pyastar2d_query, None),
+}
+
+
+# --------------------------------------------------------------------------- queries
+def long_path_queries(scen_path: Path, count: int):
+    scens = [s for s in load_movingai_scenarios(scen_path) if s.optimal > 0]
+    top = max(s.bucket for s in scens)
+    long = [s for s in scens if s.bucket >= 0.8 * top]
+    picks = np.linspace(0, len(long) - 1, min(count, len(long))).round().astype(int)
+    return [(s.start, s.goal, s.optimal) for s in (long[i] for i in picks)], \
+        f"{len(picks)} of the {len(long)} scenarios in buckets >= {int(np.ceil(0.8 * top))}"
+
+
+def random_queries(grid, count: int, seed: int = 7):
+    labels = grid.components()
+    big = np.bincount(labels[labels >= 0]).argmax()
+    ys, xs = np.nonzero(labels == big)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i, j = rng.integers(0, len(xs), 2)
+        r = find_path(grid, (xs[i], ys[i]), (xs[j], ys[j]), method="astar")
+        out.append(((int(xs[i]), int(ys[i])), (int(xs[j]), int(ys[j])), r.cost))
+    return out, f"{count} seeded random pairs in the largest region (optimum from rtsnav A*)"
+
+
+# --------------------------------------------------------------------------- measuring
+def jit_times() -> dict:
+    """Compile time with an empty numba cache, then load time from that cache (subprocesses)."""
+    code = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, %r); "
+            "from systems.nav import warm_up; i = time.perf_counter() - t; print(i, warm_up())" % str(ROOT))
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for label in ("compile", "cache_load"):
+            res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+            imp, warm = map(float, res.stdout.split())
+            out[f"{label}_s"] = round(warm, 3)
+            out[f"import_{label}_s"] = round(imp, 3)
+    return out
+
+
+def run_lib(name, setup, query, grid, queries, max_queries=None):
+    t = time.perf_counter()
+    ctx = setup(grid)
+    setup_s = time.perf_counter() - t
+    qs = queries if max_queries is None else queries[:max_queries]
+    times, expanded, optimal, legal = [], [], 0, 0
+    for start, goal, best in qs:
+        t = time.perf_counter()
+        res = query(ctx, start, goal)
+        times.append(time.perf_counter() - t)
+        if isinstance(res, tuple):
+            cells, exp = res
+            expanded.append(exp)
+        else:
+            cells = res
+        if cells is None or len(cells) == 0:
+            continue
+        cells = np.asarray(cells, dtype=np.int64)
+        try:
+            validate_path(grid, cells, start, goal)
+        except NavError:
+            continue
+        legal += 1
+        optimal += abs(path_cost(grid, cells) - best) <= max(1e-3, 6e-6 * best)
+    t_ms = np.array(times) * 1e3
+    return {
+        "library": name, "queries": len(qs), "setup_ms": round(setup_s * 1e3, 2),
+        "median_ms": round(float(np.median(t_ms)), 3), "p95_ms": round(float(np.percentile(t_ms, 95)), 3),
+        "mean_ms": round(float(t_ms.mean()), 3),
+        "expanded_median": int(np.median(expanded)) if expanded else None,
+        "legal_pct": round(100.0 * legal / len(qs), 1), "optimal_pct": round(100.0 * optimal / len(qs), 1),
+    }
+
+
+def ours(method):
+    def setup(grid):
+        grid.components()         # the one-off flood fill used for O(1) unreachable answers
+        grid.padded()
+        return grid
+
+    def query(grid, start, goal):
+        r = find_path(grid, start, goal, method=method, weight=1.5)
+        return r.cells, r.expanded
+
+    return setup, query
+
+
+def bench_map(map_path: Path, count: int, slow_count: int, peers: list[str]) -> dict:
+    grid = load_movingai_map(map_path)
+    scen = Path(str(map_path) + ".scen")
+    if not scen.exists():
+        from levels.movingai import resolve_map_path
+
+        scen = resolve_map_path(map_path).with_name(Path(map_path).name + ".scen")
+    queries, label = long_path_queries(scen, count) if scen.exists() else random_queries(grid, count)
+    rows = []
+    for method in OURS:
+        setup, query = ours(method)
+        rows.append(run_lib(f"rtsnav {method}", setup, query, load_movingai_map(map_path), queries))
+    for peer in peers:
+        setup, query, speed = PEERS[peer]
+        rows.append(run_lib(peer, setup, query, grid, queries, slow_count if speed == "slow" else None))
+    return {"map": grid.name, "size": f"{grid.width}x{grid.height}", "queries": label, "results": rows}
+
+
+def print_table(report: dict) -> None:
+    print(f"\n{report['map']} ({report['size']}): {report['queries']}")
+    head = f"{'library':<22}{'n':>4}{'setup ms':>10}{'median ms':>11}{'p95 ms':>9}{'expanded':>10}{'legal %':>9}{'optimal %':>10}"
+    print(head)
+    print("-" * len(head))
+    for r in report["results"]:
+        exp = "" if r["expanded_median"] is None else str(r["expanded_median"])
+        print(f"{r['library']:<22}{r['queries']:>4}{r['setup_ms']:>10.1f}{r['median_ms']:>11.2f}"
+              f"{r['p95_ms']:>9.2f}{exp:>10}{r['legal_pct']:>9.1f}{r['optimal_pct']:>10.1f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("maps", nargs="*", default=["AcrosstheCape.map"], help=".map files (a .map.scen beside one is used)")
+    ap.add_argument("--queries", type=int, default=60, help="queries per map (default 60)")
+    ap.add_argument("--slow-queries", type=int, default=10, help="queries for the pure-Python peer (default 10)")
+    ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    args = ap.parse_args(argv)
+    peers = [p for p in args.peers.split(",") if p]
+    jit = jit_times()
+    warm_up()
+    print(f"rtsnav numba kernels: compile {jit['compile_s']:.2f} s (empty cache), "
+          f"load {jit['cache_load_s']:.2f} s (warm cache)")
+    reports = [bench_map(Path(m), args.queries, args.slow_queries, peers) for m in args.maps]
+    for rep in reports:
+        print_table(rep)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"python": platform.python_version(), "machine": platform.machine(),
+                "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
+        args.json.write_text(json.dumps({"meta": meta, "jit": jit, "maps": reports}, indent=2))
+        print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
