@@ -1,0 +1,1 @@
+"""Plain-data esper components (dataclasses with slots; stdlib and numpy only)."""

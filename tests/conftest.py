@@ -1,0 +1,44 @@
+"""Shared fixtures: benchmark maps (loaded once per session) and small helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from levels import load_movingai_map, load_movingai_scenarios
+
+
+@pytest.fixture(scope="session")
+def arena():
+    return load_movingai_map("arena.map")
+
+
+@pytest.fixture(scope="session")
+def cape():
+    return load_movingai_map("AcrosstheCape.map")
+
+
+def ascii_grid(text: str):
+    """A Grid from a hand-drawn map: '#' blocked, '.' open, digits 1-9 = terrain cost."""
+    from systems.nav import Grid
+
+    rows = [r for r in text.strip("\n").splitlines()]
+    passable = np.array([[c != "#" for c in r] for r in rows], dtype=bool)
+    cost = np.array([[float(c) if c.isdigit() else 1.0 for c in r] for r in rows])
+    return Grid(passable, cost)
+
+
+def stratified_sample(scenarios, count: int):
+    """A fixed sample spread evenly over the buckets (scenarios sorted by bucket)."""
+    ordered = sorted(scenarios, key=lambda s: s.bucket)
+    picks = np.linspace(0, len(ordered) - 1, count).round().astype(int)
+    return [ordered[i] for i in picks]
+
+
+@pytest.fixture(scope="session")
+def scenario_sets():
+    return {
+        "arena": load_movingai_scenarios("arena.map.scen"),
+        "rmtst01": load_movingai_scenarios("rmtst01.map.scen"),
+        "AcrosstheCape": stratified_sample(load_movingai_scenarios("AcrosstheCape.map.scen"), 300),
+    }

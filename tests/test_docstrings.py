@@ -1,0 +1,14 @@
+"""Runnable ``>>>`` examples in the core modules' docstrings stay true."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["systems.nav.grid", "systems.nav.search.facade", "systems.nav.paths", "levels.movingai"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_run(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
