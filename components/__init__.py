@@ -1,1 +1,12 @@
-"""Plain-data esper components (dataclasses with slots; stdlib and numpy only)."""
+"""Plain-data esper components: nouns, stdlib and numpy only.
+
+``Position``, ``Velocity`` and ``NavigationAgent`` are row views (see ``components.rows``): they
+hold their own values until the navigation processors register the entity, then read and write
+a row of the ``Navigation``'s agent arrays, so processors work on all agents at once.
+"""
+
+from .navigation import GRID_PLANNERS, PLANNERS, NavigationAgent, NavState
+from .steering import Flock
+from .transform import Position, Velocity
+
+__all__ = ["Position", "Velocity", "NavigationAgent", "NavState", "Flock", "PLANNERS", "GRID_PLANNERS"]

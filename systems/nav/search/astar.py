@@ -42,6 +42,26 @@ def heuristic_at(node, goal, wp, mode, table):
     return 0.0
 
 
+@njit(cache=True, inline="always")
+def heuristic_xy(x, y, gx, gy, node, mode, table):
+    """Estimate from cell ``(x, y)`` (padded flat index ``node``) to ``(gx, gy)``."""
+    if mode == 0:
+        return 0.0
+    if mode == TABLE:
+        return table[node]
+    dx = abs(x - gx)
+    dy = abs(y - gy)
+    if mode == OCTILE:
+        if dx > dy:
+            return dx + OCTILE_DIAG * dy
+        return dy + OCTILE_DIAG * dx
+    if mode == EUCLIDEAN:
+        return math.sqrt(dx * dx + dy * dy)
+    if mode == MANHATTAN:
+        return float(dx + dy)
+    return 0.0
+
+
 @njit(cache=True)
 def astar_begin(g, parent, stamp, pos, heap_key, heap_node, state,
                 start, goal, wp, hmode, hweight, htable):
@@ -75,6 +95,10 @@ def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_no
     hw = hweight + TIE_BREAK
     # neighbour offsets in move-mask bit order: E, W, S, N, SE, SW, NE, NW
     offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    mdx = np.array((1, -1, 0, 0, 1, -1, 1, -1))
+    mdy = np.array((0, 0, 1, -1, 1, 1, -1, -1))
+    gx = goal % wp
+    gy = goal // wp
     steps = 0
     while steps < budget:
         if size == 0:
@@ -89,6 +113,8 @@ def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_no
         steps += 1
         gu = g[u]
         cu = cost[u]
+        ux = u % wp
+        uy = u // wp
         m = moves[u]
         for k in range(8):
             if (m >> k) & 1 == 0:
@@ -103,7 +129,7 @@ def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_no
                 stamp[v] = cur
                 g[v] = ng
                 parent[v] = u
-                h = heuristic_at(v, goal, wp, hmode, htable)
+                h = heuristic_xy(ux + mdx[k], uy + mdy[k], gx, gy, v, hmode, htable)
                 size = heap_push(heap_key, heap_node, pos, size, ng + hw * h, v)
             elif ng < g[v] - 1e-12:
                 p = pos[v]
@@ -111,7 +137,7 @@ def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_no
                     continue   # consistent heuristic: a closed node already has its best g
                 g[v] = ng
                 parent[v] = u
-                heap_key[p] = ng + hw * heuristic_at(v, goal, wp, hmode, htable)
+                heap_key[p] = ng + hw * heuristic_xy(ux + mdx[k], uy + mdy[k], gx, gy, v, hmode, htable)
                 heap_sift_up(heap_key, heap_node, pos, p)
     state[HEAP_SIZE] = size
     state[EXPANDED] = expanded

@@ -1,0 +1,188 @@
+"""``NavigationAgent``: Godot's NavigationAgent as an esper component.
+
+Fields keep Godot's names and meanings; units are world units and seconds. Set
+``target_position`` and the path processors plan, follow and report through esper events
+(``systems.events``). The read-only properties (``state``, ``path``, ``is_target_reached``, …)
+show what the processors are doing.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .rows import Column, RowComponent, bool_field
+
+__all__ = ["NavigationAgent", "NavState", "PLANNERS", "GRID_PLANNERS"]
+
+#: Grid search planners (``systems.nav.find_path`` methods) an agent can use today.
+GRID_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional")
+#: Every planner name an agent accepts; the last ones arrive with later features and until
+#: then a request made with them fails with a reason (``path_failed``).
+PLANNERS = GRID_PLANNERS + ("navmesh", "waypoints", "hierarchy", "flowfield", "leader")
+
+
+class NavState(enum.IntEnum):
+    """Where an agent is in its navigation cycle (stored as int8 in the agent table)."""
+
+    IDLE = 0          # no target
+    PLANNING = 1      # a path request is queued or being searched (time-sliced)
+    FOLLOWING = 2     # walking its path
+    FINISHED = 3      # reached the target (navigation_finished fired)
+    FAILED = 4        # no path to the current target (path_failed fired)
+
+
+# Column layout, shared with systems.agents.AgentTable (which allocates these arrays).
+P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST = range(4)
+F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY = range(3)
+
+
+class NavigationAgent(RowComponent):
+    """A navigating unit's settings and state (Godot ``NavigationAgent3D`` names).
+
+    Args:
+        target_position: world ``(x, y, z)`` to go to, or None to stand still. Setting it
+            (to a different value) makes the agent re-plan once.
+        max_speed: world units / s, > 0; the agent's velocity is clamped to it.
+        radius: world units, ≥ 0; the agent's body radius (used by flocking / avoidance).
+        path_desired_distance: world units, > 0; a waypoint counts as reached within this.
+        target_desired_distance: world units, > 0; the target counts as reached within this.
+        avoidance_enabled: steer around other agents (used by the steering processors).
+        method: the planner, one of ``PLANNERS``.
+
+    Raises:
+        ValueError: a non-positive speed or distance, a negative radius, an unknown method.
+    """
+
+    __slots__ = ()
+    COLUMNS = {
+        "target": Column("f8", 3, np.nan),
+        "agent_params": Column("f8", 4, 0.0),
+        "agent_flags": Column("?", 3, False),
+        "agent_method": Column("i1", 1, 0),
+        "nav_state": Column("i1", 1, int(NavState.IDLE)),
+    }
+    FIELDS = ("target_position", "max_speed", "radius", "path_desired_distance",
+              "target_desired_distance", "avoidance_enabled", "method")
+
+    def __init__(self, target_position: Sequence[float] | None = None, max_speed: float = 4.0,
+                 radius: float = 0.4, path_desired_distance: float = 1.0,
+                 target_desired_distance: float = 0.5, avoidance_enabled: bool = False,
+                 method: str = "astar") -> None:
+        super().__init__()
+        self.max_speed = max_speed
+        self.radius = radius
+        self.path_desired_distance = path_desired_distance
+        self.target_desired_distance = target_desired_distance
+        self.avoidance_enabled = avoidance_enabled
+        self.method = method
+        self.target_position = target_position
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def target_position(self) -> tuple[float, float, float] | None:
+        """World ``(x, y, z)`` the agent navigates to, or None."""
+        if not self._store.agent_flags[self._row, F_HAS_TARGET]:
+            return None
+        return tuple(float(v) for v in self._store.target[self._row])  # type: ignore[return-value]
+
+    @target_position.setter
+    def target_position(self, value: Sequence[float] | None) -> None:
+        flags = self._store.agent_flags[self._row]
+        if value is None:
+            if flags[F_HAS_TARGET]:
+                flags[F_HAS_TARGET] = False
+                flags[F_TARGET_DIRTY] = True
+            return
+        try:
+            vals = [float(v) for v in value]
+        except (TypeError, ValueError):
+            vals = [math.nan] * 3           # reported through path_failed, like any bad target
+        if len(vals) == 2:
+            vals.append(0.0)
+        if len(vals) != 3:
+            vals = [math.nan] * 3
+        current = self._store.target[self._row]
+        if flags[F_HAS_TARGET] and all(a == b for a, b in zip(current, vals)):
+            return                                          # unchanged: no re-plan
+        current[:] = vals
+        flags[F_HAS_TARGET] = True
+        flags[F_TARGET_DIRTY] = True
+
+    def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> property:  # noqa: N805
+        def get(self: "NavigationAgent") -> float:
+            return float(self._store.agent_params[self._row, index])
+
+        def set(self: "NavigationAgent", value: float) -> None:
+            v = float(value)
+            if not math.isfinite(v) or v < minimum or (strict and v == minimum):
+                bound = f"> {minimum}" if strict else f">= {minimum}"
+                raise ValueError(f"NavigationAgent.{name} must be a finite number {bound}, got {value!r}")
+            self._store.agent_params[self._row, index] = v
+
+        return property(get, set, doc=doc)
+
+    max_speed = _param(P_MAX_SPEED, "max_speed", "world units / s, > 0", 0.0, True)
+    radius = _param(P_RADIUS, "radius", "world units, >= 0", 0.0, False)
+    path_desired_distance = _param(P_PATH_DIST, "path_desired_distance",
+                                   "world units, > 0: a waypoint is reached within this", 0.0, True)
+    target_desired_distance = _param(P_TARGET_DIST, "target_desired_distance",
+                                     "world units, > 0: the target is reached within this", 0.0, True)
+    del _param
+    avoidance_enabled = bool_field("agent_flags", F_AVOIDANCE, "steer around other agents")
+
+    @property
+    def method(self) -> str:
+        """The planner (one of ``PLANNERS``); changing it re-plans toward the current target."""
+        return PLANNERS[int(self._store.agent_method[self._row, 0])]
+
+    @method.setter
+    def method(self, value: str) -> None:
+        if value not in PLANNERS:
+            raise ValueError(f"NavigationAgent.method must be one of {', '.join(PLANNERS)}; got {value!r}")
+        code = PLANNERS.index(value)
+        if int(self._store.agent_method[self._row, 0]) != code:
+            self._store.agent_method[self._row, 0] = code
+            flags = self._store.agent_flags[self._row]
+            if flags[F_HAS_TARGET]:
+                flags[F_TARGET_DIRTY] = True
+
+    # --------------------------------------------------------------- read-only
+    @property
+    def state(self) -> NavState:
+        """The agent's ``NavState``."""
+        return NavState(int(self._store.nav_state[self._row, 0]))
+
+    @property
+    def path(self) -> np.ndarray:
+        """The current path as world points ``(N, 3) float64`` (empty when there is none)."""
+        get = getattr(self._store, "path_points", None)
+        return get(self._row) if get else np.zeros((0, 3))
+
+    @property
+    def path_index(self) -> int:
+        """Index in ``path`` of the waypoint the agent is walking to."""
+        get = getattr(self._store, "path_index_of", None)
+        return get(self._row) if get else 0
+
+    def get_next_path_position(self) -> tuple[float, float, float] | None:
+        """The waypoint the agent is walking to (Godot ``get_next_path_position``), or None."""
+        path, i = self.path, self.path_index
+        return tuple(float(v) for v in path[i]) if i < len(path) else None  # type: ignore[return-value]
+
+    @property
+    def failure_reason(self) -> str:
+        """Why the last request failed ('' unless ``state`` is FAILED)."""
+        get = getattr(self._store, "failure_reason_of", None)
+        return get(self._row) if get else ""
+
+    def is_navigation_finished(self) -> bool:
+        """True once the agent arrived or its request failed (Godot's meaning)."""
+        return self.state in (NavState.FINISHED, NavState.FAILED)
+
+    def is_target_reached(self) -> bool:
+        """True once the agent came within ``target_desired_distance`` of the target."""
+        return self.state is NavState.FINISHED

@@ -1,0 +1,110 @@
+"""Row views: components whose fields live in rows of shared numpy arrays.
+
+A game holds ordinary component objects (``Position(3, 4)``, ``agent.max_speed = 6``); the
+processors need whole columns to work on 10,000 agents at once. So a row component keeps its
+values in a *store* — an object with named 2D numpy arrays — at row ``_row``:
+
+* a new component has a private one-row store (it works as plain data anywhere);
+* when a processor registers the entity, the values are copied into the row of the
+  ``Navigation``'s agent table and the component now reads and writes that row;
+* when the entity leaves, the values are copied back into a private store: nothing is lost.
+
+Stores need only attributes named after the columns, each an array of shape ``(rows, width)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = ["RowComponent", "Column", "float_field", "bool_field"]
+
+
+class Column:
+    """Declares one store array a component uses: its dtype, width and default row values."""
+
+    __slots__ = ("dtype", "width", "default")
+
+    def __init__(self, dtype: Any, width: int, default: Any = 0) -> None:
+        self.dtype = np.dtype(dtype)
+        self.width = width
+        self.default = default
+
+
+class _LocalStore:
+    """The one-row store of a component that no table owns yet."""
+
+    def __init__(self, columns: dict[str, Column]) -> None:
+        for name, col in columns.items():
+            self.__dict__[name] = np.full((1, col.width), col.default, dtype=col.dtype)
+
+
+class RowComponent:
+    """Base for components stored in table rows. Subclasses declare ``COLUMNS``."""
+
+    __slots__ = ("_store", "_row")
+    COLUMNS: ClassVar[dict[str, Column]] = {}
+
+    def __init__(self) -> None:
+        self._store: Any = _LocalStore(self.COLUMNS)
+        self._row: int = 0
+
+    # -- used by the table that owns the row ---------------------------------------------
+    def bind(self, store: Any, row: int) -> None:
+        """Copy this component's values into ``store`` at ``row`` and read/write there from now on."""
+        for name in self.COLUMNS:
+            getattr(store, name)[row] = getattr(self._store, name)[self._row]
+        self._store = store
+        self._row = row
+
+    def unbind(self) -> None:
+        """Copy the values back into a private store (the entity left the table)."""
+        local = _LocalStore(self.COLUMNS)
+        for name in self.COLUMNS:
+            getattr(local, name)[0] = getattr(self._store, name)[self._row]
+        self._store = local
+        self._row = 0
+
+    @property
+    def is_bound(self) -> bool:
+        """True while the values live in a table's row (the entity is registered)."""
+        return not isinstance(self._store, _LocalStore)
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.FIELDS)  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass with eq
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={v!r}" for f, v in zip(self.FIELDS, self._values()))  # type: ignore[attr-defined]
+        return f"{type(self).__name__}({inner})"
+
+
+def float_field(column: str, index: int, doc: str) -> property:
+    """A float property reading/writing ``store.<column>[row, index]``."""
+
+    def get(self: RowComponent) -> float:
+        return float(getattr(self._store, column)[self._row, index])
+
+    def set(self: RowComponent, value: float) -> None:
+        getattr(self._store, column)[self._row, index] = value
+
+    return property(get, set, doc=doc)
+
+
+def bool_field(column: str, index: int, doc: str) -> property:
+    """A bool property reading/writing ``store.<column>[row, index]``."""
+
+    def get(self: RowComponent) -> bool:
+        return bool(getattr(self._store, column)[self._row, index])
+
+    def set(self: RowComponent, value: bool) -> None:
+        getattr(self._store, column)[self._row, index] = bool(value)
+
+    return property(get, set, doc=doc)
