@@ -1,1 +1,38 @@
-"""rtsnav's esper processors and plugin entry point; the algorithm core lives in ``systems.nav``."""
+"""rtsnav's esper processors and plugin entry point; the algorithm core lives in ``systems.nav``.
+
+    import esper
+    from systems import Navigation, install
+    install(Navigation(grid))      # adds every processor to the current esper world
+    esper.process(1 / 60)
+
+Names are imported lazily so that ``import systems.nav`` (the pure core) never loads esper.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {
+    "Navigation": ".navigation",
+    "install": ".plugin",
+    "uninstall": ".plugin",
+    "installed_processors": ".plugin",
+    "PROCESSOR_ORDER": ".plugin",
+    "AgentRegistryProcessor": ".registry",
+    "PathRequestProcessor": ".path_request",
+    "PathFollowProcessor": ".path_follow",
+    "MovementProcessor": ".movement",
+    "events": ".events",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name], __name__)
+        value = module if name == "events" else getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'systems' has no attribute {name!r}")

@@ -182,6 +182,16 @@ class Grid:
         pad, wp = self.padded()
         return bool(line_max_cost(pad[0], pad[1], wp, ax, ay, bx, by) < np.inf)
 
+    def segments_clear(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Vectorised world-space line of sight: for each segment ``starts[i] -> ends[i]``
+        (``(N, 2|3)`` world points; z ignored), True when every cell it touches is passable.
+        Touching a blocked cell's corner counts as blocked (no corner cutting)."""
+        a = np.ascontiguousarray(np.asarray(starts, dtype=np.float64)[:, :2])
+        b = np.ascontiguousarray(np.asarray(ends, dtype=np.float64)[:, :2])
+        if a.shape != b.shape:
+            raise NavError(f"starts shape {a.shape} != ends shape {b.shape}")
+        return world_segments_clear(self.passable, self.cell_size, self.origin[0], self.origin[1], a, b)
+
     # ------------------------------------------------------------- world
     def world_to_cell(self, x: float, y: float) -> tuple[int, int]:
         """The ``(x, y)`` cell containing world point ``(x, y)`` (may be off-grid; see ``in_bounds``)."""
@@ -408,3 +418,61 @@ def line_max_cost(passable: np.ndarray, cost: np.ndarray, wp: int,
         if cost[idx] > worst:
             worst = cost[idx]
     return worst
+
+
+@njit(cache=True)
+def _open(passable, cx, cy):
+    return 0 <= cx < passable.shape[1] and 0 <= cy < passable.shape[0] and passable[cy, cx]
+
+
+@njit(cache=True)
+def world_segments_clear(passable, cell_size, origin_x, origin_y, starts, ends):
+    """Grid traversal (Amanatides & Woo) of real-valued segments; see ``Grid.segments_clear``."""
+    n = starts.shape[0]
+    out = np.ones(n, dtype=np.bool_)
+    for i in range(n):
+        x0 = (starts[i, 0] - origin_x) / cell_size
+        y0 = (starts[i, 1] - origin_y) / cell_size
+        x1 = (ends[i, 0] - origin_x) / cell_size
+        y1 = (ends[i, 1] - origin_y) / cell_size
+        cx = int(np.floor(x0))
+        cy = int(np.floor(y0))
+        ex = int(np.floor(x1))
+        ey = int(np.floor(y1))
+        if not _open(passable, cx, cy):
+            out[i] = False
+            continue
+        dx = x1 - x0
+        dy = y1 - y0
+        sx = 1 if dx > 0 else -1
+        sy = 1 if dy > 0 else -1
+        t_max_x = ((cx + (1 if dx > 0 else 0)) - x0) / dx if dx != 0 else np.inf
+        t_max_y = ((cy + (1 if dy > 0 else 0)) - y0) / dy if dy != 0 else np.inf
+        t_dx = abs(1.0 / dx) if dx != 0 else np.inf
+        t_dy = abs(1.0 / dy) if dy != 0 else np.inf
+        remaining = abs(ex - cx) + abs(ey - cy)
+        ok = True
+        while remaining > 0:
+            if abs(t_max_x - t_max_y) < 1e-12:
+                # through a cell corner: both side cells must be open
+                if not (_open(passable, cx + sx, cy) and _open(passable, cx, cy + sy)):
+                    ok = False
+                    break
+                cx += sx
+                cy += sy
+                t_max_x += t_dx
+                t_max_y += t_dy
+                remaining -= 2
+            elif t_max_x < t_max_y:
+                cx += sx
+                t_max_x += t_dx
+                remaining -= 1
+            else:
+                cy += sy
+                t_max_y += t_dy
+                remaining -= 1
+            if not _open(passable, cx, cy):
+                ok = False
+                break
+        out[i] = ok
+    return out

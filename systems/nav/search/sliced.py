@@ -1,0 +1,204 @@
+"""Time-sliced grid search: a query that advances by a bounded number of expansions per call.
+
+A game gives path finding a per-frame budget; a long query continues over several frames and
+returns exactly what the one-shot query returns (same kernel, same arrays, resumed).
+
+>>> import numpy as np
+>>> from systems.nav import Grid, find_path
+>>> from systems.nav.search.sliced import SlicedSearch
+>>> grid = Grid(np.ones((50, 50), dtype=bool))
+>>> search = SlicedSearch(grid, (0, 0), (49, 30))
+>>> calls = 0
+>>> while not search.done:
+...     _ = search.step(10)
+...     calls += 1
+>>> calls > 3, search.result().cost == find_path(grid, (0, 0), (49, 30)).cost
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import NavError
+from ..grid import Grid
+from ..heuristics import ZERO, Heuristic, heuristic_array, heuristic_mode
+from ..result import PathResult, PathStatus
+from .astar import astar_begin, astar_run, trace_path
+from .bidirectional import bidirectional_search, join_paths
+from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, SearchWorkspace
+
+__all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
+
+#: Grid search methods.
+METHODS = ("dijkstra", "astar", "weighted", "bidirectional")
+_PLANNED = ("jps", "jps+", "bstar", "dstar-lite")
+
+
+class WorkspacePool:
+    """A fixed number of search workspaces for one grid: bounds the memory of concurrent
+    time-sliced searches (each workspace is ~28 bytes per cell)."""
+
+    def __init__(self, grid: Grid, size: int) -> None:
+        if size < 1:
+            raise NavError(f"a workspace pool needs size >= 1, got {size}")
+        self.grid = grid
+        self.version = grid.version
+        self._free = [SearchWorkspace.for_grid(grid) for _ in range(size)]
+        self.size = size
+
+    def acquire(self) -> SearchWorkspace | None:
+        """A free workspace, or None when all are in use."""
+        if self.grid.version != self.version and len(self._free) == self.size:
+            self.version = self.grid.version      # same shape; stamps stay valid
+        return self._free.pop() if self._free else None
+
+    def release(self, ws: SearchWorkspace) -> None:
+        """Return a workspace taken with ``acquire``."""
+        self._free.append(ws)
+
+    @property
+    def available(self) -> int:
+        """Workspaces free right now."""
+        return len(self._free)
+
+
+class SlicedSearch:
+    """One grid path query, run in slices of at most ``max_expansions`` node expansions.
+
+    Args:
+        grid, start, goal, method, heuristic, weight: as for ``find_path``.
+        workspace: the search arrays to use (from a ``WorkspacePool``); by default the grid's
+            shared workspace, which is only safe when no other search runs in between.
+
+    ``"bidirectional"`` cannot be suspended: its first ``step`` runs to the end.
+    Bad input raises ``NavError`` at construction; blocked, unreachable and trivial queries are
+    answered at construction too (``done`` is True at once, no expansions).
+    """
+
+    def __init__(self, grid: Grid, start: Sequence[int], goal: Sequence[int], method: str = "astar",
+                 *, heuristic: Heuristic = "octile", weight: float = 1.5,
+                 workspace: SearchWorkspace | None = None) -> None:
+        if method not in METHODS:
+            hint = " (planned, not available yet)" if method in _PLANNED else ""
+            raise NavError(f"unknown method {method!r}{hint}; expected one of {', '.join(METHODS)}")
+        sx, sy = grid.check_cell(start, "start")
+        gx, gy = grid.check_cell(goal, "goal")
+        self.grid = grid
+        self.method = method
+        self.start = (sx, sy)
+        self.goal = (gx, gy)
+        self._hmode = ZERO if method == "dijkstra" else heuristic_mode(heuristic)
+        self._hweight = 1.0
+        if method == "weighted":
+            self._hweight = float(weight)
+            if not (self._hweight >= 1.0 and math.isfinite(self._hweight)):
+                raise NavError(f"weight must be a finite number >= 1, got {weight!r}")
+        self._heuristic = heuristic if (self._hmode != ZERO and callable(heuristic)) else "zero"
+        self._result: PathResult | None = self._trivial_answer()
+        self._ws = workspace
+        self._table = None
+        self.expanded = 0
+        if self._result is None and method != "bidirectional":
+            self._begin()
+
+    # ---------------------------------------------------------------- public
+    @property
+    def done(self) -> bool:
+        """True when ``result()`` is final."""
+        return self._result is not None
+
+    def step(self, max_expansions: int) -> PathStatus:
+        """Expand at most ``max_expansions`` nodes (bidirectional: all). Returns the status."""
+        if self._result is not None:
+            return self._result.status
+        if self.method == "bidirectional":
+            self._result = self._run_bidirectional()
+            return self._result.status
+        grid, ws = self.grid, self._ws
+        (_, cost), wp = grid.padded()
+        status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.g, ws.parent, ws.stamp,
+                           ws.pos, ws.heap_key, ws.heap_node, ws.state, self._hmode, self._hweight,
+                           self._table, np.int64(max(0, max_expansions)))
+        self.expanded = int(ws.state[EXPANDED])
+        if status == IN_PROGRESS:
+            return PathStatus.IN_PROGRESS
+        t = self._flat(self.goal)
+        if status == FOUND:
+            self._result = PathResult(PathStatus.FOUND, float(ws.g[t]), trace_path(ws.parent, t, wp),
+                                      self.expanded)
+        else:
+            self._result = PathResult.unreachable(
+                f"goal {self.goal} is not reachable from start {self.start}", self.expanded)
+        return self._result.status
+
+    def run(self) -> PathResult:
+        """Run to the end and return the result."""
+        while self._result is None:
+            self.step(2**62)
+        return self._result
+
+    def result(self) -> PathResult:
+        """The final result, or an ``IN_PROGRESS`` result while the search is unfinished."""
+        if self._result is None:
+            return PathResult(PathStatus.IN_PROGRESS, expanded=self.expanded,
+                              reason="search in progress")
+        return self._result
+
+    # --------------------------------------------------------------- private
+    def _flat(self, cell: tuple[int, int]) -> int:
+        return (cell[1] + 1) * (self.grid.width + 2) + cell[0] + 1
+
+    def _trivial_answer(self) -> PathResult | None:
+        grid, (sx, sy), (gx, gy) = self.grid, self.start, self.goal
+        if not grid.passable[sy, sx]:
+            return PathResult.unreachable(f"start {(sx, sy)} is a blocked cell")
+        if not grid.passable[gy, gx]:
+            return PathResult.unreachable(f"goal {(gx, gy)} is a blocked cell")
+        if (sx, sy) == (gx, gy):
+            return PathResult(PathStatus.FOUND, 0.0, np.array([[sx, sy]], dtype=np.int32), 0)
+        if not grid.connected((sx, sy), (gx, gy)):
+            return PathResult.unreachable(
+                f"goal {(gx, gy)} is not reachable from start {(sx, sy)} (different connected regions)")
+        return None
+
+    def _begin(self) -> None:
+        grid = self.grid
+        if self._ws is None:
+            self._ws = grid.workspace("search", SearchWorkspace.for_grid)
+        ws = self._ws
+        ws.next_stamp()
+        self._table = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
+        wp = grid.width + 2
+        astar_begin(ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key, ws.heap_node, ws.state,
+                    self._flat(self.start), self._flat(self.goal), wp, self._hmode, self._hweight,
+                    self._table)
+
+    def _run_bidirectional(self) -> PathResult:
+        grid = self.grid
+        fwd, bwd = grid.workspace("bidirectional", _workspace_pair)
+        fwd.next_stamp()
+        bwd.state[STAMP] = fwd.state[STAMP]
+        if fwd.state[STAMP] == 1:      # stamps were reset: clear the partner too
+            bwd.stamp[:] = 0
+        (_, cost), wp = grid.padded()
+        table_f = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
+        table_b = heuristic_array(self._heuristic, grid.width, grid.height, self.start)
+        total, meet, expanded = bidirectional_search(
+            grid.move_masks(), cost, wp, grid.is_uniform, self._flat(self.start), self._flat(self.goal),
+            np.int32(fwd.state[STAMP]), self._hmode, table_f, table_b,
+            fwd.g, fwd.parent, fwd.stamp, fwd.pos, fwd.heap_key, fwd.heap_node,
+            bwd.g, bwd.parent, bwd.stamp, bwd.pos, bwd.heap_key, bwd.heap_node)
+        self.expanded = int(expanded)
+        if not math.isfinite(total):
+            return PathResult.unreachable(f"goal {self.goal} is not reachable from start {self.start}",
+                                          self.expanded)
+        return PathResult(PathStatus.FOUND, float(total), join_paths(fwd.parent, bwd.parent, meet, wp),
+                          self.expanded)
+
+
+def _workspace_pair(grid: Grid) -> tuple[SearchWorkspace, SearchWorkspace]:
+    return SearchWorkspace.for_grid(grid), SearchWorkspace.for_grid(grid)

@@ -1,0 +1,1 @@
+"""Steering and movement kernels for crowds (numba over struct-of-arrays)."""

@@ -1,0 +1,81 @@
+"""``PathFollowProcessor``: steers every path-following agent toward its next waypoint."""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+
+from components import NavState
+from components.navigation import P_MAX_SPEED, P_PATH_DIST, P_TARGET_DIST
+
+from . import events
+from .base import NavProcessor
+
+#: Waypoints one agent may pass in a single tick (dense paths, fast agents).
+MAX_ADVANCES_PER_TICK = 8
+#: World distance at which an agent is *at* a waypoint and passes it unconditionally.
+AT_WAYPOINT = 1e-3
+
+
+class PathFollowProcessor(NavProcessor):
+    """Vectorised over all following agents: advance the waypoint within
+    ``path_desired_distance``; arrive within ``target_desired_distance`` of the last one; write
+    the velocity toward the current waypoint. The speed is capped at ``distance / dt`` so an
+    agent never steps past a waypoint and oscillates around it."""
+
+    def update(self, dt: float) -> None:
+        table = self.navigation.agents
+        n = table.count
+        rows = np.flatnonzero(table.nav_state[:n, 0] == NavState.FOLLOWING)
+        if len(rows) == 0:
+            return
+        points = table.paths.points
+        pos = table.position[rows, :2]
+        start = table.path_start[rows]
+        last = table.path_len[rows] - 1
+        idx = table.path_idx[rows]
+        params = table.agent_params[rows]
+        reach = params[:, P_PATH_DIST]
+        grid = self.navigation.grid
+        announce = events.has_handler(events.WAYPOINT_REACHED)
+        for _ in range(MAX_ADVANCES_PER_TICK):
+            offset = points[start + idx, :2] - pos
+            dist = np.sqrt((offset * offset).sum(axis=1))
+            advance = (idx < last) & (dist <= reach)
+            if not advance.any():
+                break
+            # Pass a waypoint early only if the next one is in sight from where the agent
+            # really stands; otherwise walk on to the waypoint itself (it sees the next one).
+            near = np.flatnonzero(advance & (dist > AT_WAYPOINT))
+            if len(near):
+                nxt = points[start[near] + idx[near] + 1, :2]
+                advance[near] = grid.segments_clear(pos[near], nxt)
+                if not advance.any():
+                    break
+            if announce:
+                for k in np.flatnonzero(advance):
+                    i = int(idx[k])
+                    esper.dispatch_event(events.WAYPOINT_REACHED, int(table.entity[rows[k]]), i,
+                                         tuple(float(v) for v in points[start[k] + i]))
+            idx = idx + advance
+        else:
+            offset = points[start + idx, :2] - pos
+            dist = np.sqrt((offset * offset).sum(axis=1))
+        table.path_idx[rows] = idx
+        arrived = (idx >= last) & (dist <= params[:, P_TARGET_DIST])
+        speed = np.minimum(params[:, P_MAX_SPEED], dist / dt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(dist > 0, speed / dist, 0.0)
+        velocity = np.zeros((len(rows), 3))
+        velocity[:, :2] = offset * scale[:, None]
+        velocity[arrived] = 0.0
+        table.velocity[rows] = velocity
+        if events.has_handler(events.VELOCITY_COMPUTED):
+            esper.dispatch_event(events.VELOCITY_COMPUTED, table.entity[rows].copy(), velocity)
+        if arrived.any():
+            done = rows[arrived]
+            table.nav_state[done, 0] = NavState.FINISHED
+            for row in done:
+                entity = int(table.entity[row])
+                esper.dispatch_event(events.TARGET_REACHED, entity)
+                esper.dispatch_event(events.NAVIGATION_FINISHED, entity)

@@ -1,0 +1,99 @@
+"""``PathRequestProcessor``: turns target changes into time-sliced path requests and serves them."""
+
+from __future__ import annotations
+
+import math
+
+import esper
+import numpy as np
+
+from components import GRID_PLANNERS, PLANNERS, NavState
+from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
+from systems.nav import NavError, smooth_path
+
+from . import events
+from .base import NavProcessor
+from .requests import PathRequest
+
+
+class PathRequestProcessor(NavProcessor):
+    """For every agent whose ``target_position`` changed: queue one path request (merged with
+    any pending one); then spend the tick's expansion budget on the queue. Finished requests
+    give the agent its waypoints (``path_changed``) or stop it (``path_failed``)."""
+
+    def update(self, dt: float) -> None:
+        nav = self.navigation
+        table = nav.agents
+        n = table.count
+        dirty = np.flatnonzero(table.agent_flags[:n, F_TARGET_DIRTY])
+        for row in dirty:
+            self._target_changed(int(row))
+        for request, result in nav.requests.service():
+            row = table.row_of.get(request.entity)
+            if row is None:
+                continue                                   # entity gone meanwhile
+            if result.found:
+                self._give_path(row, request, result.cells)
+            else:
+                self._fail(row, result.reason)
+        nav.tick += 1
+
+    # ------------------------------------------------------------------------------
+    def _target_changed(self, row: int) -> None:
+        nav = self.navigation
+        table, grid = nav.agents, nav.grid
+        table.agent_flags[row, F_TARGET_DIRTY] = False
+        entity = int(table.entity[row])
+        nav.requests.cancel(entity)
+        table.failure.pop(entity, None)
+        if not table.agent_flags[row, F_HAS_TARGET]:
+            table.nav_state[row, 0] = NavState.IDLE
+            table.clear_path(row)
+            table.velocity[row] = 0.0
+            return
+        target = table.target[row]
+        method = PLANNERS[int(table.agent_method[row, 0])]
+        if not np.isfinite(target).all():
+            return self._fail(row, f"target_position {tuple(float(v) for v in target)} is not a finite point")
+        if method not in GRID_PLANNERS:
+            return self._fail(row, f"planner {method!r} is not available yet; use one of {', '.join(GRID_PLANNERS)}")
+        goal = grid.world_to_cell(float(target[0]), float(target[1]))
+        start = grid.world_to_cell(float(table.position[row, 0]), float(table.position[row, 1]))
+        if not grid.in_bounds(*goal):
+            return self._fail(row, f"target_position ({target[0]:g}, {target[1]:g}) is outside the map")
+        if not grid.in_bounds(*start):
+            return self._fail(row, "the agent stands outside the map")
+        try:
+            request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target))
+        except NavError as e:  # pragma: no cover - cells were checked above
+            return self._fail(row, str(e))
+        table.nav_state[row, 0] = NavState.PLANNING
+        table.velocity[row] = 0.0
+        nav.requests.submit(request)
+
+    def _give_path(self, row: int, request: PathRequest, cells: np.ndarray) -> None:
+        nav = self.navigation
+        table, grid = nav.agents, nav.grid
+        if nav.smoothing and len(cells) > 2:
+            cells = smooth_path(grid, cells, nav.smoothing)
+        points = grid.cells_to_world(cells)
+        tx, ty, tz = request.target
+        points[-1, 0], points[-1, 1] = tx, ty
+        if grid.heights is None:
+            points[:, 2] = table.position[row, 2]
+            points[-1, 2] = tz if math.isfinite(tz) else points[-1, 2]
+        # the first point is the centre of the cell the agent stood in: skip it
+        table.set_path(row, points, 1 if len(points) > 1 else 0)
+        table.nav_state[row, 0] = NavState.FOLLOWING
+        if events.has_handler(events.PATH_CHANGED):
+            esper.dispatch_event(events.PATH_CHANGED, int(table.entity[row]), points.copy())
+
+    def _fail(self, row: int, reason: str) -> None:
+        table = self.navigation.agents
+        entity = int(table.entity[row])
+        table.nav_state[row, 0] = NavState.FAILED
+        table.failure[entity] = reason
+        table.clear_path(row)
+        table.velocity[row] = 0.0
+        esper.dispatch_event(events.PATH_FAILED, entity, reason)
+        esper.dispatch_event(events.NAVIGATION_FINISHED, entity)

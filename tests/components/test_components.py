@@ -1,0 +1,105 @@
+"""Components: defaults, validation, and row binding that loses nothing."""
+
+from __future__ import annotations
+
+import math
+
+import esper
+import numpy as np
+import pytest
+
+from components import Flock, NavigationAgent, NavState, PLANNERS, Position, Velocity
+from systems.agents import AgentTable
+
+
+def test_defaults_and_required_fields():
+    assert Velocity().as_tuple() == (0.0, 0.0, 0.0)
+    assert Position(1, 2).as_tuple() == (1.0, 2.0, 0.0)
+    with pytest.raises(TypeError):
+        Position()                                    # coordinates have no default
+    a = NavigationAgent()
+    assert a.target_position is None and a.max_speed == 4.0 and a.method == "astar"
+    assert a.state is NavState.IDLE and a.path.shape == (0, 3) and a.get_next_path_position() is None
+    f = Flock()
+    assert f.group == 0 and f.radius > 0
+
+
+@pytest.mark.parametrize("field, value", [
+    ("max_speed", 0.0), ("max_speed", -1.0), ("max_speed", math.nan), ("radius", -0.1),
+    ("path_desired_distance", 0.0), ("target_desired_distance", math.inf),
+])
+def test_bad_agent_settings_raise(field, value):
+    with pytest.raises(ValueError, match=field):
+        NavigationAgent(**{field: value})
+
+
+def test_unknown_method_raises_and_lists_planners():
+    with pytest.raises(ValueError, match="astar"):
+        NavigationAgent(method="teleport")
+    assert "navmesh" in PLANNERS and "hierarchy" in PLANNERS
+
+
+def test_bad_flock_settings_raise():
+    with pytest.raises(ValueError):
+        Flock(radius=0)
+    with pytest.raises(ValueError):
+        Flock(separation=-1)
+
+
+def test_target_accepts_2d_and_3d_points():
+    assert NavigationAgent(target_position=(1, 2)).target_position == (1.0, 2.0, 0.0)
+    assert NavigationAgent(target_position=(1, 2, 3)).target_position == (1.0, 2.0, 3.0)
+
+
+def test_equality_and_repr_like_a_dataclass():
+    assert Position(1, 2, 3) == Position(1, 2, 3) and Position(1, 2, 3) != Position(1, 2, 4)
+    assert repr(Velocity(1, 0)) == "Velocity(x=1.0, y=0.0, z=0.0)"
+    assert "max_speed=4.0" in repr(NavigationAgent())
+
+
+def test_binding_moves_values_into_the_table_and_back():
+    table = AgentTable(capacity=2)
+    comps = []
+    for i in range(40):                               # forces the table to grow several times
+        p, v, a = Position(i, 2 * i), Velocity(1, 0), NavigationAgent(max_speed=1 + i)
+        table.add(100 + i, p, v, a)
+        comps.append((p, v, a))
+    assert table.count == 40 and table.capacity >= 40
+    p, v, a = comps[25]
+    assert p.is_bound and p.as_tuple() == (25.0, 50.0, 0.0) and a.max_speed == 26.0
+    p.x = 7.5                                         # writes go to the table row
+    assert table.position[table.row_of[125], 0] == 7.5
+    table.remove(103)                                 # last row moves into row 3
+    assert comps[39][0].as_tuple() == (39.0, 78.0, 0.0) and table.row_of[139] == 3
+    table.remove(125)
+    assert not p.is_bound and p.as_tuple() == (7.5, 50.0, 0.0) and a.max_speed == 26.0
+    for i, (p2, _, a2) in enumerate(comps):
+        if i not in (3, 25):
+            assert p2.as_tuple()[1] == 2.0 * i and a2.max_speed == 1 + i
+
+
+def test_replacing_a_position_component_teleports_the_agent(arena):
+    from systems import Navigation, install
+
+    nav = Navigation(arena)
+    install(nav)
+    e = esper.create_entity(Position(3.5, 10.5), Velocity(), NavigationAgent())
+    esper.process(1 / 60)
+    old = esper.component_for_entity(e, Position)
+    esper.add_component(e, Position(20.5, 20.5))
+    esper.process(1 / 60)
+    row = nav.agents.row_of[e]
+    assert tuple(nav.agents.position[row]) == (20.5, 20.5, 0.0)
+    assert not old.is_bound and old.as_tuple() == (3.5, 10.5, 0.0)
+
+
+def test_removing_the_agent_component_unregisters_the_entity(arena):
+    from systems import Navigation, install
+
+    nav = Navigation(arena)
+    install(nav)
+    e = esper.create_entity(Position(3.5, 10.5), Velocity(), NavigationAgent(max_speed=3))
+    esper.process(1 / 60)
+    agent = esper.remove_component(e, NavigationAgent)
+    esper.process(1 / 60)
+    assert nav.agents.count == 0 and agent.max_speed == 3.0 and not agent.is_bound

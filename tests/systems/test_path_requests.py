@@ -1,0 +1,189 @@
+"""Budgeted, time-sliced path requests: same answer as one-shot, merged, fair, safe to cancel."""
+
+from __future__ import annotations
+
+import math
+
+import esper
+import numpy as np
+import pytest
+
+from components import NavigationAgent, NavState, Position, Velocity
+from levels import load_movingai_map, load_movingai_scenarios
+from systems import Navigation, install
+from systems.nav import find_path
+from systems.requests import PathRequest, PathRequestQueue
+
+_cape = {}
+
+
+def cape():
+    if "grid" not in _cape:
+        _cape["grid"] = load_movingai_map("AcrosstheCape.map")
+        scens = load_movingai_scenarios("AcrosstheCape.map.scen")
+        top = max(s.bucket for s in scens)
+        _cape["long"] = [s for s in scens if s.bucket >= top - 5][:6]
+    return _cape["grid"], _cape["long"]
+
+
+def test_sliced_requests_at_200_expansions_match_one_shot_exactly():
+    grid, longs = cape()
+    queue = PathRequestQueue(grid, expansions_per_tick=200, max_searches=2)
+    for i, s in enumerate(longs[:3]):
+        queue.submit(PathRequest(i, s.start, s.goal, "astar", (0.0, 0.0, 0.0)))
+    results, ticks = {}, 0
+    while len(queue):
+        ticks += 1
+        for req, res in queue.service():
+            results[req.entity] = (req, res)
+        assert queue.last_expanded <= 200 + 1
+    assert ticks > 100                                        # really spread over many ticks
+    for i, s in enumerate(longs[:3]):
+        req, res = results[i]
+        one_shot = find_path(grid, s.start, s.goal)
+        assert res.found and res.cost == one_shot.cost         # exactly, not approximately
+        np.testing.assert_array_equal(res.cells, one_shot.cells)
+        assert abs(res.cost - s.optimal) <= max(1e-3, 6e-6 * s.optimal)
+        assert req.ticks > 1
+
+
+def test_requests_are_served_fairly_round_robin():
+    grid, longs = cape()
+    queue = PathRequestQueue(grid, expansions_per_tick=400, max_searches=4, quantum=100)
+    s = longs[0]
+    queue.submit(PathRequest(1, s.start, s.goal, "astar", (0, 0, 0)))      # very long
+    short_goal = (s.start[0] + 3, s.start[1]) if grid.passable[s.start[1], s.start[0] + 3] else s.start
+    queue.submit(PathRequest(2, s.start, short_goal, "astar", (0, 0, 0)))    # short
+    done = [req.entity for req, _ in queue.service()]
+    assert done == [2]                # the short one finished in the first tick despite queueing second
+
+
+def test_a_new_request_for_the_same_agent_replaces_the_pending_one():
+    grid, longs = cape()
+    queue = PathRequestQueue(grid, expansions_per_tick=100, max_searches=1)
+    a, b = longs[0], longs[1]
+    queue.submit(PathRequest(7, a.start, a.goal, "astar", (0, 0, 0)))
+    queue.service()
+    assert queue.pool.available == 0
+    queue.submit(PathRequest(7, b.start, b.goal, "astar", (0, 0, 0)))
+    assert len(queue) == 1 and queue.pool.available == 1       # workspace returned
+    queue.budget = 10**9
+    (req, res), = queue.service()
+    assert req.goal == b.goal and res.cost == find_path(grid, b.start, b.goal).cost
+
+
+def test_more_requests_than_workspaces_wait_in_order():
+    grid, longs = cape()
+    queue = PathRequestQueue(grid, expansions_per_tick=10**9, max_searches=1)
+    for i, s in enumerate(longs[:4]):
+        queue.submit(PathRequest(i, s.start, s.goal, "astar", (0, 0, 0)))
+    finished = [req.entity for req, _ in queue.service()]
+    assert finished == [0, 1, 2, 3] and queue.pool.available == 1
+
+
+def _spawn(grid, start_cell, target, **kw):
+    return esper.create_entity(Position(*grid.cell_to_world(*start_cell)), Velocity(),
+                               NavigationAgent(target_position=target, **kw))
+
+
+def test_agent_request_spans_ticks_and_yields_the_one_shot_path(event_log):
+    grid, longs = cape()
+    s = longs[0]
+    nav = Navigation(grid, expansions_per_tick=200, smoothing=None)
+    install(nav)
+    e = _spawn(grid, s.start, grid.cell_to_world(*s.goal))
+    ticks = 0
+    while not event_log.of("path_changed", e):
+        esper.process(1 / 60)
+        ticks += 1
+        assert ticks < 10_000
+    assert ticks > 10
+    path = event_log.of("path_changed", e)[0][2]
+    one_shot = find_path(grid, s.start, s.goal)
+    np.testing.assert_allclose(path[:-1, :2], grid.cells_to_world(one_shot.cells)[:-1, :2])
+    agent = esper.component_for_entity(e, NavigationAgent)
+    assert agent.state is NavState.FOLLOWING and len(agent.path) == len(one_shot.cells)
+
+
+def test_changing_target_mid_route_replans_once(event_log, arena):
+    install(Navigation(arena))
+    e = _spawn(arena, (3, 10), arena.cell_to_world(40, 30))
+    for _ in range(30):
+        esper.process(1 / 60)
+    assert len(event_log.of("path_changed", e)) == 1
+    agent = esper.component_for_entity(e, NavigationAgent)
+    agent.target_position = arena.cell_to_world(20, 40)
+    for _ in range(30):
+        esper.process(1 / 60)
+    assert len(event_log.of("path_changed", e)) == 2
+    agent.target_position = arena.cell_to_world(20, 40)          # same value: nothing to do
+    for _ in range(30):
+        esper.process(1 / 60)
+    assert len(event_log.of("path_changed", e)) == 2
+    assert np.allclose(agent.path[-1, :2], arena.cell_to_world(20, 40)[:2])
+
+
+def test_deleting_an_entity_mid_request_leaves_nothing_behind(event_log):
+    grid, longs = cape()
+    nav = Navigation(grid, expansions_per_tick=200)
+    install(nav)
+    s = longs[0]
+    e = _spawn(grid, s.start, grid.cell_to_world(*s.goal))
+    keep = _spawn(grid, s.start, grid.cell_to_world(s.start[0], s.start[1]))
+    for _ in range(5):
+        esper.process(1 / 60)
+    assert e in nav.requests
+    esper.delete_entity(e)
+    for _ in range(5):
+        esper.process(1 / 60)
+    assert e not in nav.requests and len(nav.requests) == 0
+    assert nav.requests.pool.available == nav.requests.pool.size
+    assert nav.agents.count == 1 and keep in nav.agents.row_of and e not in nav.agents.row_of
+    assert not event_log.of("path_changed", e) and not event_log.of("path_failed", e)
+
+
+@pytest.mark.parametrize("target, reason", [
+    ((math.nan, 3.0, 0.0), "not a finite point"),
+    ((5000.0, 3.0, 0.0), "outside the map"),
+    ((-1.0, 3.0, 0.0), "outside the map"),
+    ("nowhere", "not a finite point"),
+])
+def test_bad_targets_fail_with_a_reason(event_log, arena, target, reason):
+    nav = Navigation(arena)
+    install(nav)
+    e = _spawn(arena, (3, 10), target)
+    esper.process(1 / 60)
+    (failed,) = event_log.of("path_failed", e)
+    assert reason in failed[2]
+    agent = esper.component_for_entity(e, NavigationAgent)
+    assert agent.state is NavState.FAILED and reason in agent.failure_reason
+    assert event_log.of("navigation_finished", e)
+    pos = esper.component_for_entity(e, Position).as_tuple()
+    for _ in range(10):
+        esper.process(1 / 60)
+    assert esper.component_for_entity(e, Position).as_tuple() == pos          # it stays put
+
+
+def test_target_in_a_wall_fails_and_planner_not_yet_available_fails(event_log, arena):
+    install(Navigation(arena))
+    wall = tuple(int(v) for v in np.argwhere(~arena.passable)[0][::-1])
+    a = _spawn(arena, (3, 10), arena.cell_to_world(*wall))
+    b = _spawn(arena, (3, 10), arena.cell_to_world(5, 10), method="navmesh")
+    esper.process(1 / 60)
+    assert "blocked cell" in event_log.of("path_failed", a)[0][2]
+    assert "not available yet" in event_log.of("path_failed", b)[0][2]
+
+
+def test_clearing_the_target_stops_the_agent(arena):
+    nav = Navigation(arena)
+    install(nav)
+    e = _spawn(arena, (3, 10), arena.cell_to_world(40, 30))
+    for _ in range(10):
+        esper.process(1 / 60)
+    agent = esper.component_for_entity(e, NavigationAgent)
+    agent.target_position = None
+    esper.process(1 / 60)
+    assert agent.state is NavState.IDLE and len(agent.path) == 0
+    pos = esper.component_for_entity(e, Position).as_tuple()
+    esper.process(1 / 60)
+    assert esper.component_for_entity(e, Position).as_tuple() == pos
