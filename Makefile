@@ -14,13 +14,14 @@ $(VENV)/.installed-%: pyproject.toml
 	@touch $@
 
 demo: $(VENV)/.installed-test
-	$(PY) -m systems.demo
+	$(PY) -m systems.demo --sample 200 --agents 2000 --ticks 1800
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/grid_search.py --json bench-results/grid_search.json
+	$(PY) tests/benchmarks/ecs_tick.py --json bench-results/ecs_tick.json
 
 clean:
 	rm -rf $(VENV) bench-results .pytest_cache

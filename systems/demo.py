@@ -1,9 +1,13 @@
-"""Headless demonstration: solve every Moving AI scenario of a benchmark map and print a table.
+"""Headless demonstration of what rtsnav does today.
 
-    python -m systems.demo [--map AcrosstheCape.map] [--sample 300]
+    python -m systems.demo [--map AcrosstheCape.map] [--agents 2000] [--ticks 1800] [--seed 1]
+    python -m systems.demo --scenarios [--sample 300]     # the benchmark table only
+    python -m systems.demo --agents-only                  # the ECS run only
 
-Every scenario is solved with A*; a stratified sample with every other method. Each result is
-checked against the benchmark's optimal length (within the 6 significant digits the file prints).
+1. Benchmark table: every Moving AI scenario of the map solved with A*, a stratified sample with
+   every other method, each checked against the benchmark's optimal length.
+2. ECS run: an esper world with rtsnav installed; N agents spawn on random cells with random
+   targets, T fixed ticks run, and it prints arrivals, failures and per-processor milliseconds.
 """
 
 from __future__ import annotations
@@ -21,12 +25,8 @@ def _row(label, n, exact, ms, expanded, extra=""):
     return f"{label:<16}{n:>7}{exact:>9.1f}{np.median(ms):>11.2f}{np.percentile(ms, 95):>9.2f}{np.median(expanded):>11.0f}  {extra}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--map", default="AcrosstheCape.map", help="a .map with a .map.scen beside it")
-    ap.add_argument("--sample", type=int, default=300, help="scenarios for the slower methods")
-    args = ap.parse_args(argv)
-
+def scenario_table(args) -> None:
+    """Solve the map's scenarios with every method and print the table."""
     t = time.perf_counter()
     warm_up()
     jit = time.perf_counter() - t
@@ -56,6 +56,102 @@ def main(argv: list[str] | None = None) -> int:
         label = "within 1.5x %" if method == "weighted" else ""
         extra = f"smoothing: {100 * (1 - np.mean(shorter)):.1f}% shorter on average" if shorter else label
         print(_row(method, len(todo), 100.0 * good / len(todo), ms, expanded, extra))
+
+
+def _order_target(grid, start, rng, order_range):
+    """A random passable cell up to ``order_range`` cells from ``start`` (a move order), or any
+    passable cell when ``order_range`` is 0; it may be unreachable (another region)."""
+    for _ in range(100):
+        if order_range <= 0:
+            t = np.array([rng.integers(0, grid.width), rng.integers(0, grid.height)])
+        else:
+            t = start + rng.integers(-order_range, order_range + 1, 2)
+        if grid.is_passable(int(t[0]), int(t[1])):
+            return t
+    return start
+
+
+def run_agents(map_name: str, agents: int, ticks: int, seed: int = 1, dt: float = 1 / 30,
+               expansions_per_tick: int = 50_000, order_range: int = 80, quiet: bool = False) -> dict:
+    """Spawn ``agents`` on random cells of ``map_name``, each ordered to a random cell up to
+    ``order_range`` cells away, in a fresh esper world; run ``ticks`` fixed steps of ``dt`` and
+    return a summary (also printed unless ``quiet``)."""
+    import esper
+
+    from components import NavigationAgent, NavState, Position, Velocity
+    from systems import Navigation, install, installed_processors
+
+    world = f"rtsnav-demo-{seed}"
+    previous = esper.current_world
+    esper.switch_world(world)
+    try:
+        grid = load_movingai_map(map_name)
+        nav = Navigation(grid, expansions_per_tick=expansions_per_tick)
+        install(nav)
+        warm_up()
+        rng = np.random.default_rng(seed)
+        cells = np.argwhere(grid.passable)[:, ::-1]
+        for _ in range(agents):
+            s = cells[rng.integers(0, len(cells))]
+            t = _order_target(grid, s, rng, order_range)
+            esper.create_entity(Position(*grid.cell_to_world(*s)), Velocity(),
+                                NavigationAgent(target_position=grid.cell_to_world(*t),
+                                                max_speed=float(rng.uniform(4.0, 8.0))))
+        procs = installed_processors()
+        per_tick = np.zeros((ticks, len(procs)))
+        in_wall = 0
+        t0 = time.perf_counter()
+        for k in range(ticks):
+            esper.process(dt)
+            per_tick[k] = [p.last_ms for p in procs]
+            c = grid.world_to_cells(nav.agents.position[: nav.agents.count])
+            in_wall += int((~grid.passable[c[:, 1], c[:, 0]]).sum())
+        wall_s = time.perf_counter() - t0
+        states = nav.agents.nav_state[: nav.agents.count, 0]
+        summary = {
+            "map": grid.name, "agents": agents, "ticks": ticks, "seconds_simulated": ticks * dt,
+            "arrived": int((states == NavState.FINISHED).sum()),
+            "failed": int((states == NavState.FAILED).sum()),
+            "still_moving": int((states == NavState.FOLLOWING).sum()),
+            "planning": int((states == NavState.PLANNING).sum()),
+            "agent_ticks_inside_walls": in_wall,
+            "wall_clock_s": round(wall_s, 2),
+            "processor_ms": {type(p).__name__: {"median": round(float(np.median(per_tick[:, i])), 3),
+                                                "p95": round(float(np.percentile(per_tick[:, i], 95)), 3),
+                                                "max": round(float(per_tick[:, i].max()), 2)}
+                             for i, p in enumerate(procs)},
+        }
+    finally:
+        esper.switch_world(previous)
+        esper.delete_world(world)
+    if not quiet:
+        print(f"\nECS run on {summary['map']}: {agents} agents ordered up to {order_range} cells away, "
+              f"{ticks} ticks of {dt * 1e3:.1f} ms "
+              f"({summary['seconds_simulated']:.0f} s simulated, {wall_s:.1f} s wall clock)")
+        print(f"  arrived {summary['arrived']}, failed (unreachable) {summary['failed']}, "
+              f"still walking {summary['still_moving']}, planning {summary['planning']}, "
+              f"agent-ticks inside walls {in_wall}")
+        print(f"  {'processor':<26}{'median ms':>10}{'p95 ms':>9}{'max ms':>9}")
+        for name, v in summary["processor_ms"].items():
+            print(f"  {name:<26}{v['median']:>10.3f}{v['p95']:>9.3f}{v['max']:>9.2f}")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--map", default="AcrosstheCape.map", help="a .map with a .map.scen beside it")
+    ap.add_argument("--sample", type=int, default=300, help="scenarios for the slower methods")
+    ap.add_argument("--agents", type=int, default=2000, help="agents in the ECS run")
+    ap.add_argument("--ticks", type=int, default=1800, help="ticks of 1/30 s in the ECS run")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--range", type=int, default=80, help="order distance in cells (0 = anywhere)")
+    ap.add_argument("--scenarios", action="store_true", help="only the benchmark table")
+    ap.add_argument("--agents-only", action="store_true", help="only the ECS run")
+    args = ap.parse_args(argv)
+    if not args.agents_only:
+        scenario_table(args)
+    if not args.scenarios:
+        run_agents(args.map, args.agents, args.ticks, args.seed, order_range=args.range)
     return 0
 
 

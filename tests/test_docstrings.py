@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["systems.nav.grid", "systems.nav.search.facade", "systems.nav.paths", "levels.movingai"]
+MODULES = ["systems.nav.grid", "systems.nav.search.facade", "systems.nav.search.sliced", "systems.nav.paths",
+           "levels.movingai"]
 
 
 @pytest.mark.parametrize("name", MODULES)

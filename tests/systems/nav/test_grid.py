@@ -1,3 +1,4 @@
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -184,3 +185,33 @@ def test_edits_bump_version_and_refresh_caches():
     assert not g.is_uniform
     with pytest.raises(NavError):
         g.set_cost([[0, 0]], 0.5)
+
+
+def _reference_world_clear(g, p0, p1):
+    lo_x, hi_x = math.floor(min(p0[0], p1[0])) - 1, math.floor(max(p0[0], p1[0])) + 1
+    lo_y, hi_y = math.floor(min(p0[1], p1[1])) - 1, math.floor(max(p0[1], p1[1])) + 1
+    for cy in range(lo_y, hi_y + 1):
+        for cx in range(lo_x, hi_x + 1):
+            if _segment_touches_cell(p0, p1, cx, cy) and not g.is_passable(cx, cy):
+                return False
+    return True
+
+
+def test_world_segments_clear_matches_exact_geometry():
+    rng = np.random.default_rng(17)
+    for _ in range(25):
+        g = Grid(rng.random((10, 10)) > 0.2)
+        # quarter-cell coordinates: exact in binary floating point and in Fraction
+        a = rng.integers(0, 40, (40, 2)) / 4.0 + 0.125
+        b = rng.integers(0, 40, (40, 2)) / 4.0 + 0.125
+        got = g.segments_clear(a, b)
+        for i in range(40):
+            p0 = (Fraction(a[i, 0]), Fraction(a[i, 1]))
+            p1 = (Fraction(b[i, 0]), Fraction(b[i, 1]))
+            assert got[i] == _reference_world_clear(g, p0, p1), (a[i], b[i])
+
+
+def test_world_segments_clear_respects_cell_size_and_origin():
+    g = Grid(np.array([[1, 0, 1]], dtype=bool), cell_size=2.0, origin=(10.0, 0.0))
+    assert not g.segments_clear(np.array([[11.0, 1.0]]), np.array([[15.0, 1.0]]))[0]
+    assert g.segments_clear(np.array([[11.0, 1.0]]), np.array([[11.9, 1.5]]))[0]
