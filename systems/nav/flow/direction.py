@@ -1,0 +1,99 @@
+"""Flow directions from an integration field.
+
+* ``best_move`` (``int8 [H, W]``): the legal move (bit index of ``MOVE_DX/MOVE_DY``) to the
+  neighbour minimising ``integration[v] + step cost`` — the steepest descent, which follows a
+  shortest path exactly; -1 at goals and unreachable cells.
+* ``direction`` (``float32 [H, W, 2]``, unit ``(x, y)``): away from walls, the descent-weighted
+  sum of the 8 move directions (weight = cost drop per unit length), so fields curve instead of
+  zig-zagging; on cells with any blocked neighbour, exactly the ``best_move`` direction.
+  A last pass checks every direction: if its nearest octant is not a legal move from the cell,
+  it falls back to ``best_move`` (a direction never points into a wall or across a corner).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+SQRT2 = math.sqrt(2.0)
+INV_SQRT2 = 1.0 / SQRT2
+
+
+@njit(cache=True)
+def octant_of(dx, dy):
+    """Move bit index (E, W, S, N, SE, SW, NE, NW) nearest to the direction ``(dx, dy)``."""
+    a = math.atan2(dy, dx)
+    o = int(math.floor(a / (math.pi / 4) + 0.5)) % 8   # 0=E, 1=SE(+y), 2=S, ... counter-clockwise in +y
+    # map angle octants to move bits: E, SE, S, SW, W, NW, N, NE
+    table = (0, 4, 2, 5, 1, 7, 3, 6)
+    return table[o]
+
+
+@njit(cache=True)
+def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction):
+    """Fill ``best_move`` (padded flat int8) and ``direction`` (padded flat ``(n, 2)`` float32)."""
+    n = dist.size
+    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
+    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
+    for u in range(n):
+        m = moves[u]
+        du = dist[u]
+        best_move[u] = -1
+        direction[u, 0] = 0.0
+        direction[u, 1] = 0.0
+        if m == 0 or not (du < np.inf) or du == 0.0:
+            continue
+        best = -1
+        best_val = np.inf
+        sx = 0.0
+        sy = 0.0
+        cu = cost[u]
+        for k in range(8):
+            if (m >> k) & 1 == 0:
+                continue
+            v = u + offs[k]
+            dv = dist[v]
+            if not (dv < np.inf):
+                continue
+            length = SQRT2 if k >= 4 else 1.0
+            val = dv + (length if uniform else length * 0.5 * (cu + cost[v]))
+            if val < best_val:
+                best_val = val
+                best = k
+            drop = du - dv
+            if drop > 0.0:
+                w = drop / length
+                sx += w * mdx[k]
+                sy += w * mdy[k]
+        best_move[u] = best
+        if best < 0:
+            continue
+        if smooth and m == 255:                 # all 8 moves legal: no wall nearby
+            norm = math.sqrt(sx * sx + sy * sy)
+            if norm > 0.0:
+                direction[u, 0] = sx / norm
+                direction[u, 1] = sy / norm
+                continue
+        direction[u, 0] = mdx[best]
+        direction[u, 1] = mdy[best]
+
+
+@njit(cache=True)
+def make_safe(moves, best_move, direction):
+    """Where a direction's nearest octant is not a legal move, use ``best_move`` instead."""
+    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
+    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
+    fixed = 0
+    for u in range(best_move.size):
+        b = best_move[u]
+        if b < 0:
+            continue
+        k = octant_of(direction[u, 0], direction[u, 1])
+        if (moves[u] >> k) & 1 == 0:
+            direction[u, 0] = mdx[b]
+            direction[u, 1] = mdy[b]
+            fixed += 1
+    return fixed

@@ -1,0 +1,132 @@
+"""``FlowField``: integration + direction fields toward one goal or a set of goal cells.
+
+>>> import numpy as np
+>>> from systems.nav import Grid, FlowField
+>>> grid = Grid(np.ones((20, 30), dtype=bool))
+>>> ff = FlowField.build(grid, goals=[(25, 10)])
+>>> float(ff.integration[10, 5])
+20.0
+>>> ff.sample(np.array([[5.5, 10.5]])).round(3).tolist()      # world points -> unit directions
+[[1.0, 0.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import NavError
+from ..grid import MOVE_DX, MOVE_DY, Grid
+from .direction import flow_directions, make_safe
+from .integration import integrate
+from .los import goal_visibility
+
+__all__ = ["FlowField"]
+
+
+class FlowField:
+    """A flow field over a whole grid.
+
+    Attributes:
+        grid: the ``Grid`` it was built on (``grid.version`` at build time in ``version``).
+        goals: ``(K, 2) int32`` goal cells ``(x, y)``.
+        integration: ``float32 [H, W]`` cost to the nearest goal (inf = unreachable), equal to
+            Dijkstra's distances.
+        best_move: ``int8 [H, W]`` index of the steepest-descent move (``MOVE_DX``/``MOVE_DY``),
+            -1 at goals, walls and unreachable cells.
+        direction: ``float32 [H, W, 2]`` unit ``(x, y)`` steering directions (zero where none).
+        line_of_sight: ``bool [H, W]`` cells that steer straight at the goal (single goal only).
+    """
+
+    def __init__(self, grid: Grid, goals: np.ndarray, integration: np.ndarray, best_move: np.ndarray,
+                 direction: np.ndarray, line_of_sight: np.ndarray) -> None:
+        self.grid = grid
+        self.version = grid.version
+        self.goals = goals
+        self.integration = integration
+        self.best_move = best_move
+        self.direction = direction
+        self.line_of_sight = line_of_sight
+
+    @classmethod
+    def build(cls, grid: Grid, goals: Sequence[Sequence[int]], *, smooth: bool = True,
+              los_radius: int = 64) -> "FlowField":
+        """Build the field toward ``goals`` (``(x, y)`` cells; an area goal is many cells).
+
+        Args:
+            smooth: curved directions away from walls (else pure 8-direction moves).
+            los_radius: cells within this Chebyshev distance of a single goal that see it steer
+                straight at it; 0 turns the line-of-sight pass off.
+
+        Raises:
+            NavError: no goals, a goal off the grid, or only blocked goals.
+        """
+        g = np.asarray(goals, dtype=np.int64).reshape(-1, 2)
+        if len(g) == 0:
+            raise NavError("FlowField.build needs at least one goal cell")
+        for cell in g:
+            grid.check_cell(cell, "goal")
+        if not grid.passable[g[:, 1], g[:, 0]].any():
+            raise NavError(f"every goal cell is blocked: {g[:4].tolist()}")
+        h, w = grid.shape
+        (passable, cost), wp = grid.padded()
+        moves = grid.move_masks()
+        dist = np.full((h + 2) * (w + 2), np.inf)
+        ok = grid.passable[g[:, 1], g[:, 0]]
+        seeds = ((g[:, 1] + 1) * wp + g[:, 0] + 1)[ok]
+        integrate(moves, cost, wp, grid.is_uniform, seeds, np.zeros(len(seeds)), np.ones(1, dtype=np.uint8),
+            dist, np.inf)
+        best = np.empty(dist.size, dtype=np.int8)
+        direction = np.empty((dist.size, 2), dtype=np.float32)
+        flow_directions(moves, cost, wp, grid.is_uniform, dist, smooth, best, direction)
+        vis = np.zeros((h, w), dtype=bool)
+        if los_radius > 0 and len(seeds) == 1:
+            gx, gy = (int(v) for v in g[ok][0])
+            vis = goal_visibility(passable, cost, wp, h, w, gx, gy, int(los_radius))
+            ys, xs = np.nonzero(vis)
+            d = np.stack([gx - xs, gy - ys], axis=1).astype(np.float64)
+            norm = np.hypot(d[:, 0], d[:, 1])
+            keep = norm > 0
+            flat = (ys + 1) * wp + xs + 1
+            direction[flat[keep]] = (d[keep] / norm[keep, None]).astype(np.float32)
+        make_safe(moves, best, direction)
+        integ = dist.reshape(h + 2, w + 2)[1:-1, 1:-1].astype(np.float32)
+        return cls(grid, g.astype(np.int32), integ,
+                   best.reshape(h + 2, w + 2)[1:-1, 1:-1].copy(),
+                   direction.reshape(h + 2, w + 2, 2)[1:-1, 1:-1].copy(), vis)
+
+    def sample(self, points: np.ndarray) -> np.ndarray:
+        """Directions for world points: ``(N, 2|3)`` -> ``(N, 2) float32`` unit vectors; zero for
+        points off the grid, on blocked or unreachable cells, or on a goal."""
+        cells = self.grid.world_to_cells(points)
+        h, w = self.grid.shape
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+        out = np.zeros((len(cells), 2), dtype=np.float32)
+        c = cells[inside]
+        out[inside] = self.direction[c[:, 1], c[:, 0]]
+        return out
+
+    def cost_at(self, points: np.ndarray) -> np.ndarray:
+        """Integration values (cost to goal, cells × terrain) at world points; inf off-grid."""
+        cells = self.grid.world_to_cells(points)
+        h, w = self.grid.shape
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+        out = np.full(len(cells), np.inf, dtype=np.float32)
+        c = cells[inside]
+        out[inside] = self.integration[c[:, 1], c[:, 0]]
+        return out
+
+    def descend(self, start: Sequence[int], max_steps: int | None = None) -> np.ndarray:
+        """Cells visited following ``best_move`` from ``start`` to a goal (``(N, 2) int32``);
+        stops early at a cell without a move (unreachable)."""
+        x, y = self.grid.check_cell(start, "start")
+        limit = max_steps if max_steps is not None else self.grid.width * self.grid.height
+        out = [(x, y)]
+        for _ in range(limit):
+            k = int(self.best_move[y, x])
+            if k < 0:
+                break
+            x, y = x + int(MOVE_DX[k]), y + int(MOVE_DY[k])
+            out.append((x, y))
+        return np.array(out, dtype=np.int32)
