@@ -6,8 +6,8 @@
 * ``direction`` (``float32 [H, W, 2]``, unit ``(x, y)``): away from walls, the descent-weighted
   sum of the 8 move directions (weight = cost drop per unit length), so fields curve instead of
   zig-zagging; on cells with any blocked neighbour, exactly the ``best_move`` direction.
-  A last pass checks every direction: if its nearest octant is not a legal move from the cell,
-  it falls back to ``best_move`` (a direction never points into a wall or across a corner).
+  Directions written later (line of sight) are checked: if the nearest octant is not a legal
+  move from the cell, it falls back to ``best_move`` (never into a wall or across a corner).
 """
 
 from __future__ import annotations
@@ -21,14 +21,21 @@ SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2
 
 
+TAN_22_5 = math.tan(math.pi / 8)
+
+
 @njit(cache=True)
 def octant_of(dx, dy):
     """Move bit index (E, W, S, N, SE, SW, NE, NW) nearest to the direction ``(dx, dy)``."""
-    a = math.atan2(dy, dx)
-    o = int(math.floor(a / (math.pi / 4) + 0.5)) % 8   # 0=E, 1=SE(+y), 2=S, ... counter-clockwise in +y
-    # map angle octants to move bits: E, SE, S, SW, W, NW, N, NE
-    table = (0, 4, 2, 5, 1, 7, 3, 6)
-    return table[o]
+    ax = abs(dx)
+    ay = abs(dy)
+    if ay <= TAN_22_5 * ax:
+        return 0 if dx > 0 else 1
+    if ax <= TAN_22_5 * ay:
+        return 2 if dy > 0 else 3
+    if dy > 0:
+        return 4 if dx > 0 else 5
+    return 6 if dx > 0 else 7
 
 
 @njit(cache=True)
@@ -82,12 +89,16 @@ def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction
 
 
 @njit(cache=True)
-def make_safe(moves, best_move, direction):
-    """Where a direction's nearest octant is not a legal move, use ``best_move`` instead."""
+def make_safe(moves, best_move, direction, cells):
+    """For the padded flat ``cells`` given (those whose direction was overwritten, e.g. by the
+    line-of-sight pass): where the direction's nearest octant is not a legal move, use
+    ``best_move`` instead. (Other cells are safe by construction: smoothed directions only on
+    cells where all 8 moves are legal, ``best_move`` directions elsewhere.)"""
     mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
     mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
     fixed = 0
-    for u in range(best_move.size):
+    for i in range(cells.size):
+        u = cells[i]
         b = best_move[u]
         if b < 0:
             continue

@@ -62,7 +62,19 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
         for i in range(cost.size):
             if cost[i] > max_cost and cost[i] < np.inf:
                 max_cost = cost[i]
-    nb = int(SQRT2 * max_cost) + 3                      # buckets a single step can span
+    # The circular bucket array must span every cost queued at once: one step's worth beyond
+    # the current bucket, plus the spread of the seeds' starting values.
+    spread = 0.0
+    if seeds.size > 1:
+        lo = np.inf
+        hi = -np.inf
+        for i in range(seed_values.size):
+            if seed_values[i] <= limit:
+                lo = min(lo, seed_values[i])
+                hi = max(hi, seed_values[i])
+        if hi > lo:
+            spread = hi - lo
+    nb = int(SQRT2 * max_cost) + 3 + int(spread) + 1
     head = np.full(nb, -1, dtype=np.int32)
     nxt = np.empty(n, dtype=np.int32)
     prv = np.empty(n, dtype=np.int32)

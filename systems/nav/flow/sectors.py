@@ -1,0 +1,436 @@
+"""Flow field tiles (Emerson, "Crowd Pathfinding and Steering Using Flow Field Tiles", Game AI
+Pro, 2013): the grid is cut into square sectors; where open cells face each other across a sector
+border, each run of them is a *portal*. An order runs one Dijkstra over the small portal graph
+(from the goal), then builds flow fields only for the sectors agents are actually in, lazily,
+cached by (goal, sector). Editing cells rebuilds only the sectors they touch.
+
+Portal graph nodes are portal *sides*: node ``2p`` is portal ``p``'s middle cell in its first
+sector, ``2p + 1`` in its second. Edges: crossing a portal (one straight step), and between the
+sides that share a sector (the in-sector shortest distance, from a bounded Dijkstra).
+
+>>> import numpy as np
+>>> from systems.nav import Grid
+>>> from systems.nav.flow.sectors import SectorGraph
+>>> grid = Grid(np.ones((32, 32), dtype=bool))
+>>> tiles = SectorGraph(grid, sector_size=16)
+>>> order = tiles.order((30, 30))
+>>> d = order.sample(np.array([[1.5, 1.5]]))          # a sector field is built on first use
+>>> bool(d[0, 0] > 0.5 and d[0, 1] > 0.5), len(order.fields)
+(True, 1)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from ..errors import NavError
+from ..grid import Grid, legal_moves
+from .direction import flow_directions
+from .integration import integrate
+
+__all__ = ["SectorGraph", "SectorOrder"]
+
+SQRT2 = math.sqrt(2.0)
+_ALL = np.ones(1, dtype=np.uint8)
+
+
+@dataclass(slots=True)
+class _Sector:
+    """The padded sub-grid of one sector plus a one-cell ring of its neighbours."""
+
+    x0: int
+    y0: int
+    w: int
+    h: int
+    nodes: list = field(default_factory=list)       # portal-side nodes inside this sector
+
+
+class SectorGraph:
+    """Sectors, portals and the portal graph of a grid.
+
+    Args:
+        grid: the ``Grid``.
+        sector_size: sector edge in cells, ≥ 4 (Emerson uses 10; 16 suits 1024² maps).
+        progress: optional ``callable(done, total)`` called while building.
+    """
+
+    def __init__(self, grid: Grid, sector_size: int = 16, progress=None) -> None:
+        if sector_size < 4:
+            raise NavError(f"sector_size must be >= 4, got {sector_size}")
+        self.grid = grid
+        self.size = int(sector_size)
+        self.cols = -(-grid.width // self.size)
+        self.rows = -(-grid.height // self.size)
+        self.version = grid.version
+        self._build(progress)
+
+    # ------------------------------------------------------------------ build
+    def _build(self, progress=None) -> None:
+        s, grid = self.size, self.grid
+        self.sectors = [
+            _Sector(cx * s, cy * s, min(s, grid.width - cx * s), min(s, grid.height - cy * s))
+            for cy in range(self.rows) for cx in range(self.cols)
+        ]
+        # portals: runs of open cell pairs across every sector border
+        cells_a, cells_b, sec_a, sec_b = [], [], [], []
+        p = grid.passable
+        for cy in range(self.rows):
+            for cx in range(self.cols):
+                sid = cy * self.cols + cx
+                sec = self.sectors[sid]
+                if cx + 1 < self.cols:                 # east border: column x1-1 | x1
+                    x = sec.x0 + sec.w
+                    ys = np.arange(sec.y0, sec.y0 + sec.h)
+                    self._runs(p[ys, x - 1] & p[ys, x], ys, lambda yy: (x - 1, yy), lambda yy: (x, yy),
+                               sid, sid + 1, cells_a, cells_b, sec_a, sec_b)
+                if cy + 1 < self.rows:                 # south border: row y1-1 | y1
+                    y = sec.y0 + sec.h
+                    xs = np.arange(sec.x0, sec.x0 + sec.w)
+                    self._runs(p[y - 1, xs] & p[y, xs], xs, lambda xx: (xx, y - 1), lambda xx: (xx, y),
+                               sid, sid + self.cols, cells_a, cells_b, sec_a, sec_b)
+        self.portal_cells = list(zip(cells_a, cells_b))        # per portal: (k, 2) cells each side
+        n_nodes = 2 * len(cells_a)
+        self.node_sector = np.empty(n_nodes, dtype=np.int64)
+        self.node_cell = np.empty((n_nodes, 2), dtype=np.int64)
+        for i, (ca, cb) in enumerate(self.portal_cells):
+            mid = len(ca) // 2
+            self.node_sector[2 * i], self.node_sector[2 * i + 1] = sec_a[i], sec_b[i]
+            self.node_cell[2 * i], self.node_cell[2 * i + 1] = ca[mid], cb[mid]
+            self.sectors[sec_a[i]].nodes.append(2 * i)
+            self.sectors[sec_b[i]].nodes.append(2 * i + 1)
+        # edges: crossings, then in-sector distances between the sides in each sector
+        src, dst, cost = [], [], []
+        for i in range(len(cells_a)):
+            c = self._step_cost(self.node_cell[2 * i], self.node_cell[2 * i + 1])
+            src += [2 * i, 2 * i + 1]
+            dst += [2 * i + 1, 2 * i]
+            cost += [c, c]
+        for sid, sec in enumerate(self.sectors):
+            if progress is not None and sid % 64 == 0:
+                progress(sid, len(self.sectors))
+            if len(sec.nodes) < 2:
+                continue
+            for a in sec.nodes:
+                dist = self.local_field(sid, [self.node_cell[a]], [0.0])
+                for b in sec.nodes:
+                    if b != a:
+                        bx, by = self.node_cell[b] - (sec.x0, sec.y0)
+                        d = dist[by, bx]
+                        if np.isfinite(d):
+                            src.append(a)
+                            dst.append(b)
+                            cost.append(float(d))
+        if progress is not None:
+            progress(len(self.sectors), len(self.sectors))
+        order = np.lexsort((np.asarray(dst), np.asarray(src))) if src else np.zeros(0, dtype=np.int64)
+        src_a = np.asarray(src, dtype=np.int64)[order]
+        self.adj_target = np.asarray(dst, dtype=np.int64)[order]
+        self.adj_cost = np.asarray(cost, dtype=np.float64)[order]
+        self.adj_start = np.searchsorted(src_a, np.arange(n_nodes + 1)).astype(np.int64)
+
+    @staticmethod
+    def _runs(open_mask, coords, side_a, side_b, sid_a, sid_b, cells_a, cells_b, sec_a, sec_b):
+        if not open_mask.any():
+            return
+        m = np.concatenate([[False], open_mask, [False]])
+        starts = np.flatnonzero(~m[:-1] & m[1:])
+        ends = np.flatnonzero(m[:-1] & ~m[1:])
+        for s0, e0 in zip(starts, ends):
+            run = coords[s0:e0]
+            cells_a.append(np.array([side_a(v) for v in run], dtype=np.int64))
+            cells_b.append(np.array([side_b(v) for v in run], dtype=np.int64))
+            sec_a.append(sid_a)
+            sec_b.append(sid_b)
+
+    def _step_cost(self, a, b) -> float:
+        c = self.grid.cost
+        return 0.5 * (float(c[a[1], a[0]]) + float(c[b[1], b[0]]))
+
+    @property
+    def portal_count(self) -> int:
+        """Number of portals."""
+        return len(self.portal_cells)
+
+    def sector_of(self, cells: np.ndarray) -> np.ndarray:
+        """Sector ids of ``(N, 2)`` cells."""
+        c = np.asarray(cells)
+        return (c[:, 1] // self.size) * self.cols + c[:, 0] // self.size
+
+    # ---------------------------------------------------------- local fields
+    def local_field(self, sid: int, seeds, values, ring_seeds=None, ring_values=None,
+                    with_directions: bool = False):
+        """Integration (and optionally directions) inside sector ``sid`` only.
+
+        ``seeds``: cells inside the sector; ``ring_seeds``: cells just outside it (the far
+        sides of its portals) with their costs to the goal. Returns ``dist [h, w]`` (float64),
+        or ``(dist, best_move, direction)`` for the sector's cells.
+        """
+        sec = self.sectors[sid]
+        grid = self.grid
+        x0, y0 = sec.x0 - 1, sec.y0 - 1                        # sub-grid includes a ring
+        w, h = sec.w + 2, sec.h + 2
+        sub_pass = np.zeros((h + 2, w + 2), dtype=np.uint8)      # and the usual padding
+        xs0, ys0 = max(x0, 0), max(y0, 0)
+        xs1, ys1 = min(x0 + w, grid.width), min(y0 + h, grid.height)
+        inner = grid.passable[ys0:ys1, xs0:xs1]
+        sub_pass[ys0 - y0 + 1:ys1 - y0 + 1, xs0 - x0 + 1:xs1 - x0 + 1] = inner
+        sub_cost = np.ones((h + 2, w + 2))
+        sub_cost[ys0 - y0 + 1:ys1 - y0 + 1, xs0 - x0 + 1:xs1 - x0 + 1] = grid.cost[ys0:ys1, xs0:xs1]
+        # ring cells may only be seeds: close them except the given ring seeds
+        ring = np.zeros((h + 2, w + 2), dtype=bool)
+        ring[1, 1:-1] = ring[-2, 1:-1] = ring[1:-1, 1] = ring[1:-1, -2] = True
+        open_ring = np.zeros_like(ring)
+        if ring_seeds is not None and len(ring_seeds):
+            rs = np.asarray(ring_seeds, dtype=np.int64)
+            open_ring[rs[:, 1] - y0 + 1, rs[:, 0] - x0 + 1] = True
+        sub_pass[ring & ~open_ring] = 0
+        wp = w + 2
+        flat_pass = sub_pass.ravel()
+        moves = legal_moves(flat_pass, wp)
+        # moves may not enter ring cells (they are sources only)
+        allowed = (~ring).astype(np.uint8).ravel()
+        seed_list = []
+        value_list = []
+        for (cx, cy), v in zip(np.asarray(seeds, dtype=np.int64).reshape(-1, 2), values):
+            seed_list.append((cy - y0 + 1) * wp + cx - x0 + 1)
+            value_list.append(v)
+        if ring_seeds is not None:
+            for (cx, cy), v in zip(np.asarray(ring_seeds, dtype=np.int64).reshape(-1, 2), ring_values):
+                seed_list.append((cy - y0 + 1) * wp + cx - x0 + 1)
+                value_list.append(v)
+        dist = np.full(flat_pass.size, np.inf)
+        uniform = bool(np.all(sub_cost == 1.0))
+        flat_cost = sub_cost.ravel()
+        integrate(moves, flat_cost, wp, uniform, np.asarray(seed_list, dtype=np.int64),
+                  np.asarray(value_list, dtype=np.float64), allowed, dist, np.inf)
+        core = (slice(2, 2 + sec.h), slice(2, 2 + sec.w))
+        d2 = dist.reshape(h + 2, w + 2)
+        if not with_directions:
+            return d2[core].copy()
+        best = np.empty(flat_pass.size, dtype=np.int8)
+        direction = np.empty((flat_pass.size, 2), dtype=np.float32)
+        flow_directions(moves, flat_cost, wp, uniform, dist, True, best, direction)
+        return (d2[core].copy(), best.reshape(h + 2, w + 2)[core].copy(),
+                direction.reshape(h + 2, w + 2, 2)[core].copy())
+
+    # ------------------------------------------------------------------ orders
+    def order(self, goal) -> "SectorOrder":
+        """Plan toward ``goal`` (an ``(x, y)`` cell): one Dijkstra over the portal graph."""
+        gx, gy = self.grid.check_cell(goal, "goal")
+        if not self.grid.passable[gy, gx]:
+            raise NavError(f"goal {(gx, gy)} is a blocked cell")
+        if self.version != self.grid.version:
+            raise NavError("the grid changed since this SectorGraph was built; call update(cells)")
+        return SectorOrder(self, (gx, gy))
+
+    def update(self, cells: np.ndarray) -> list[int]:
+        """Re-derive portals after ``cells`` (``(N, 2)``) changed; returns the sectors touched.
+
+        Portals and in-sector distances are rebuilt (the portal set is small: this is a full
+        rebuild of the portal graph, which costs milliseconds); cached sector fields of live
+        orders are dropped only for touched sectors and for sectors whose portal costs changed.
+        """
+        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        touched = sorted(set(self.sector_of(c).tolist()))
+        # a changed cell on a border also changes the neighbour's portals
+        s = self.size
+        for x, y in c:
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                nx, ny = x + dx, y + dy
+                if self.grid.in_bounds(nx, ny) and (nx // s != x // s or ny // s != y // s):
+                    touched.append(int((ny // s) * self.cols + nx // s))
+        self.version = self.grid.version
+        self._build()
+        self.touched = sorted(set(touched))
+        return self.touched
+
+
+@njit(cache=True)
+def _portal_dijkstra(adj_start, adj_target, adj_cost, seeds, seed_costs, out):
+    """Plain heap-free Dijkstra over a small graph (O(V²) worst, V is a few thousand)."""
+    n = out.size
+    done = np.zeros(n, dtype=np.bool_)
+    # binary heap of (cost, node) with lazy deletion
+    heap_c = np.empty(max(16, adj_target.size + seeds.size + 1))
+    heap_n = np.empty(heap_c.size, dtype=np.int64)
+    size = 0
+    for i in range(seeds.size):
+        if seed_costs[i] < out[seeds[i]]:
+            out[seeds[i]] = seed_costs[i]
+            # push
+            j = size
+            size += 1
+            heap_c[j] = seed_costs[i]
+            heap_n[j] = seeds[i]
+            while j > 0:
+                p = (j - 1) >> 1
+                if heap_c[p] <= heap_c[j]:
+                    break
+                heap_c[p], heap_c[j] = heap_c[j], heap_c[p]
+                heap_n[p], heap_n[j] = heap_n[j], heap_n[p]
+                j = p
+    while size > 0:
+        c = heap_c[0]
+        u = heap_n[0]
+        size -= 1
+        heap_c[0] = heap_c[size]
+        heap_n[0] = heap_n[size]
+        j = 0
+        while True:
+            l = 2 * j + 1
+            if l >= size:
+                break
+            r = l + 1
+            m = r if (r < size and heap_c[r] < heap_c[l]) else l
+            if heap_c[j] <= heap_c[m]:
+                break
+            heap_c[m], heap_c[j] = heap_c[j], heap_c[m]
+            heap_n[m], heap_n[j] = heap_n[j], heap_n[m]
+            j = m
+        if done[u] or c > out[u]:
+            continue
+        done[u] = True
+        for e in range(adj_start[u], adj_start[u + 1]):
+            v = adj_target[e]
+            nd = c + adj_cost[e]
+            if nd < out[v]:
+                out[v] = nd
+                if size >= heap_c.size:
+                    bigger_c = np.empty(heap_c.size * 2)
+                    bigger_n = np.empty(heap_c.size * 2, dtype=np.int64)
+                    bigger_c[:size] = heap_c[:size]
+                    bigger_n[:size] = heap_n[:size]
+                    heap_c = bigger_c
+                    heap_n = bigger_n
+                j = size
+                size += 1
+                heap_c[j] = nd
+                heap_n[j] = v
+                while j > 0:
+                    p = (j - 1) >> 1
+                    if heap_c[p] <= heap_c[j]:
+                        break
+                    heap_c[p], heap_c[j] = heap_c[j], heap_c[p]
+                    heap_n[p], heap_n[j] = heap_n[j], heap_n[p]
+                    j = p
+    return out
+
+
+class SectorOrder:
+    """One goal on a ``SectorGraph``: portal costs to the goal, and sector fields built on demand.
+
+    Attributes:
+        goal: the goal cell ``(x, y)``.
+        node_cost: cost from every portal side to the goal (inf = unreachable).
+        fields: ``{sector id: (dist, best_move, direction)}`` built so far.
+    """
+
+    def __init__(self, graph: SectorGraph, goal: tuple[int, int]) -> None:
+        self.graph = graph
+        self.goal = goal
+        self.fields: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._seeds_used: dict[int, np.ndarray] = {}
+        self.replan()
+
+    def replan(self) -> None:
+        """(Re)compute the portal costs to the goal, e.g. after ``SectorGraph.update``; sector
+        fields whose inputs did not change are kept."""
+        g = self.graph
+        gsid = int(g.sector_of(np.array([self.goal]))[0])
+        self.goal_sector = gsid
+        local = g.local_field(gsid, [self.goal], [0.0])
+        sec = g.sectors[gsid]
+        seeds, costs = [], []
+        for node in sec.nodes:
+            x, y = g.node_cell[node] - (sec.x0, sec.y0)
+            if np.isfinite(local[y, x]):
+                seeds.append(node)
+                costs.append(local[y, x])
+        out = np.full(len(g.node_sector), np.inf)
+        self.node_cost = _portal_dijkstra(g.adj_start, g.adj_target, g.adj_cost,
+                                          np.asarray(seeds, dtype=np.int64),
+                                          np.asarray(costs, dtype=np.float64), out)
+        for sid in list(self.fields):
+            cells, values = self._seed_values(sid)
+            old_cells, old_values = self._seeds_used[sid]
+            if (sid in getattr(g, "touched", ()) or not np.array_equal(cells, old_cells)
+                    or not np.array_equal(values, old_values)):
+                del self.fields[sid]
+                del self._seeds_used[sid]
+
+    def _seed_values(self, sid: int):
+        """Ring seeds of sector ``sid``: the far-side cells of its portals, each at its portal
+        side's cost plus its distance along the portal from the side's middle cell."""
+        g = self.graph
+        cells, values = [], []
+        for node in g.sectors[sid].nodes:
+            far = node ^ 1
+            base = self.node_cost[far]
+            if not np.isfinite(base):
+                continue
+            run = g.portal_cells[far // 2][far & 1]
+            mid = g.node_cell[far]
+            along = np.abs(run - mid).sum(axis=1).astype(np.float64)
+            cells.append(run)
+            values.append(base + along)
+        if not cells:
+            return np.zeros((0, 2), dtype=np.int64), np.zeros(0)
+        return np.concatenate(cells), np.concatenate(values)
+
+    def field(self, sid: int):
+        """``(dist, best_move, direction)`` of sector ``sid``, built now if needed."""
+        f = self.fields.get(sid)
+        if f is None:
+            ring, ring_values = self._seed_values(sid)
+            seeds = [self.goal] if sid == self.goal_sector else np.zeros((0, 2))
+            values = [0.0] if sid == self.goal_sector else []
+            f = self.graph.local_field(sid, seeds, values, ring, ring_values, with_directions=True)
+            self.fields[sid] = f
+            self._seeds_used[sid] = (ring, ring_values)
+        return f
+
+    def cost(self, cells: np.ndarray) -> np.ndarray:
+        """Tile integration values at ``(N, 2)`` cells (builds the sectors they are in)."""
+        c = np.asarray(cells, dtype=np.int64)
+        sids = self.graph.sector_of(c)
+        out = np.full(len(c), np.inf)
+        for sid in np.unique(sids):
+            dist, _, _ = self.field(int(sid))
+            sec = self.graph.sectors[int(sid)]
+            m = sids == sid
+            out[m] = dist[c[m, 1] - sec.y0, c[m, 0] - sec.x0]
+        return out
+
+    def sample(self, points: np.ndarray) -> np.ndarray:
+        """Directions for world points ``(N, 2|3)`` -> ``(N, 2) float32`` (zero off-grid)."""
+        grid = self.graph.grid
+        cells = grid.world_to_cells(points).astype(np.int64)
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < grid.width) & (cells[:, 1] >= 0) & (cells[:, 1] < grid.height)
+        out = np.zeros((len(cells), 2), dtype=np.float32)
+        idx = np.flatnonzero(inside)
+        if len(idx) == 0:
+            return out
+        c = cells[idx]
+        sids = self.graph.sector_of(c)
+        for sid in np.unique(sids):
+            _, _, direction = self.field(int(sid))
+            sec = self.graph.sectors[int(sid)]
+            m = sids == sid
+            out[idx[m]] = direction[c[m, 1] - sec.y0, c[m, 0] - sec.x0]
+        return out
+
+    def best_moves(self, cells: np.ndarray) -> np.ndarray:
+        """``best_move`` of ``(N, 2)`` cells (-1 where none)."""
+        c = np.asarray(cells, dtype=np.int64)
+        sids = self.graph.sector_of(c)
+        out = np.full(len(c), -1, dtype=np.int8)
+        for sid in np.unique(sids):
+            _, best, _ = self.field(int(sid))
+            sec = self.graph.sectors[int(sid)]
+            m = sids == sid
+            out[m] = best[c[m, 1] - sec.y0, c[m, 0] - sec.x0]
+        return out
