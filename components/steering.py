@@ -2,34 +2,70 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+
+from .rows import Column, RowComponent
 
 __all__ = ["Flock"]
 
+FL_SEPARATION, FL_COHESION, FL_ALIGNMENT, FL_RADIUS = range(4)
 
-@dataclass(slots=True)
-class Flock:
+
+class Flock(RowComponent):
     """Membership of a flock and its steering weights (Reynolds boids).
 
-    Agents that share ``group`` and a target move as one group.
+    Agents that share ``group`` and a target move as one group (``NavigationAgent.method``
+    ``"flowfield"`` or ``"leader"``); flocking forces act between members of the same group.
 
-    Attributes:
-        group: flock id, any int; agents flock only with their own group.
+    Args:
+        group: flock id, any int ≥ 0.
         separation: weight of the push away from neighbours closer than ``radius``, ≥ 0.
         cohesion: weight of the pull toward the neighbours' centre, ≥ 0.
         alignment: weight of matching the neighbours' mean velocity, ≥ 0.
         radius: neighbourhood radius, world units, > 0.
     """
 
-    group: int = 0
-    separation: float = 1.5
-    cohesion: float = 1.0
-    alignment: float = 1.0
-    radius: float = 2.0
+    __slots__ = ()
+    COLUMNS = {
+        "flock_params": Column("f8", 4, 0.0),
+        "flock_group": Column("i8", 1, -1),          # -1 in the agent table = not in a flock
+    }
+    FIELDS = ("group", "separation", "cohesion", "alignment", "radius")
 
-    def __post_init__(self) -> None:
-        for name in ("separation", "cohesion", "alignment"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"Flock.{name} must be >= 0, got {getattr(self, name)!r}")
-        if not self.radius > 0:
-            raise ValueError(f"Flock.radius must be > 0, got {self.radius!r}")
+    def __init__(self, group: int = 0, separation: float = 1.5, cohesion: float = 0.3,
+                 alignment: float = 0.3, radius: float = 2.0) -> None:
+        super().__init__()
+        self.group = group
+        self.separation = separation
+        self.cohesion = cohesion
+        self.alignment = alignment
+        self.radius = radius
+
+    @property
+    def group(self) -> int:
+        """Flock id (≥ 0)."""
+        return int(self._store.flock_group[self._row, 0])
+
+    @group.setter
+    def group(self, value: int) -> None:
+        if int(value) != value or value < 0:
+            raise ValueError(f"Flock.group must be an int >= 0, got {value!r}")
+        self._store.flock_group[self._row, 0] = int(value)
+
+    def _weight(index: int, name: str, doc: str, strict: bool) -> property:  # noqa: N805
+        def get(self: "Flock") -> float:
+            return float(self._store.flock_params[self._row, index])
+
+        def set(self: "Flock", value: float) -> None:
+            v = float(value)
+            if not math.isfinite(v) or v < 0 or (strict and v == 0):
+                raise ValueError(f"Flock.{name} must be a finite number {'>' if strict else '>='} 0, got {value!r}")
+            self._store.flock_params[self._row, index] = v
+
+        return property(get, set, doc=doc)
+
+    separation = _weight(FL_SEPARATION, "separation", "weight, >= 0", False)
+    cohesion = _weight(FL_COHESION, "cohesion", "weight, >= 0", False)
+    alignment = _weight(FL_ALIGNMENT, "alignment", "weight, >= 0", False)
+    radius = _weight(FL_RADIUS, "radius", "world units, > 0", True)
+    del _weight

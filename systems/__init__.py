@@ -23,6 +23,8 @@ _LAZY = {
     "PathRequestProcessor": ".path_request",
     "PathFollowProcessor": ".path_follow",
     "MovementProcessor": ".movement",
+    "FlowSteeringProcessor": ".flow_steering",
+    "FlockingProcessor": ".flocking",
     "events": ".events",
 }
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from components import NavigationAgent, Position, Velocity
+from components import Flock, NavigationAgent, Position, Velocity
 from components.rows import Column
 
 __all__ = ["AgentTable", "PathBuffer"]
 
 _INTERNAL = {
     "desired": Column("f8", 3, 0.0),        # reserved for steering: preferred velocity
+    "stalled": Column("f8", 1, 0.0),        # seconds a group-steered unit has barely moved
 }
-COLUMNS: dict[str, Column] = {**Position.COLUMNS, **Velocity.COLUMNS, **NavigationAgent.COLUMNS, **_INTERNAL}
+COLUMNS: dict[str, Column] = {**Position.COLUMNS, **Velocity.COLUMNS, **NavigationAgent.COLUMNS,
+                              **Flock.COLUMNS, **_INTERNAL}
 
 
 class PathBuffer:
@@ -85,13 +87,13 @@ class AgentTable:
             setattr(self, name, np.zeros((0, col.width), dtype=col.dtype))
         self._grow(capacity)
         self.paths = PathBuffer()
-        self.components: list[tuple[Position, Velocity | None, NavigationAgent]] = []
+        self.components: list[tuple[Position, Velocity | None, NavigationAgent, Flock | None]] = []
         self.row_of: dict[int, int] = {}
         self.failure: dict[int, str] = {}
 
     # ------------------------------------------------------------ membership
     def add(self, entity: int, position: Position, velocity: Velocity | None,
-            agent: NavigationAgent) -> int:
+            agent: NavigationAgent, flock: Flock | None = None) -> int:
         """Register an entity's components; they become views onto the new row."""
         if self.count == self.capacity:
             self._grow(2 * self.capacity)
@@ -107,20 +109,25 @@ class AgentTable:
         if velocity is not None:
             velocity.bind(self, row)
         agent.bind(self, row)
-        self.components.append((position, velocity, agent))
+        if flock is not None:
+            flock.bind(self, row)
+        self.components.append((position, velocity, agent, flock))
         self.row_of[entity] = row
         return row
 
-    def rebind(self, row: int, position: Position, velocity: Velocity | None, agent: NavigationAgent) -> None:
+    def rebind(self, row: int, position: Position, velocity: Velocity | None, agent: NavigationAgent,
+               flock: Flock | None = None) -> None:
         """The entity's component objects were replaced: unbind the old, bind the new."""
         old = self.components[row]
-        for comp_old, comp_new in zip(old, (position, velocity, agent)):
+        for comp_old, comp_new in zip(old, (position, velocity, agent, flock)):
             if comp_old is not comp_new:
                 if comp_old is not None:
                     comp_old.unbind()
                 if comp_new is not None:
                     comp_new.bind(self, row)
-        self.components[row] = (position, velocity, agent)
+        if flock is None:
+            self.flock_group[row] = -1                 # left its flock
+        self.components[row] = (position, velocity, agent, flock)
 
     def remove(self, entity: int) -> None:
         """Unregister an entity: its components get their values back; the last row fills the hole."""

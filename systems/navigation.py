@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+import numpy as np
+
 from systems.nav import Grid, NavError
+from systems.nav.flow.field import FlowField
+from systems.nav.flow.sectors import SectorGraph, SectorOrder
 
 from .agents import AgentTable
 from .requests import PathRequestQueue
@@ -23,19 +29,88 @@ class Navigation:
         max_searches: path searches in progress at once, ≥ 1 (each holds ~28 bytes per cell).
         smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
         weight: heuristic weight for agents whose method is ``"weighted"``, ≥ 1.
+        flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles, fields built
+            per sector on demand) or ``"auto"`` (tiles above 512×512 cells).
+        sector_size: sector edge in cells for tiles, ≥ 4.
+        corridor_width: leader corridor half-width, cost units (cells), ≥ 1.
+        wall_avoidance: weight of the push away from walls for flow/leader agents, ≥ 0
+            (above the flock weights, so crowds never press units into walls).
+        flow_cache: whole-map flow fields kept (LRU), ≥ 1.
     """
 
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
-                 smoothing: str | None = "precise", weight: float = 1.5) -> None:
+                 smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
+                 sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
+                 flow_cache: int = 8) -> None:
         if not isinstance(grid, Grid):
             raise NavError(f"Navigation needs a systems.nav.Grid, got {type(grid).__name__}")
         if smoothing not in ("precise", "fast", None):
             raise NavError(f"smoothing must be 'precise', 'fast' or None, got {smoothing!r}")
+        if flow_mode not in ("auto", "full", "tiles"):
+            raise NavError(f"flow_mode must be 'auto', 'full' or 'tiles', got {flow_mode!r}")
+        if not corridor_width >= 1.0:
+            raise NavError(f"corridor_width must be >= 1, got {corridor_width!r}")
+        if not wall_avoidance >= 0.0:
+            raise NavError(f"wall_avoidance must be >= 0, got {wall_avoidance!r}")
         self.grid = grid
         self.smoothing = smoothing
         self.agents = AgentTable()
         self.requests = PathRequestQueue(grid, expansions_per_tick, max_searches, weight=weight)
         self.tick = 0
+        self.flow_mode = flow_mode
+        self.sector_size = int(sector_size)
+        self.corridor_width = float(corridor_width)
+        self.wall_avoidance = float(wall_avoidance)
+        self.flow_cache = int(flow_cache)
+        self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
+        self._tiles: SectorGraph | None = None
+        self._fields_version = grid.version
+
+    # ------------------------------------------------------------- flow fields
+    @property
+    def uses_tiles(self) -> bool:
+        """True when flow orders use sector tiles rather than whole-map fields."""
+        if self.flow_mode == "auto":
+            return self.grid.width * self.grid.height > 512 * 512
+        return self.flow_mode == "tiles"
+
+    def sector_graph(self, progress=None) -> SectorGraph:
+        """The level's sector tiles, built on first use."""
+        if self._tiles is None or self._tiles.version != self.grid.version:
+            self._tiles = SectorGraph(self.grid, self.sector_size, progress)
+        return self._tiles
+
+    def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
+        """The flow toward goal cell ``goal``: a whole-map ``FlowField`` or a ``SectorOrder``
+        (both have ``sample(points)``), cached per goal, rebuilt after grid edits."""
+        if self._fields_version != self.grid.version:
+            self._fields.clear()
+            self._fields_version = self.grid.version
+        key = (int(goal[0]), int(goal[1]))
+        found = self._fields.get(key)
+        if found is not None:
+            self._fields.move_to_end(key)
+            return found
+        if self.uses_tiles:
+            made: FlowField | SectorOrder = self.sector_graph().order(key)
+        else:
+            made = FlowField.build(self.grid, [key])
+        self._fields[key] = made
+        while len(self._fields) > self.flow_cache:
+            self._fields.popitem(last=False)
+        return made
+
+    def cells_changed(self, cells: np.ndarray) -> None:
+        """Tell the navigation that ``cells`` were opened, blocked or re-costed on its grid
+        (after ``Grid.set_passable`` / ``set_cost``): tiles update only the sectors touched."""
+        if self._tiles is not None:
+            self._tiles.update(cells)
+            for order in self._fields.values():
+                if isinstance(order, SectorOrder):
+                    order.replan()
+            self._fields_version = self.grid.version
+        else:
+            self._fields.clear()
 
     def __repr__(self) -> str:
         return (f"Navigation({self.grid!r}, agents={self.agents.count}, "

@@ -26,7 +26,8 @@ class PathFollowProcessor(NavProcessor):
     def update(self, dt: float) -> None:
         table = self.navigation.agents
         n = table.count
-        rows = np.flatnonzero(table.nav_state[:n, 0] == NavState.FOLLOWING)
+        # only agents walking a path (group-steered units have none: FlowSteeringProcessor)
+        rows = np.flatnonzero((table.nav_state[:n, 0] == NavState.FOLLOWING) & (table.path_len[:n] > 0))
         if len(rows) == 0:
             return
         points = table.paths.points

@@ -8,6 +8,8 @@ import esper
 import numpy as np
 
 from components import GRID_PLANNERS, PLANNERS, NavState
+
+FLOW_PLANNERS = ("flowfield", "leader")
 from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
 from systems.nav import NavError, smooth_path
 
@@ -55,14 +57,25 @@ class PathRequestProcessor(NavProcessor):
         method = PLANNERS[int(table.agent_method[row, 0])]
         if not np.isfinite(target).all():
             return self._fail(row, f"target_position {tuple(float(v) for v in target)} is not a finite point")
-        if method not in GRID_PLANNERS:
-            return self._fail(row, f"planner {method!r} is not available yet; use one of {', '.join(GRID_PLANNERS)}")
+        if method not in GRID_PLANNERS + FLOW_PLANNERS:
+            available = ", ".join(GRID_PLANNERS + FLOW_PLANNERS)
+            return self._fail(row, f"planner {method!r} is not available yet; use one of {available}")
         goal = grid.world_to_cell(float(target[0]), float(target[1]))
         start = grid.world_to_cell(float(table.position[row, 0]), float(table.position[row, 1]))
         if not grid.in_bounds(*goal):
             return self._fail(row, f"target_position ({target[0]:g}, {target[1]:g}) is outside the map")
         if not grid.in_bounds(*start):
             return self._fail(row, "the agent stands outside the map")
+        if method in FLOW_PLANNERS:
+            # group steering (FlowSteeringProcessor) takes it from here: no per-agent search
+            if not grid.passable[goal[1], goal[0]]:
+                return self._fail(row, f"goal {goal} is a blocked cell")
+            if not grid.passable[start[1], start[0]] or not grid.connected(start, goal):
+                return self._fail(row, f"goal {goal} is not reachable from start {start}")
+            table.clear_path(row)
+            table.velocity[row] = 0.0
+            table.nav_state[row, 0] = NavState.FOLLOWING
+            return
         try:
             request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target))
         except NavError as e:  # pragma: no cover - cells were checked above

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import esper
 
+from .flocking import FlockingProcessor
+from .flow_steering import FlowSteeringProcessor
 from .movement import MovementProcessor
 from .navigation import Navigation
 from .path_follow import PathFollowProcessor
@@ -13,12 +15,15 @@ from .registry import AgentRegistryProcessor
 __all__ = ["install", "uninstall", "PROCESSOR_ORDER", "installed_processors"]
 
 #: Every rtsnav processor and its priority offset, in run order (esper runs higher first).
-#: Registry first (new entities become agents), then planning, following, and movement last,
-#: so positions written this tick are the ones everyone else reads next tick.
+#: Registry first (new entities become agents), then planning, path following, group steering
+#: (flow fields, leader corridors), flocking and wall avoidance on top of those velocities, and
+#: movement last, so positions written this tick are the ones everyone reads next tick.
 PROCESSOR_ORDER: tuple[tuple[type[esper.Processor], int], ...] = (
-    (AgentRegistryProcessor, 40),
-    (PathRequestProcessor, 30),
-    (PathFollowProcessor, 20),
+    (AgentRegistryProcessor, 60),
+    (PathRequestProcessor, 50),
+    (PathFollowProcessor, 40),
+    (FlowSteeringProcessor, 30),
+    (FlockingProcessor, 20),
     (MovementProcessor, 10),
 )
 

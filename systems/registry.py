@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import esper
 
-from components import NavigationAgent, Position, Velocity
+from components import Flock, NavigationAgent, Position, Velocity
 
 from .base import NavProcessor
 
 
 class AgentRegistryProcessor(NavProcessor):
     """Registers entities that gained a ``NavigationAgent`` (and have a ``Position``; a
-    ``Velocity`` is optional), and unregisters those deleted or stripped of it.
+    ``Velocity`` and a ``Flock`` are optional), and unregisters those deleted or stripped of it.
 
     esper hands out the same cached query list until an entity or component changes, so a tick
     without changes costs one identity check; a tick with changes costs one pass over the agents.
@@ -38,13 +38,14 @@ class AgentRegistryProcessor(NavProcessor):
                 continue                      # not an agent until it has a Position
             live.add(entity)
             velocity = try_component(entity, Velocity)
+            flock = try_component(entity, Flock)
             row = row_of.get(entity)
             if row is None:
-                table.add(entity, position, velocity, agent)
+                table.add(entity, position, velocity, agent, flock)
                 continue
-            pos_b, vel_b, agent_b = bound[row]
-            if pos_b is not position or vel_b is not velocity or agent_b is not agent:
-                table.rebind(row, position, velocity, agent)
+            pos_b, vel_b, agent_b, flock_b = bound[row]
+            if pos_b is not position or vel_b is not velocity or agent_b is not agent or flock_b is not flock:
+                table.rebind(row, position, velocity, agent, flock)
         if len(live) != len(row_of):
             for entity in [e for e in row_of if e not in live]:
                 requests.cancel(entity)

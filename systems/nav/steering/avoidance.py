@@ -1,0 +1,47 @@
+"""Wall avoidance: a push away from blocked cells within reach (off-grid counts as blocked)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def wall_repulsion(pos, active, reach, passable, cell_size, origin_x, origin_y, out):
+    """For each active agent, sum ``(1 - d / reach)`` pushes away from the nearest point of every
+    blocked cell closer than ``reach`` (world units, per agent) into ``out`` (``(n, 2)``)."""
+    h, w = passable.shape
+    n = pos.shape[0]
+    out[:] = 0.0
+    for i in range(n):
+        if not active[i]:
+            continue
+        r = reach[i]
+        if r <= 0.0:
+            continue
+        px = pos[i, 0]
+        py = pos[i, 1]
+        cx = int(math.floor((px - origin_x) / cell_size))
+        cy = int(math.floor((py - origin_y) / cell_size))
+        span = int(math.ceil(r / cell_size))
+        fx = 0.0
+        fy = 0.0
+        for yy in range(cy - span, cy + span + 1):
+            for xx in range(cx - span, cx + span + 1):
+                if 0 <= xx < w and 0 <= yy < h and passable[yy, xx]:
+                    continue
+                x0 = origin_x + xx * cell_size
+                y0 = origin_y + yy * cell_size
+                qx = min(max(px, x0), x0 + cell_size)
+                qy = min(max(py, y0), y0 + cell_size)
+                dx = px - qx
+                dy = py - qy
+                d = math.sqrt(dx * dx + dy * dy)
+                if d < r and d > 1e-9:
+                    s = (1.0 - d / r) / d
+                    fx += dx * s
+                    fy += dy * s
+        out[i, 0] = fx
+        out[i, 1] = fy

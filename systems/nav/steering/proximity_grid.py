@@ -1,0 +1,88 @@
+"""A uniform spatial hash over points, rebuilt per tick by counting sort (O(n), no all-pairs)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def build_proximity_grid(points, active, cell):
+    """Bucket the ``active`` rows of ``points`` (``(n, 2)``) into square cells of side ``cell``.
+
+    Returns ``(order, starts, origin_x, origin_y, cols, rows)``: the agents of bucket ``k`` are
+    ``order[starts[k]:starts[k + 1]]``, bucket ``k = row * cols + col``.
+    """
+    n = points.shape[0]
+    min_x = np.inf
+    min_y = np.inf
+    max_x = -np.inf
+    max_y = -np.inf
+    for i in range(n):
+        if active[i]:
+            min_x = min(min_x, points[i, 0])
+            min_y = min(min_y, points[i, 1])
+            max_x = max(max_x, points[i, 0])
+            max_y = max(max_y, points[i, 1])
+    if not (min_x <= max_x):
+        return np.zeros(0, dtype=np.int64), np.zeros(2, dtype=np.int64), 0.0, 0.0, 1, 1
+    cols = int((max_x - min_x) / cell) + 1
+    rows = int((max_y - min_y) / cell) + 1
+    counts = np.zeros(cols * rows + 1, dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        if active[i]:
+            k = int((points[i, 1] - min_y) / cell) * cols + int((points[i, 0] - min_x) / cell)
+            key[i] = k
+            counts[k + 1] += 1
+        else:
+            key[i] = -1
+    for k in range(cols * rows):
+        counts[k + 1] += counts[k]
+    starts = counts.copy()
+    fill = counts[:-1].copy()
+    order = np.empty(starts[-1], dtype=np.int64)
+    for i in range(n):
+        k = key[i]
+        if k >= 0:
+            order[fill[k]] = i
+            fill[k] += 1
+    return order, starts, min_x, min_y, cols, rows
+
+
+@njit(cache=True)
+def near_any(queries, points, reach):
+    """For each query point, True when some point of ``points`` lies within ``reach`` of it."""
+    nq = queries.shape[0]
+    out = np.zeros(nq, dtype=np.bool_)
+    if points.shape[0] == 0 or nq == 0:
+        return out
+    active = np.ones(points.shape[0], dtype=np.bool_)
+    order, starts, ox, oy, cols, rows = build_proximity_grid(points, active, reach)
+    r2 = reach * reach
+    for i in range(nq):
+        ci = int(math.floor((queries[i, 0] - ox) / reach))
+        cj = int(math.floor((queries[i, 1] - oy) / reach))
+        found = False
+        for dj in range(-1, 2):
+            row = cj + dj
+            if row < 0 or row >= rows or found:
+                continue
+            for di in range(-1, 2):
+                col = ci + di
+                if col < 0 or col >= cols:
+                    continue
+                k = row * cols + col
+                for e in range(starts[k], starts[k + 1]):
+                    j = order[e]
+                    dx = queries[i, 0] - points[j, 0]
+                    dy = queries[i, 1] - points[j, 1]
+                    if dx * dx + dy * dy <= r2:
+                        found = True
+                        break
+                if found:
+                    break
+        out[i] = found
+    return out

@@ -1,0 +1,168 @@
+"""Hand-built crowd levels from the flow-field issue, and a runner that checks every tick.
+
+Each level: a passable map, a spawn box for 200 units and a goal. Cells are 1 world unit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import esper
+import numpy as np
+
+from components import Flock, NavigationAgent, NavState, Position, Velocity
+from systems import Navigation, install
+from systems.nav import Grid
+from systems.nav.flow import FlowField
+
+
+@dataclass
+class CrowdLevel:
+    name: str
+    grid: Grid
+    spawn: tuple[int, int, int, int]          # x0, y0, x1, y1 (cells, inclusive-exclusive)
+    goal: tuple[int, int]
+    gap_width: int                            # narrowest passage on the way, cells
+
+
+def narrow_passage() -> CrowdLevel:
+    """A wall across the map with a single one-cell gap, off the straight line."""
+    p = np.ones((40, 60), dtype=bool)
+    p[:, 30] = False
+    p[30, 30] = True                                     # the one-cell gap (x=30, y=30)
+    return CrowdLevel("narrow passage", Grid(p), (4, 5, 20, 20), (50, 10), 1)
+
+
+def u_trap() -> CrowdLevel:
+    """A concave U whose mouth faces the units; the goal lies straight behind its bottom."""
+    p = np.ones((50, 70), dtype=bool)
+    p[10:40, 40] = False                                 # bottom of the U
+    p[10, 22:41] = False                                 # arms reaching back toward the units
+    p[39, 22:41] = False
+    return CrowdLevel("U trap", Grid(p), (18, 16, 34, 34), (62, 25), 10)
+
+
+def open_field() -> CrowdLevel:
+    p = np.ones((50, 80), dtype=bool)
+    return CrowdLevel("open field", Grid(p), (3, 15, 19, 35), (72, 25), 50)
+
+
+def long_corridor() -> CrowdLevel:
+    """Two rooms joined by a corridor two cells wide and sixty long."""
+    p = np.zeros((40, 110), dtype=bool)
+    p[5:35, 2:22] = True                                 # west room
+    p[19:21, 22:82] = True                               # corridor, 2 wide, 60 long
+    p[5:35, 82:108] = True                               # east room
+    return CrowdLevel("2-wide corridor", Grid(p), (4, 8, 20, 32), (100, 20), 2)
+
+
+LEVELS = [narrow_passage, u_trap, open_field, long_corridor]
+
+
+@dataclass
+class CrowdResult:
+    arrived: int
+    total: int
+    ticks: int
+    max_stuck_s: float
+    in_wall: int
+    nan: bool
+
+
+def spawn_crowd(level: CrowdLevel, count: int, method: str, seed: int = 0, speed: float = 4.0):
+    """Spawn ``count`` units of one flock in the level's spawn box, ordered to its goal."""
+    grid = level.grid
+    rng = np.random.default_rng(seed)
+    x0, y0, x1, y1 = level.spawn
+    cells = [(x, y) for y in range(y0, y1) for x in range(x0, x1) if grid.passable[y, x]]
+    picks = rng.choice(len(cells), size=count, replace=len(cells) < count)
+    target = grid.cell_to_world(*level.goal)
+    ents = []
+    for i in picks:
+        x, y = cells[i]
+        jitter = rng.uniform(-0.3, 0.3, 2)
+        ents.append(esper.create_entity(
+            Position(x + 0.5 + jitter[0], y + 0.5 + jitter[1]), Velocity(), Flock(group=1),
+            NavigationAgent(target_position=target, max_speed=speed, radius=0.35, method=method)))
+    return ents
+
+
+def tick_bound(level: CrowdLevel, count: int, speed: float, dt: float) -> int:
+    """Walking time of the farthest unit at ``speed`` plus queueing through the narrowest gap."""
+    ff = FlowField.build(level.grid, [level.goal])
+    x0, y0, x1, y1 = level.spawn
+    far = float(np.nanmax(np.where(np.isfinite(ff.integration[y0:y1, x0:x1]), ff.integration[y0:y1, x0:x1], np.nan)))
+    seconds = 1.5 * far / speed + 1.5 * count / (speed * level.gap_width) + 5.0
+    return int(math.ceil(seconds / dt))
+
+
+def run_crowd(level: CrowdLevel, count: int = 200, method: str = "flowfield", seed: int = 0,
+              speed: float = 4.0, dt: float = 1 / 30, navigation_kw: dict | None = None,
+              before_tick=None) -> CrowdResult:
+    """Run a crowd to its goal, checking walls, NaN and stuck units every tick."""
+    nav = Navigation(level.grid, **(navigation_kw or {}))
+    install(nav)
+    ents = spawn_crowd(level, count, method, seed, speed)
+    bound = tick_bound(level, count, speed, dt)
+    stuck_since = np.zeros(count)
+    max_stuck = 0.0
+    in_wall = 0
+    nan = False
+    grid = level.grid
+    t = nav.agents
+    for tick in range(bound):
+        if before_tick is not None:
+            before_tick(tick, nav, ents)
+        esper.process(dt)
+        n = t.count
+        pos = t.position[:n]
+        if not np.isfinite(pos).all() or not np.isfinite(t.velocity[:n]).all():
+            nan = True
+        cells = grid.world_to_cells(pos)
+        in_wall += int((~grid.passable[cells[:, 1], cells[:, 0]]).sum())
+        state = t.nav_state[:n, 0]
+        walking = state == NavState.FOLLOWING
+        speed_now = np.hypot(t.velocity[:n, 0], t.velocity[:n, 1])
+        slow = walking & (speed_now < 0.01 * speed)
+        stuck_since = np.where(slow, stuck_since + dt, 0.0)
+        max_stuck = max(max_stuck, float(stuck_since.max()))
+        if not walking.any() and tick > 2:
+            break
+    arrived = int((t.nav_state[: t.count, 0] == NavState.FINISHED).sum())
+    return CrowdResult(arrived, count, tick + 1, max_stuck, in_wall, nan)
+
+
+def seek_leader_baseline():
+    """The simple design the seed texts try first: the leader walks its A* path, followers steer
+    straight at the leader (plus flocking). Returns a processor class to use instead of
+    ``FlowSteeringProcessor``."""
+    from systems.flow_steering import FlowSteeringProcessor
+
+    class SeekLeaderProcessor(FlowSteeringProcessor):
+        def _steer(self, order, members, dt):
+            t = self.navigation.agents
+            row = t.row_of.get(order.leader) if order.leader is not None else None
+            if row is not None:
+                offset = t.position[row, :2] - t.position[members, :2]
+                dist = np.hypot(offset[:, 0], offset[:, 1])
+                keep = dist > 1e-9
+                # corridor replaced by "head for the leader"; arrival logic unchanged
+                order.corridor = _Seek(offset, keep, dist)
+            super()._steer(order, members, dt)
+
+    return SeekLeaderProcessor
+
+
+class _Seek:
+    """Stands in for a corridor field: every follower's direction is straight at the leader."""
+
+    def __init__(self, offset, keep, dist):
+        self.dirs = np.zeros_like(offset, dtype=np.float32)
+        self.dirs[keep] = offset[keep] / dist[keep, None]
+
+    def sample(self, pos):
+        return self.dirs.copy()
+
+    def covers(self, pos):
+        return np.ones(len(pos), dtype=bool)

@@ -1,0 +1,115 @@
+"""Crowds of 200 units on the four levels of the flow-field issue: ≥ 99% arrive within a tick
+bound, none ever inside a wall, no NaN, none stuck (moving < 1% of speed for 5 s)."""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+import pytest
+
+from components import Flock, NavigationAgent, NavState, Position, Velocity
+from systems import FlowSteeringProcessor, Navigation, install
+from systems.flow_steering import CHAIN_REACH
+from tests.systems.crowd_levels import LEVELS, narrow_passage, open_field, run_crowd, seek_leader_baseline
+
+CROWD = 200
+
+
+def _check(result, nav=None):
+    assert not result.nan, "NaN position or velocity"
+    assert result.in_wall == 0, f"{result.in_wall} unit-ticks inside walls"
+    assert result.max_stuck_s < 5.0, f"a unit was stuck for {result.max_stuck_s:.1f} s"
+    assert result.arrived >= 0.99 * result.total, f"only {result.arrived}/{result.total} arrived"
+
+
+@pytest.mark.parametrize("method", ["flowfield", "leader"])
+@pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
+def test_crowd_of_200_arrives(make, method):
+    level = make()
+    holder = {}
+    result = run_crowd(level, CROWD, method, before_tick=lambda tick, nav, ents: holder.update(nav=nav))
+    _check(result)
+    # they settled around the goal, not somewhere on the way
+    nav = holder["nav"]
+    t = nav.agents
+    done = t.nav_state[: t.count, 0] == NavState.FINISHED
+    goal = np.array(level.grid.cell_to_world(*level.goal)[:2])
+    far = np.hypot(*(t.position[: t.count][done, :2] - goal).T).max()
+    steer = next(p for p in esper._processors if isinstance(p, FlowSteeringProcessor))
+    assert far <= 3 * CHAIN_REACH * _disc_radius(steer, level) + 2.0
+
+
+def _disc_radius(steer, level):
+    return steer._arrival_radius(level.goal, CROWD, 0.35)
+
+
+def test_seek_the_leader_baseline_fails_the_narrow_passage_where_the_corridor_field_passes():
+    level = narrow_passage()
+    baseline = seek_leader_baseline()
+
+    def swap(tick, nav, ents):
+        if tick == 0:
+            prio = esper.get_processor(FlowSteeringProcessor).priority
+            esper.remove_processor(FlowSteeringProcessor)
+            esper.add_processor(baseline(nav), priority=prio)
+
+    seek = run_crowd(level, CROWD, "leader", before_tick=swap)
+    esper.clear_database()
+    for cls in (baseline,):
+        esper.remove_processor(cls)
+    corridor = run_crowd(narrow_passage(), CROWD, "leader")
+    assert seek.arrived < 0.6 * CROWD, f"baseline unexpectedly got {seek.arrived} through"
+    assert corridor.arrived >= 0.99 * CROWD
+    assert seek.max_stuck_s >= 5.0            # followers pinned against the wall
+
+
+def test_sector_tiles_mode_moves_the_crowd_too():
+    result = run_crowd(open_field(), CROWD, "flowfield", navigation_kw={"flow_mode": "tiles", "sector_size": 10})
+    _check(result)
+
+
+def test_every_unit_gets_its_own_target_reached_event():
+    got = []
+
+    class Log:
+        def reached(self, e):
+            got.append(e)
+
+    log = Log()
+    esper.set_handler("target_reached", log.reached)
+    result = run_crowd(open_field(), 50, "flowfield")
+    assert result.arrived == 50 and sorted(got) == sorted(set(got)) and len(got) == 50
+
+
+def test_lone_flowfield_unit_without_flock_arrives_at_its_target():
+    level = open_field()
+    nav = Navigation(level.grid)
+    install(nav)
+    e = esper.create_entity(Position(3.5, 3.5), Velocity(), NavigationAgent(target_position=(70.5, 40.5, 0), method="flowfield"))
+    for _ in range(900):
+        esper.process(1 / 30)
+    agent = esper.component_for_entity(e, NavigationAgent)
+    pos = esper.component_for_entity(e, Position)
+    assert agent.is_target_reached() and np.hypot(pos.x - 70.5, pos.y - 40.5) <= agent.target_desired_distance + 1e-9
+
+
+def test_unreachable_flow_target_fails_with_a_reason():
+    p = np.ones((10, 20), dtype=bool)
+    p[:, 10] = False
+    from systems.nav import Grid
+
+    nav = Navigation(Grid(p))
+    install(nav)
+    failed = []
+
+    class Log:
+        def on_failed(self, e, reason):
+            failed.append(reason)
+
+    log = Log()
+    esper.set_handler("path_failed", log.on_failed)
+    for method in ("flowfield", "leader"):
+        esper.create_entity(Position(2.5, 2.5), Velocity(), Flock(group=3),
+                            NavigationAgent(target_position=(15.5, 5.5), method=method))
+    esper.process(1 / 30)
+    assert len(failed) == 2 and all("not reachable" in r for r in failed)
