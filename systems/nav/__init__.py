@@ -10,6 +10,8 @@ Usable from a plain script::
 """
 
 from .errors import NavError
+from .flow.field import FlowField
+from .flow.sectors import SectorGraph
 from .grid import Grid
 from .heuristics import HEURISTICS
 from .paths import path_cost, path_length, smooth_path, validate_path
@@ -19,5 +21,6 @@ from .warmup import warm_up
 
 __all__ = [
     "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",
+    "FlowField", "SectorGraph",
     "smooth_path", "path_length", "path_cost", "validate_path", "warm_up",
 ]

@@ -334,6 +334,10 @@ class SectorOrder:
         self.goal = goal
         self.fields: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._seeds_used: dict[int, np.ndarray] = {}
+        # Every built sector's directions also land in one map-sized array, so sampling many
+        # units is one gather, whatever the number of sectors they stand in.
+        self._direction = np.zeros(graph.grid.shape + (2,), dtype=np.float32)
+        self._built = np.zeros(len(graph.sectors), dtype=bool)
         self.replan()
 
     def replan(self) -> None:
@@ -361,6 +365,7 @@ class SectorOrder:
                     or not np.array_equal(values, old_values)):
                 del self.fields[sid]
                 del self._seeds_used[sid]
+                self._built[sid] = False
 
     def _seed_values(self, sid: int):
         """Ring seeds of sector ``sid``: the far-side cells of its portals, each at its portal
@@ -391,6 +396,9 @@ class SectorOrder:
             f = self.graph.local_field(sid, seeds, values, ring, ring_values, with_directions=True)
             self.fields[sid] = f
             self._seeds_used[sid] = (ring, ring_values)
+            sec = self.graph.sectors[sid]
+            self._direction[sec.y0:sec.y0 + sec.h, sec.x0:sec.x0 + sec.w] = f[2]
+            self._built[sid] = True
         return f
 
     def cost(self, cells: np.ndarray) -> np.ndarray:
@@ -406,21 +414,20 @@ class SectorOrder:
         return out
 
     def sample(self, points: np.ndarray) -> np.ndarray:
-        """Directions for world points ``(N, 2|3)`` -> ``(N, 2) float32`` (zero off-grid)."""
+        """Directions for world points ``(N, 2|3)`` -> ``(N, 2) float32`` (zero off-grid);
+        builds the fields of sectors not built yet."""
         grid = self.graph.grid
         cells = grid.world_to_cells(points).astype(np.int64)
         inside = (cells[:, 0] >= 0) & (cells[:, 0] < grid.width) & (cells[:, 1] >= 0) & (cells[:, 1] < grid.height)
         out = np.zeros((len(cells), 2), dtype=np.float32)
-        idx = np.flatnonzero(inside)
-        if len(idx) == 0:
+        c = cells[inside]
+        if len(c) == 0:
             return out
-        c = cells[idx]
         sids = self.graph.sector_of(c)
-        for sid in np.unique(sids):
-            _, _, direction = self.field(int(sid))
-            sec = self.graph.sectors[int(sid)]
-            m = sids == sid
-            out[idx[m]] = direction[c[m, 1] - sec.y0, c[m, 0] - sec.x0]
+        missing = sids[~self._built[sids]]
+        for sid in np.unique(missing):
+            self.field(int(sid))
+        out[inside] = self._direction[c[:, 1], c[:, 0]]
         return out
 
     def best_moves(self, cells: np.ndarray) -> np.ndarray:
