@@ -70,6 +70,15 @@ class FlockingProcessor(NavProcessor):
             wall = np.empty((n, 2))
             reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
             wall_repulsion(pos2, flow, reach, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1], wall)
+            # Walls steer, they never brake: drop the part of the push that opposes where the
+            # unit is heading (at a narrow gap's mouth it would cancel the flow and jam it).
+            heading = vel[:, :2]
+            norm = np.hypot(heading[:, 0], heading[:, 1])
+            moving = norm > 1e-9
+            unit = np.zeros((n, 2))
+            unit[moving] = heading[moving] / norm[moving, None]
+            against = np.minimum((wall * unit).sum(axis=1), 0.0)
+            wall -= against[:, None] * unit
             push += nav.wall_avoidance * wall
         rows = np.flatnonzero(steer | flow)
         base = np.where(settled[rows, None], 0.0, vel[rows, :2])   # settled: no drift of their own

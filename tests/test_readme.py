@@ -19,4 +19,5 @@ def test_readme_example_runs(index, capsys):
         esper.switch_world("default")
         esper.delete_world("readme")
     out = capsys.readouterr().out
-    assert ("69.91" in out) if index == 0 else ("arrived" in out)
+    expected = {0: "69.91", 1: "arrived", 2: "100 of 100 arrived"}[index]
+    assert expected in out

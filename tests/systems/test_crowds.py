@@ -10,7 +10,8 @@ import pytest
 from components import Flock, NavigationAgent, NavState, Position, Velocity
 from systems import FlowSteeringProcessor, Navigation, install
 from systems.flow_steering import CHAIN_REACH
-from tests.systems.crowd_levels import LEVELS, narrow_passage, open_field, run_crowd, seek_leader_baseline
+from tests.systems.crowd_levels import (LEVELS, gap_by_the_corner, narrow_passage, open_field, run_crowd,
+                                        seek_leader_baseline)
 
 CROWD = 200
 
@@ -113,3 +114,9 @@ def test_unreachable_flow_target_fails_with_a_reason():
                             NavigationAgent(target_position=(15.5, 5.5), method=method))
     esper.process(1 / 30)
     assert len(failed) == 2 and all("not reachable" in r for r in failed)
+
+
+@pytest.mark.parametrize("method", ["flowfield", "leader"])
+def test_units_queue_through_a_one_cell_gap_without_jamming_its_mouth(method):
+    # one unit per cell centre, no randomness: this packing used to jam two units at the gap
+    _check(run_crowd(gap_by_the_corner(), 100, method, seed=None, radius=0.4))
