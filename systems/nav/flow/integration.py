@@ -20,7 +20,7 @@ SQRT2 = math.sqrt(2.0)
 
 @njit(cache=True, inline="always")
 def _unlink(v, bucket, nb, head, nxt, prv):
-    b = bucket[v] % nb
+    b = bucket[v] & (nb - 1)
     if prv[v] >= 0:
         nxt[prv[v]] = nxt[v]
     else:
@@ -32,7 +32,7 @@ def _unlink(v, bucket, nb, head, nxt, prv):
 @njit(cache=True, inline="always")
 def _link(v, b_abs, bucket, nb, head, nxt, prv):
     bucket[v] = b_abs
-    b = b_abs % nb
+    b = b_abs & (nb - 1)
     prv[v] = -1
     nxt[v] = head[b]
     if head[b] >= 0:
@@ -74,7 +74,10 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
                 hi = max(hi, seed_values[i])
         if hi > lo:
             spread = hi - lo
-    nb = int(SQRT2 * max_cost) + 3 + int(spread) + 1
+    need = int(SQRT2 * max_cost) + 3 + int(spread) + 1
+    nb = 1
+    while nb < need:
+        nb *= 2                                          # a power of two: bucket = b & (nb - 1)
     head = np.full(nb, -1, dtype=np.int32)
     nxt = np.empty(n, dtype=np.int32)
     prv = np.empty(n, dtype=np.int32)
@@ -96,7 +99,7 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
     settled = 0
     cur = lowest
     while queued > 0:
-        b = cur % nb
+        b = cur & (nb - 1)
         u = head[b]
         if u < 0:
             cur += 1
@@ -123,11 +126,14 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
             nd = du + (length if uniform else length * 0.5 * (cu + cost[v]))
             if nd >= dist[v] or nd > limit:
                 continue
+            dist[v] = nd
+            b_new = int(nd)
+            if bv == b_new:
+                continue                                # improved within its bucket: no relink
             if bv >= 0:
                 _unlink(v, bucket, nb, head, nxt, prv)
                 queued -= 1
-            dist[v] = nd
-            _link(v, int(nd), bucket, nb, head, nxt, prv)
+            _link(v, b_new, bucket, nb, head, nxt, prv)
             queued += 1
     return settled
 
