@@ -9,6 +9,7 @@ import numpy as np
 from systems.nav import Grid, NavError
 from systems.nav.flow.field import FlowField
 from systems.nav.flow.sectors import SectorGraph, SectorOrder
+from systems.nav.waypoints.hierarchy import Hierarchy
 
 from .agents import AgentTable
 from .requests import PathRequestQueue
@@ -36,12 +37,13 @@ class Navigation:
         wall_avoidance: weight of the push away from walls for flow/leader agents, ≥ 0
             (above the flock weights, so crowds never press units into walls).
         flow_cache: whole-map flow fields kept (LRU), ≥ 1.
+        cache_dir: where bakes (the hierarchy) are cached on disk; None keeps them in memory.
     """
 
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
-                 flow_cache: int = 8) -> None:
+                 flow_cache: int = 8, cache_dir: str | None = None) -> None:
         if not isinstance(grid, Grid):
             raise NavError(f"Navigation needs a systems.nav.Grid, got {type(grid).__name__}")
         if smoothing not in ("precise", "fast", None):
@@ -65,6 +67,8 @@ class Navigation:
         self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
         self._tiles: SectorGraph | None = None
         self._fields_version = grid.version
+        self.cache_dir = cache_dir
+        self._hierarchy: Hierarchy | None = None
 
     # ------------------------------------------------------------- flow fields
     @property
@@ -100,9 +104,22 @@ class Navigation:
             self._fields.popitem(last=False)
         return made
 
+    def hierarchy(self, progress=None) -> Hierarchy:
+        """The level's waypoint hierarchy (agents with ``method="hierarchy"``), built — or loaded
+        from ``cache_dir`` — on first use."""
+        if self._hierarchy is None:
+            if self.cache_dir is not None:
+                self._hierarchy = Hierarchy.cached(self.grid, self.cache_dir, progress=progress)
+            else:
+                self._hierarchy = Hierarchy.build(self.grid, progress=progress)
+        return self._hierarchy
+
     def cells_changed(self, cells: np.ndarray) -> None:
         """Tell the navigation that ``cells`` were opened, blocked or re-costed on its grid
-        (after ``Grid.set_passable`` / ``set_cost``): tiles update only the sectors touched."""
+        (after ``Grid.set_passable`` / ``set_cost``): tiles and the hierarchy update only the
+        sectors / clusters touched."""
+        if self._hierarchy is not None:
+            self._hierarchy.update(cells)
         if self._tiles is not None:
             self._tiles.update(cells)
             for order in self._fields.values():

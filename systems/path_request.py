@@ -10,6 +10,8 @@ import numpy as np
 from components import GRID_PLANNERS, PLANNERS, NavState
 
 FLOW_PLANNERS = ("flowfield", "leader")
+#: Planners answered at once, outside the budgeted queue (a hierarchy query costs ~1 ms).
+DIRECT_PLANNERS = ("hierarchy",)
 from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
 from systems.nav import NavError, smooth_path
 
@@ -57,8 +59,8 @@ class PathRequestProcessor(NavProcessor):
         method = PLANNERS[int(table.agent_method[row, 0])]
         if not np.isfinite(target).all():
             return self._fail(row, f"target_position {tuple(float(v) for v in target)} is not a finite point")
-        if method not in GRID_PLANNERS + FLOW_PLANNERS:
-            available = ", ".join(GRID_PLANNERS + FLOW_PLANNERS)
+        if method not in GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS:
+            available = ", ".join(GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS)
             return self._fail(row, f"planner {method!r} is not available yet; use one of {available}")
         goal = grid.world_to_cell(float(target[0]), float(target[1]))
         start = grid.world_to_cell(float(table.position[row, 0]), float(table.position[row, 1]))
@@ -76,6 +78,14 @@ class PathRequestProcessor(NavProcessor):
             table.velocity[row] = 0.0
             table.nav_state[row, 0] = NavState.FOLLOWING
             return
+        if method == "hierarchy":
+            result = nav.hierarchy().find_path(start, goal)
+            request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target))
+            if result.found:
+                self._give_path(row, request, result.cells, smoothed=True)
+            else:
+                self._fail(row, result.reason)
+            return
         try:
             request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target))
         except NavError as e:  # pragma: no cover - cells were checked above
@@ -84,10 +94,10 @@ class PathRequestProcessor(NavProcessor):
         table.velocity[row] = 0.0
         nav.requests.submit(request)
 
-    def _give_path(self, row: int, request: PathRequest, cells: np.ndarray) -> None:
+    def _give_path(self, row: int, request: PathRequest, cells: np.ndarray, smoothed: bool = False) -> None:
         nav = self.navigation
         table, grid = nav.agents, nav.grid
-        if nav.smoothing and len(cells) > 2:
+        if nav.smoothing and len(cells) > 2 and not smoothed:
             cells = smooth_path(grid, cells, nav.smoothing)
         points = grid.cells_to_world(cells)
         tx, ty, tz = request.target

@@ -187,3 +187,20 @@ def test_clearing_the_target_stops_the_agent(arena):
     pos = esper.component_for_entity(e, Position).as_tuple()
     esper.process(1 / 60)
     assert esper.component_for_entity(e, Position).as_tuple() == pos
+
+
+def test_hierarchy_planner_agent_reaches_its_target(event_log):
+    grid = load_movingai_map("den520d.map")
+    nav = Navigation(grid)
+    install(nav)
+    cells = np.argwhere(grid.passable)[:, ::-1]
+    rng = np.random.default_rng(3)
+    s, t = (tuple(int(v) for v in cells[i]) for i in rng.integers(0, len(cells), 2))
+    assert find_path(grid, s, t).found
+    e = _spawn(grid, s, grid.cell_to_world(*t), method="hierarchy", max_speed=20.0)
+    for _ in range(3000):
+        esper.process(1 / 30)
+        if event_log.of("target_reached", e):
+            break
+    assert event_log.of("path_changed", e) and event_log.of("target_reached", e)
+    assert nav.hierarchy().levels == 3

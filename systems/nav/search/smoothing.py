@@ -78,3 +78,36 @@ def smooth_precise(passable, cost, wp, cells):
         keep[nxt] = True
         anchor = nxt
     return cells[keep].copy()
+
+
+@njit(cache=True)
+def smooth_fast_via(passable, cost, wp, cells, way_idx):
+    """The fast pass for uniform-cost grids, testing sight first against the path's waypoints
+    (``way_idx``: indices into ``cells``, first 0 and last n-1) and walking single cells only
+    where a waypoint cannot be seen. Returns the kept cells (a subsequence of ``cells``)."""
+    n = cells.shape[0]
+    keep = np.zeros(n, dtype=np.bool_)
+    keep[0] = True
+    keep[n - 1] = True
+    anchor = 0
+    seen = 0
+    j = 1
+    m = way_idx.size
+    while j < m:
+        t = way_idx[j]
+        if t <= anchor:
+            j += 1
+            continue
+        if _visible(passable, cost, wp, cells, anchor, t, 1.0):
+            seen = t
+            j += 1
+            continue
+        # the next waypoint hides behind a bend: from the last waypoint seen, walk cells on to
+        # the farthest one in sight (what the cell-by-cell pass would keep)
+        i = max(seen, anchor + 1)
+        while i + 1 < t and _visible(passable, cost, wp, cells, anchor, i + 1, 1.0):
+            i += 1
+        keep[i] = True
+        anchor = i
+        seen = i
+    return cells[keep].copy()

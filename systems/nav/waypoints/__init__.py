@@ -1,0 +1,1 @@
+"""Waypoint graphs: multi-level hierarchy (HPA*-style) and graph search kernels."""

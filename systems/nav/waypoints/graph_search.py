@@ -1,0 +1,309 @@
+"""Search kernels over waypoint graphs stored as CSR arrays (``adj_start``, ``adj_target``,
+``adj_cost``), with node positions ``node_x``/``node_y`` in grid cells for the octile heuristic.
+
+Sources and targets are given as lists with costs, so a query point that is not a node (a unit's
+cell) enters as "virtual" edges: start → sources, targets → goal. Only nodes whose ``allowed``
+flag is set are entered, which restricts a search to a corridor of clusters.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+
+OCTILE_DIAG = math.sqrt(2.0) - 1.0
+
+
+@njit(cache=True, inline="always")
+def _octile(x0, y0, x1, y1):
+    dx = abs(x0 - x1)
+    dy = abs(y0 - y1)
+    return (dx + OCTILE_DIAG * dy) if dx > dy else (dy + OCTILE_DIAG * dx)
+
+
+class GraphScratch:
+    """Per-graph search arrays reused between searches (stamped, never cleared)."""
+
+    def __init__(self, n: int) -> None:
+        self.g = np.empty(n + 1)
+        self.parent = np.empty(n + 1, dtype=np.int64)
+        self.pos = np.empty(n + 1, dtype=np.int32)
+        self.keys = np.empty(n + 1)
+        self.nodes = np.empty(n + 1, dtype=np.int32)
+        self.to_goal = np.empty(n + 1)
+        self.stamp = np.zeros(n + 1, dtype=np.int32)
+        self.cur = 0
+
+    def next(self) -> int:
+        """A fresh stamp for the next search."""
+        if self.cur >= np.iinfo(np.int32).max - 2:
+            self.stamp[:] = 0
+            self.cur = 0
+        self.cur += 1
+        return self.cur
+
+    def arrays(self):
+        return (self.g, self.parent, self.pos, self.keys, self.nodes, self.to_goal, self.stamp)
+
+
+@njit(cache=True)
+def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
+                 src, src_cost, dst, dst_cost, goal_x, goal_y, use_heuristic,
+                 g, parent, pos, keys, nodes, to_goal, stamp, cur, report):
+    """A* (or Dijkstra when ``use_heuristic`` is False) from the virtual start (edges ``src``
+    with ``src_cost``) to the virtual goal (edges ``dst`` with ``dst_cost``).
+
+    Scratch arrays come from a ``GraphScratch`` (``cur`` its fresh stamp). Returns
+    ``(cost, path, reported)``: ``path`` the node ids from a source to a target (empty when no
+    target is reachable or there are none), ``reported`` the settled cost of each node of
+    ``report`` (inf where not settled) — the Dijkstra distances an insertion needs.
+    """
+    n = node_x.size
+    goal = n                                      # slot n = the virtual goal
+    stamp[goal] = cur
+    g[goal] = np.inf
+    parent[goal] = -1
+    pos[goal] = NOT_IN_HEAP
+    for i in range(dst.size):
+        u = dst[i]
+        if stamp[u] != cur:
+            stamp[u] = cur
+            g[u] = np.inf
+            parent[u] = -1
+            pos[u] = NOT_IN_HEAP
+            to_goal[u] = np.inf
+        if dst_cost[i] < to_goal[u]:
+            to_goal[u] = dst_cost[i]
+    size = 0
+    for i in range(src.size):
+        u = src[i]
+        if allowed[u] == 0:
+            continue
+        if stamp[u] != cur:
+            stamp[u] = cur
+            g[u] = np.inf
+            parent[u] = -1
+            pos[u] = NOT_IN_HEAP
+            to_goal[u] = np.inf
+        if src_cost[i] >= g[u]:
+            continue
+        g[u] = src_cost[i]
+        h = _octile(node_x[u], node_y[u], goal_x, goal_y) if use_heuristic else 0.0
+        if pos[u] >= 0:
+            keys[pos[u]] = g[u] + h
+            heap_sift_up(keys, nodes, pos, pos[u])
+        else:
+            size = heap_push(keys, nodes, pos, size, g[u] + h, u)
+    while size > 0:
+        u, size = heap_pop(keys, nodes, pos, size)
+        pos[u] = CLOSED
+        if u == goal:
+            break
+        gu = g[u]
+        if to_goal[u] < np.inf:
+            ng = gu + to_goal[u]
+            if ng < g[goal]:
+                g[goal] = ng
+                parent[goal] = u
+                if pos[goal] >= 0:
+                    keys[pos[goal]] = ng
+                    heap_sift_up(keys, nodes, pos, pos[goal])
+                else:
+                    size = heap_push(keys, nodes, pos, size, ng, goal)
+        for e in range(adj_start[u], adj_start[u + 1]):
+            v = adj_target[e]
+            if allowed[v] == 0:
+                continue
+            if stamp[v] != cur:
+                stamp[v] = cur
+                g[v] = np.inf
+                parent[v] = -1
+                pos[v] = NOT_IN_HEAP
+                to_goal[v] = np.inf
+            elif pos[v] == CLOSED:
+                continue
+            ng = gu + adj_cost[e]
+            if ng < g[v]:
+                g[v] = ng
+                parent[v] = u
+                h = _octile(node_x[v], node_y[v], goal_x, goal_y) if use_heuristic else 0.0
+                if pos[v] >= 0:
+                    keys[pos[v]] = ng + h
+                    heap_sift_up(keys, nodes, pos, pos[v])
+                else:
+                    size = heap_push(keys, nodes, pos, size, ng + h, v)
+    reported = np.full(report.size, np.inf)
+    for i in range(report.size):
+        u = report[i]
+        if stamp[u] == cur and pos[u] == CLOSED:
+            reported[i] = g[u]
+    if not (g[goal] < np.inf) or pos[goal] != CLOSED:
+        return np.inf, np.zeros(0, dtype=np.int64), reported
+    count = 0
+    u = parent[goal]
+    while u >= 0:
+        count += 1
+        u = parent[u]
+    path = np.empty(count, dtype=np.int64)
+    u = parent[goal]
+    i = count - 1
+    while u >= 0:
+        path[i] = u
+        i -= 1
+        u = parent[u]
+    return g[goal], path, reported
+
+
+@njit(cache=True)
+def corridor_astar(moves, cost, wp, uniform, start, goal, cluster_ok, csize, ncols,
+                   g, parent, stamp, pos, heap_key, heap_node, cur):
+    """Grid A* (octile, no corner cutting) that only enters cells whose level-1 cluster has
+    ``cluster_ok`` set (cluster of padded cell ``(x, y)``: ``((y-1)//csize)·ncols + (x-1)//csize``).
+    Uses a stamped ``SearchWorkspace`` (``cur`` = its stamp). Returns ``(found, cost, expanded)``;
+    the path is in ``parent``."""
+    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    mdx = np.array((1, -1, 0, 0, 1, -1, 1, -1))
+    mdy = np.array((0, 0, 1, -1, 1, 1, -1, -1))
+    gx = goal % wp
+    gy = goal // wp
+    stamp[start] = cur
+    g[start] = 0.0
+    parent[start] = -1
+    pos[start] = NOT_IN_HEAP
+    size = heap_push(heap_key, heap_node, pos, 0, _octile(start % wp, start // wp, gx, gy), start)
+    expanded = 0
+    while size > 0:
+        u, size = heap_pop(heap_key, heap_node, pos, size)
+        pos[u] = CLOSED
+        if u == goal:
+            return True, g[u], expanded
+        expanded += 1
+        ux = u % wp
+        uy = u // wp
+        gu = g[u]
+        cu = cost[u]
+        m = moves[u]
+        for k in range(8):
+            if (m >> k) & 1 == 0:
+                continue
+            vx = ux + mdx[k]
+            vy = uy + mdy[k]
+            if cluster_ok[((vy - 1) // csize) * ncols + (vx - 1) // csize] == 0:
+                continue
+            v = u + offs[k]
+            length = 1.4142135623730951 if k >= 4 else 1.0
+            ng = gu + (length if uniform else length * 0.5 * (cu + cost[v]))
+            if stamp[v] != cur:
+                stamp[v] = cur
+                g[v] = ng
+                parent[v] = u
+                size = heap_push(heap_key, heap_node, pos, size, ng + (1.0 + 1e-9) * _octile(vx, vy, gx, gy), v)
+            elif ng < g[v] - 1e-12 and pos[v] != CLOSED:
+                g[v] = ng
+                parent[v] = u
+                heap_key[pos[v]] = ng + (1.0 + 1e-9) * _octile(vx, vy, gx, gy)
+                heap_sift_up(heap_key, heap_node, pos, pos[v])
+    return False, np.inf, expanded
+
+
+@njit(cache=True)
+def refine_legs(moves, cost, wp, uniform, xs, ys, csize, width, height):
+    """Grid path through the waypoints ``(xs[i], ys[i])`` (consecutive ones share a cluster or
+    face each other across a border): one small A* per leg, inside the box of the leg's one or
+    two clusters, on local arrays of at most (2·csize)² cells (they stay in cache, where a
+    grid-sized workspace would not). Returns ``(cells (N, 2) int32, expanded, ok)``."""
+    side = 2 * csize
+    cap = side * side
+    g = np.empty(cap)
+    parent = np.empty(cap, dtype=np.int64)
+    stamp = np.zeros(cap, dtype=np.int32)
+    pos = np.empty(cap, dtype=np.int32)
+    keys = np.empty(cap)
+    heap_nodes = np.empty(cap, dtype=np.int32)
+    mdx = np.array((1, -1, 0, 0, 1, -1, 1, -1))
+    mdy = np.array((0, 0, 1, -1, 1, 1, -1, -1))
+    k = xs.size
+    out = np.empty((1, 2), dtype=np.int32)
+    out[0, 0] = xs[0]
+    out[0, 1] = ys[0]
+    pieces = [out]
+    total = 1
+    expanded = 0
+    way_idx = np.zeros(k, dtype=np.int64)
+    for i in range(k - 1):
+        ax, ay, bx, by = xs[i], ys[i], xs[i + 1], ys[i + 1]
+        x0 = min(ax // csize, bx // csize) * csize
+        y0 = min(ay // csize, by // csize) * csize
+        x1 = min((max(ax // csize, bx // csize) + 1) * csize, width)
+        y1 = min((max(ay // csize, by // csize) + 1) * csize, height)
+        lw = x1 - x0
+        cur = i + 1
+        a = (ay - y0) * lw + (ax - x0)
+        b = (by - y0) * lw + (bx - x0)
+        stamp[a] = cur
+        g[a] = 0.0
+        parent[a] = -1
+        pos[a] = NOT_IN_HEAP
+        size = heap_push(keys, heap_nodes, pos, 0, _octile(ax, ay, bx, by), a)
+        found = False
+        while size > 0:
+            u, size = heap_pop(keys, heap_nodes, pos, size)
+            pos[u] = CLOSED
+            if u == b:
+                found = True
+                break
+            expanded += 1
+            ux = u % lw + x0
+            uy = u // lw + y0
+            gu = g[u]
+            gi = (uy + 1) * wp + ux + 1
+            cu = cost[gi]
+            m = moves[gi]
+            for d in range(8):
+                if (m >> d) & 1 == 0:
+                    continue
+                vx = ux + mdx[d]
+                vy = uy + mdy[d]
+                if vx < x0 or vx >= x1 or vy < y0 or vy >= y1:
+                    continue
+                v = (vy - y0) * lw + (vx - x0)
+                length = 1.4142135623730951 if d >= 4 else 1.0
+                ng = gu + (length if uniform else length * 0.5 * (cu + cost[(vy + 1) * wp + vx + 1]))
+                if stamp[v] != cur:
+                    stamp[v] = cur
+                    g[v] = ng
+                    parent[v] = u
+                    size = heap_push(keys, heap_nodes, pos, size, ng + (1.0 + 1e-9) * _octile(vx, vy, bx, by), v)
+                elif ng < g[v] - 1e-12 and pos[v] != CLOSED:
+                    g[v] = ng
+                    parent[v] = u
+                    keys[pos[v]] = ng + (1.0 + 1e-9) * _octile(vx, vy, bx, by)
+                    heap_sift_up(keys, heap_nodes, pos, pos[v])
+        if not found:
+            return np.zeros((0, 2), dtype=np.int32), expanded, False, way_idx
+        n = 0
+        u = b
+        while u != a:
+            n += 1
+            u = parent[u]
+        piece = np.empty((n, 2), dtype=np.int32)
+        u = b
+        j = n - 1
+        while u != a:
+            piece[j, 0] = u % lw + x0
+            piece[j, 1] = u // lw + y0
+            j -= 1
+            u = parent[u]
+        pieces.append(piece)
+        total += n
+        way_idx[i + 1] = total - 1
+    cells = np.empty((total, 2), dtype=np.int32)
+    j = 0
+    for piece in pieces:
+        cells[j:j + piece.shape[0]] = piece
+        j += piece.shape[0]
+    return cells, expanded, True, way_idx
