@@ -193,12 +193,7 @@ class FlowSteeringProcessor(NavProcessor):
         vel[arrived] = 0.0
         t.velocity[members] = vel
         if arrived.any():
-            finished = members[arrived]
-            t.nav_state[finished, 0] = NavState.FINISHED
-            for row in finished:
-                entity = int(t.entity[row])
-                esper.dispatch_event(events.TARGET_REACHED, entity)
-                esper.dispatch_event(events.NAVIGATION_FINISHED, entity)
+            self.arrive(members[arrived])
 
     def _arrived_mates(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """Positions ``(m, 2)`` of units of this order's group already arrived at its goal."""

@@ -74,9 +74,4 @@ class PathFollowProcessor(NavProcessor):
         if events.has_handler(events.VELOCITY_COMPUTED):
             esper.dispatch_event(events.VELOCITY_COMPUTED, table.entity[rows].copy(), velocity)
         if arrived.any():
-            done = rows[arrived]
-            table.nav_state[done, 0] = NavState.FINISHED
-            for row in done:
-                entity = int(table.entity[row])
-                esper.dispatch_event(events.TARGET_REACHED, entity)
-                esper.dispatch_event(events.NAVIGATION_FINISHED, entity)
+            self.arrive(rows[arrived])

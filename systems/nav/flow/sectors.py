@@ -401,17 +401,21 @@ class SectorOrder:
             self._built[sid] = True
         return f
 
-    def cost(self, cells: np.ndarray) -> np.ndarray:
-        """Tile integration values at ``(N, 2)`` cells (builds the sectors they are in)."""
+    def _gather(self, cells: np.ndarray, which: int, fill, dtype) -> np.ndarray:
+        """Per-cell values from field part ``which`` (0 dist, 1 best_move) of each cell's sector."""
         c = np.asarray(cells, dtype=np.int64)
         sids = self.graph.sector_of(c)
-        out = np.full(len(c), np.inf)
+        out = np.full(len(c), fill, dtype=dtype)
         for sid in np.unique(sids):
-            dist, _, _ = self.field(int(sid))
+            part = self.field(int(sid))[which]
             sec = self.graph.sectors[int(sid)]
             m = sids == sid
-            out[m] = dist[c[m, 1] - sec.y0, c[m, 0] - sec.x0]
+            out[m] = part[c[m, 1] - sec.y0, c[m, 0] - sec.x0]
         return out
+
+    def cost(self, cells: np.ndarray) -> np.ndarray:
+        """Tile integration values at ``(N, 2)`` cells (builds the sectors they are in)."""
+        return self._gather(cells, 0, np.inf, np.float64)
 
     def sample(self, points: np.ndarray) -> np.ndarray:
         """Directions for world points ``(N, 2|3)`` -> ``(N, 2) float32`` (zero off-grid);
@@ -432,12 +436,4 @@ class SectorOrder:
 
     def best_moves(self, cells: np.ndarray) -> np.ndarray:
         """``best_move`` of ``(N, 2)`` cells (-1 where none)."""
-        c = np.asarray(cells, dtype=np.int64)
-        sids = self.graph.sector_of(c)
-        out = np.full(len(c), -1, dtype=np.int8)
-        for sid in np.unique(sids):
-            _, best, _ = self.field(int(sid))
-            sec = self.graph.sectors[int(sid)]
-            m = sids == sid
-            out[m] = best[c[m, 1] - sec.y0, c[m, 0] - sec.x0]
-        return out
+        return self._gather(cells, 1, -1, np.int8)

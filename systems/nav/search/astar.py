@@ -23,26 +23,6 @@ OCTILE_DIAG = SQRT2 - 1.0
 
 
 @njit(cache=True, inline="always")
-def heuristic_at(node, goal, wp, mode, table):
-    """Estimate from padded flat ``node`` to ``goal``."""
-    if mode == 0:
-        return 0.0
-    if mode == TABLE:
-        return table[node]
-    dx = abs(node % wp - goal % wp)
-    dy = abs(node // wp - goal // wp)
-    if mode == OCTILE:
-        if dx > dy:
-            return dx + OCTILE_DIAG * dy
-        return dy + OCTILE_DIAG * dx
-    if mode == EUCLIDEAN:
-        return math.sqrt(dx * dx + dy * dy)
-    if mode == MANHATTAN:
-        return float(dx + dy)
-    return 0.0
-
-
-@njit(cache=True, inline="always")
 def heuristic_xy(x, y, gx, gy, node, mode, table):
     """Estimate from cell ``(x, y)`` (padded flat index ``node``) to ``(gx, gy)``."""
     if mode == 0:
@@ -60,6 +40,12 @@ def heuristic_xy(x, y, gx, gy, node, mode, table):
     if mode == MANHATTAN:
         return float(dx + dy)
     return 0.0
+
+
+@njit(cache=True, inline="always")
+def heuristic_at(node, goal, wp, mode, table):
+    """Estimate from padded flat ``node`` to ``goal``."""
+    return heuristic_xy(node % wp, node // wp, goal % wp, goal // wp, node, mode, table)
 
 
 @njit(cache=True)

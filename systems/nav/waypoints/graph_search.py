@@ -159,58 +159,6 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
 
 
 @njit(cache=True)
-def corridor_astar(moves, cost, wp, uniform, start, goal, cluster_ok, csize, ncols,
-                   g, parent, stamp, pos, heap_key, heap_node, cur):
-    """Grid A* (octile, no corner cutting) that only enters cells whose level-1 cluster has
-    ``cluster_ok`` set (cluster of padded cell ``(x, y)``: ``((y-1)//csize)·ncols + (x-1)//csize``).
-    Uses a stamped ``SearchWorkspace`` (``cur`` = its stamp). Returns ``(found, cost, expanded)``;
-    the path is in ``parent``."""
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    mdx = np.array((1, -1, 0, 0, 1, -1, 1, -1))
-    mdy = np.array((0, 0, 1, -1, 1, 1, -1, -1))
-    gx = goal % wp
-    gy = goal // wp
-    stamp[start] = cur
-    g[start] = 0.0
-    parent[start] = -1
-    pos[start] = NOT_IN_HEAP
-    size = heap_push(heap_key, heap_node, pos, 0, _octile(start % wp, start // wp, gx, gy), start)
-    expanded = 0
-    while size > 0:
-        u, size = heap_pop(heap_key, heap_node, pos, size)
-        pos[u] = CLOSED
-        if u == goal:
-            return True, g[u], expanded
-        expanded += 1
-        ux = u % wp
-        uy = u // wp
-        gu = g[u]
-        cu = cost[u]
-        m = moves[u]
-        for k in range(8):
-            if (m >> k) & 1 == 0:
-                continue
-            vx = ux + mdx[k]
-            vy = uy + mdy[k]
-            if cluster_ok[((vy - 1) // csize) * ncols + (vx - 1) // csize] == 0:
-                continue
-            v = u + offs[k]
-            length = 1.4142135623730951 if k >= 4 else 1.0
-            ng = gu + (length if uniform else length * 0.5 * (cu + cost[v]))
-            if stamp[v] != cur:
-                stamp[v] = cur
-                g[v] = ng
-                parent[v] = u
-                size = heap_push(heap_key, heap_node, pos, size, ng + (1.0 + 1e-9) * _octile(vx, vy, gx, gy), v)
-            elif ng < g[v] - 1e-12 and pos[v] != CLOSED:
-                g[v] = ng
-                parent[v] = u
-                heap_key[pos[v]] = ng + (1.0 + 1e-9) * _octile(vx, vy, gx, gy)
-                heap_sift_up(heap_key, heap_node, pos, pos[v])
-    return False, np.inf, expanded
-
-
-@njit(cache=True)
 def refine_legs(moves, cost, wp, uniform, xs, ys, csize, width, height):
     """Grid path through the waypoints ``(xs[i], ys[i])`` (consecutive ones share a cluster or
     face each other across a border): one small A* per leg, inside the box of the leg's one or

@@ -40,12 +40,10 @@ from ..errors import NavError
 from ..grid import Grid, legal_moves
 from ..paths import path_cost, smooth_path
 from ..result import PathResult, PathStatus
-from ..search.astar import trace_path
 from ..search.facade import find_path
 from ..search.smoothing import smooth_fast_via
-from ..search.workspace import SearchWorkspace
 from ..flow.integration import integrate
-from .graph_search import GraphScratch, corridor_astar, graph_search, refine_legs
+from .graph_search import GraphScratch, graph_search, refine_legs
 
 __all__ = ["Hierarchy", "CoarseRoute"]
 
@@ -303,11 +301,8 @@ class Hierarchy:
         s, g, corridor, way = route
         cells, expanded = self._legs(way)
         way_idx = self._last_way_idx
-        if cells is None:                                   # defensive: search the whole corridor
-            cells, expanded = self._corridor_path(s, g, corridor)
-            way_idx = None
-        if cells is None:
-            return PathResult.unreachable(f"goal {g} is not reachable from start {s}", expanded)
+        if cells is None:                          # defensive: the abstract graph disagreed
+            return self._finish(find_path(self.grid, s, g), smooth)
         result = PathResult(PathStatus.FOUND, path_cost(self.grid, cells), cells, expanded)
         return self._finish(result, smooth, way_idx)
 
@@ -421,21 +416,6 @@ class Hierarchy:
             ok = np.isfinite(dist_l)
             edges.append((candidates[ok].astype(np.int64), dist_l[ok]))
         return edges
-
-    def _corridor_path(self, s, g, corridor: np.ndarray):
-        grid = self.grid
-        (_, cost), wp = grid.padded()
-        ws = grid.workspace("hierarchy", SearchWorkspace.for_grid)
-        ws.next_stamp()
-        start = (s[1] + 1) * wp + s[0] + 1
-        goal = (g[1] + 1) * wp + g[0] + 1
-        cols = -(-grid.width // self.sizes[0])
-        found, _, expanded = corridor_astar(grid.move_masks(), cost, wp, grid.is_uniform, start, goal,
-                                            corridor, self.sizes[0], cols, ws.g, ws.parent, ws.stamp,
-                                            ws.pos, ws.heap_key, ws.heap_node, np.int32(ws.state[0]))
-        if not found:
-            return None, expanded
-        return trace_path(ws.parent, goal, wp), expanded
 
     # =================================================================== updates
     def update(self, changed_cells: np.ndarray) -> list[int]:
@@ -568,15 +548,11 @@ class CoarseRoute:
         a search inside the one or two clusters the leg spans."""
         if self.legs_left <= 0:
             return np.zeros((0, 2), dtype=np.int32)
-        h = self.hierarchy
-        a = tuple(int(v) for v in self.waypoints[self._next])
-        b = tuple(int(v) for v in self.waypoints[self._next + 1])
+        leg = self.waypoints[self._next:self._next + 2]
         self._next += 1
-        corridor = np.zeros(h._cluster_count(1), dtype=np.uint8)
-        corridor[[int(h._cluster_of(*a, 1)), int(h._cluster_of(*b, 1))]] = 1
-        cells, _ = h._corridor_path(a, b, corridor)
-        if cells is None:                       # a waypoint pair always connects inside a cluster
-            cells, _ = h._corridor_path(a, b, self._corridor)
+        cells, _ = self.hierarchy._legs(leg)
+        if cells is None:                       # defensive: waypoints always connect in-cluster
+            cells = find_path(self.hierarchy.grid, tuple(leg[0]), tuple(leg[1])).cells
         return cells
 
     def refine_all(self) -> np.ndarray:
