@@ -1,8 +1,13 @@
-"""Level tools: ``python -m levels bake MAP [--cache DIR]``.
+"""Level tools: ``python -m levels list | validate FILE | show FILE --out map.png | bake FILE``.
 
-``bake`` builds what a level needs before play — the waypoint hierarchy and the flow-field sector
-tiles — with progress bars, and caches the hierarchy on disk (format version + checksum; a
-corrupt or stale cache file is rebuilt).
+* ``list``: the built-in levels.
+* ``validate FILE``: load and check a level (``.toml``, a built-in name, or a Moving AI ``.map``);
+  mistakes are reported as ``file:line:col: what is wrong``.
+* ``show FILE --out map.png``: a picture of the level, optionally with a path, flow-field
+  arrows or hierarchy clusters on top.
+* ``bake FILE``: build what a level needs before play — the waypoint hierarchy and the flow-field
+  sector tiles — with progress bars; the hierarchy is cached on disk (format version + checksum;
+  a corrupt or stale cache file is rebuilt).
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from levels import LevelError, load_movingai_map
+from levels import LevelError
+from levels.level_file import builtin_levels, load_level
 from systems.nav.errors import NavError
 
 DEFAULT_CACHE = Path(__file__).resolve().parent / "cache"
@@ -39,7 +45,7 @@ def bake(args) -> int:
     from systems.nav.flow.sectors import SectorGraph
     from systems.nav.waypoints.hierarchy import Hierarchy
 
-    grid = load_movingai_map(args.map)
+    grid = load_level(args.map).grid
     t = time.perf_counter()
     h = Hierarchy.cached(grid, args.cache, levels=args.levels, cluster_size=args.cluster_size,
                          progress=_bar("hierarchy"))
@@ -61,17 +67,69 @@ def bake(args) -> int:
     return 0
 
 
+def list_levels(args) -> int:
+    for name in builtin_levels():
+        level = load_level(name)
+        print(f"{name:<12} {level.grid.width}x{level.grid.height}  {level.description}")
+    return 0
+
+
+def validate(args) -> int:
+    level = load_level(args.map)
+    g = level.grid
+    print(f"{args.map}: ok — {level.name!r}, {g.width}x{g.height}, {int(g.passable.sum())} walkable cells, "
+          f"teams {sorted(level.spawns)}, {len(level.waypoints)} waypoints, gates {sorted(level.gates) or 'none'}")
+    return 0
+
+
+def show(args) -> int:
+    import numpy as np
+
+    from levels.picture import level_image, write_png
+    from systems.nav import find_path
+    from systems.nav.flow import FlowField
+
+    level = load_level(args.map)
+    grid = level.grid
+    paths, flow, clusters = [], None, 0
+    teams = sorted(level.spawns)
+    if len(teams) >= 2 and ("paths" in args.overlay or "flow" in args.overlay):
+        a = level.spawns[teams[0]][len(level.spawns[teams[0]]) // 2]
+        b = level.spawns[teams[1]][len(level.spawns[teams[1]]) // 2]
+        if "paths" in args.overlay:
+            r = find_path(grid, tuple(int(v) for v in a), tuple(int(v) for v in b))
+            if r.found:
+                paths.append(r.cells)
+        if "flow" in args.overlay:
+            flow = FlowField.build(grid, [tuple(int(v) for v in b)])
+    if "hierarchy" in args.overlay:
+        clusters = 32
+    img = level_image(level, args.scale, paths, flow, clusters)
+    write_png(args.out, img)
+    print(f"wrote {args.out} ({img.shape[1]}x{img.shape[0]})")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m levels", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="the built-in levels")
+    v = sub.add_parser("validate", help="load and check a level file")
+    v.add_argument("map")
+    s = sub.add_parser("show", help="write a picture of a level")
+    s.add_argument("map")
+    s.add_argument("--out", type=Path, default=Path("map.png"))
+    s.add_argument("--scale", type=int, default=4, help="pixels per cell")
+    s.add_argument("--overlay", default="", help="comma list: paths, flow, hierarchy")
     b = sub.add_parser("bake", help="build and cache a level's navigation data")
-    b.add_argument("map", help="a Moving AI .map (a name from levels/maps/ or a path)")
+    b.add_argument("map", help="a level (.toml, built-in name) or Moving AI .map")
     b.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})")
     b.add_argument("--levels", type=int, default=3)
     b.add_argument("--cluster-size", type=int, default=32)
     args = ap.parse_args(argv)
+    command = {"list": list_levels, "validate": validate, "show": show, "bake": bake}[args.command]
     try:
-        return bake(args)
+        return command(args)
     except (LevelError, NavError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
