@@ -14,7 +14,8 @@ $(VENV)/.installed-%: pyproject.toml
 	@touch $@
 
 demo: $(VENV)/.installed-test
-	$(PY) -m systems.demo --sample 200 --agents 2000 --ticks 1800
+	$(PY) -m systems.demo --sample 200 --agents 2000 --ticks 900
+	$(PY) -m game --frames 450 --screenshot out/demo.png
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q

@@ -7,6 +7,8 @@ a row of the ``Navigation``'s agent arrays, so processors work on all agents at 
 
 from .navigation import GRID_PLANNERS, PLANNERS, NavigationAgent, NavState
 from .steering import Flock
+from .tags import Selected, Team
 from .transform import Position, Velocity
 
-__all__ = ["Position", "Velocity", "NavigationAgent", "NavState", "Flock", "PLANNERS", "GRID_PLANNERS"]
+__all__ = ["Position", "Velocity", "NavigationAgent", "NavState", "Flock", "Team", "Selected", "PLANNERS",
+           "GRID_PLANNERS"]

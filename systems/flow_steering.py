@@ -65,10 +65,14 @@ class FlowSteeringProcessor(NavProcessor):
     def __init__(self, navigation) -> None:
         super().__init__(navigation)
         self.orders: dict[tuple[int, int, int, int], GroupOrder] = {}
+        self._version = navigation.grid.version
 
     def update(self, dt: float) -> None:
         nav = self.navigation
         t, grid = nav.agents, nav.grid
+        if self._version != grid.version:          # the map changed: leaders re-plan, corridors rebuild
+            self.orders.clear()
+            self._version = grid.version
         n = t.count
         method = t.agent_method[:n, 0]
         state = t.nav_state[:n, 0]

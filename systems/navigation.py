@@ -120,6 +120,14 @@ class Navigation:
         sectors / clusters touched."""
         if self._hierarchy is not None:
             self._hierarchy.update(cells)
+        # every agent on its way re-plans against the new grid (one request each)
+        from components import NavState
+        from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
+
+        n = self.agents.count
+        state = self.agents.nav_state[:n, 0]
+        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & self.agents.agent_flags[:n, F_HAS_TARGET]
+        self.agents.agent_flags[:n, F_TARGET_DIRTY] |= moving
         if self._tiles is not None:
             self._tiles.update(cells)
             for order in self._fields.values():

@@ -1,0 +1,463 @@
+"""The RTS demo: a Panda3D view onto an esper world that rtsnav moves.
+
+The game is a view: one task advances ``esper.process`` at a fixed step, then syncs the scene
+from the components; input only fills an intent map that becomes order components. Game state
+lives in components, never in Panda3D nodes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import esper
+import numpy as np
+from panda3d.core import (AmbientLight, DirectionalLight, LineSegs, NodePath, PNMImage, Filename,
+                          TextNode, loadPrcFileData)
+
+from components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
+from levels.level_file import Level, load_level
+from systems import Navigation, install, installed_processors
+
+from .orders import ground_point, issue_move
+from .scene import SELECTED_COLOR, TEAM_COLORS, UnitMesh, build_terrain
+from .selection import nearest_unit, units_in_box
+
+__all__ = ["RtsApp", "configure_panda"]
+
+SIM_DT = 1.0 / 30.0
+OVERLAYS = {1: "paths", 2: "flow field", 3: "hierarchy clusters", 4: "navmesh"}
+HELP = ("WASD/arrows pan  wheel zoom  Q/E rotate  left-drag select  shift add  right-click move  "
+        "G gate  1-4 overlays  P pause  F1 help")
+
+
+def configure_panda(headless: bool, size: tuple[int, int]) -> None:
+    """Panda3D settings before ShowBase starts (offscreen software rendering when headless)."""
+    prc = [f"win-size {size[0]} {size[1]}", "sync-video false", "audio-library-name null",
+           "window-title rtsnav demo", "notify-level-device fatal", "notify-level-x11display fatal",
+           "notify-level-display fatal"]
+    if headless:
+        prc += ["window-type offscreen", "load-display p3tinydisplay"]
+    loadPrcFileData("rtsnav", "\n".join(prc))
+
+
+class RtsApp:
+    """The demo application (wraps a ``ShowBase``).
+
+    Args:
+        level: a built-in level name, a level ``.toml`` or a Moving AI ``.map``.
+        units: how many units (split between the level's teams).
+        headless: render offscreen (``p3tinydisplay``) instead of opening a window.
+        size: window size in pixels.
+    """
+
+    def __init__(self, level: str = "river", units: int = 500, *, headless: bool = False,
+                 size: tuple[int, int] = (1024, 640), seed: int = 1) -> None:
+        configure_panda(headless, size)
+        from direct.showbase.ShowBase import ShowBase
+
+        self.base = ShowBase(windowType="offscreen" if headless else None)
+        self.loader = self.base.loader
+        self.task_mgr = self.base.taskMgr
+        self.headless = headless
+        self.world = f"rtsnav-demo-{id(self)}"
+        esper.switch_world(self.world)
+        self.level: Level = load_level(level)
+        self.navigation = Navigation(self.level.grid)
+        install(self.navigation)
+        self.entities = self._spawn(units, seed)
+        self.paused = False
+        self.overlay = 0
+        self.tick = 0
+        self.intent: dict = {}
+        self.drag_start: tuple[float, float] | None = None
+        self.last_goal: tuple[int, int] | None = None
+        self.frame_ms = {"simulation": 0.0, "sync": 0.0, "render": 0.0}
+        self._build_scene()
+        self._bind_input()
+        self._accum = 0.0
+        self.task_mgr.add(self._frame_task, "rtsnav-frame")
+
+    # ------------------------------------------------------------------ world
+    def _spawn(self, units: int, seed: int) -> list[int]:
+        rng = np.random.default_rng(seed)
+        teams = sorted(self.level.spawns)
+        ents = []
+        for i in range(units):
+            team = teams[i % len(teams)]
+            cells = self.level.spawns[team]
+            x, y = cells[rng.integers(0, len(cells))]
+            wx, wy, _ = self.level.grid.cell_to_world(int(x), int(y))
+            jitter = rng.uniform(-0.3, 0.3, 2) * self.level.grid.cell_size
+            z = float(self.level.ground[y, x])
+            ents.append(esper.create_entity(
+                Position(wx + jitter[0], wy + jitter[1], z), Velocity(), Team(team), Flock(group=team),
+                NavigationAgent(max_speed=float(rng.uniform(4.5, 5.5)), radius=0.35)))
+        esper.process(0.0)                      # register the agents (no movement at dt = 0)
+        return ents
+
+    def positions(self) -> np.ndarray:
+        """World positions of the units, ``(N, 3)``, in ``entities`` order."""
+        t = self.navigation.agents
+        rows = np.fromiter((t.row_of[e] for e in self.entities), dtype=np.int64, count=len(self.entities))
+        return t.position[rows]
+
+    def step(self, ticks: int = 1) -> None:
+        """Advance the simulation by ``ticks`` fixed steps (``SIM_DT`` each)."""
+        esper.switch_world(self.world)
+        for _ in range(ticks):
+            esper.process(SIM_DT)
+            self.tick += 1
+
+    # ------------------------------------------------------------------ scene
+    def _build_scene(self) -> None:
+        base = self.base
+        base.setBackgroundColor(0.55, 0.7, 0.85, 1)
+        self.terrain = build_terrain(self.level)
+        self.terrain.reparentTo(base.render)
+        self.units = UnitMesh(len(self.entities))
+        self.units.node.reparentTo(base.render)
+        self.units.node.setLightOff()
+        self._recolor()
+        sun = DirectionalLight("sun")
+        sun.setColor((0.9, 0.9, 0.85, 1))
+        sun_np = base.render.attachNewNode(sun)
+        sun_np.setHpr(30, -60, 0)
+        amb = AmbientLight("amb")
+        amb.setColor((0.45, 0.45, 0.5, 1))
+        self.terrain.setLight(sun_np)
+        self.terrain.setLight(base.render.attachNewNode(amb))
+        base.disableMouse()
+        g = self.level.grid
+        self.cam_target = np.array([g.width * g.cell_size / 2, g.height * g.cell_size / 2, 0.0])
+        self.cam_heading = 0.0
+        self.cam_distance = max(g.width, g.height) * g.cell_size * 0.95
+        self._place_camera()
+        self.overlay_np = base.render.attachNewNode("overlay")
+        self.box_np = base.render2d.attachNewNode("selection-box")
+        self.hud = TextNode("hud")
+        self.hud.setTextColor(1, 1, 1, 1)
+        self.hud.setShadow(0.05, 0.05)
+        hud_np = base.aspect2d.attachNewNode(self.hud)
+        hud_np.setScale(0.045)
+        hud_np.setPos(-base.getAspectRatio() + 0.03, 0, 0.92)
+        self.help_visible = False
+        self.sync_scene()
+
+    def _place_camera(self) -> None:
+        h = math.radians(self.cam_heading)
+        d = self.cam_distance
+        tx, ty, tz = self.cam_target
+        self.base.camera.setPos(tx - math.sin(h) * d * 0.6, ty - math.cos(h) * d * 0.6, tz + d * 0.8)
+        self.base.camera.lookAt(tx, ty, tz)
+        self.base.camLens.setNearFar(1.0, d * 4)
+
+    def _recolor(self) -> None:
+        teams = np.array([esper.component_for_entity(e, Team).id for e in self.entities])
+        rgb = np.array([TEAM_COLORS.get(int(t), (0.8, 0.8, 0.8)) for t in teams])
+        selected = np.array([esper.has_component(e, Selected) for e in self.entities])
+        rgb[selected] = SELECTED_COLOR
+        self.units.set_colors(rgb)
+
+    def sync_scene(self) -> None:
+        """Scene nodes follow the components (positions, headings, HUD)."""
+        t = self.navigation.agents
+        rows = np.fromiter((t.row_of[e] for e in self.entities), dtype=np.int64, count=len(self.entities))
+        self.units.update(t.position[rows], t.velocity[rows, :2] + 1e-9 * np.array([1.0, 0.0]))
+        if self.overlay == 1 and self.tick % 15 == 0:
+            self._draw_overlay()
+        self._update_hud()
+
+    def _update_hud(self) -> None:
+        procs = installed_processors()
+        ms = "  ".join(f"{type(p).__name__.replace('Processor', '')} {p.last_ms:.2f}" for p in procs)
+        states = self.navigation.agents.nav_state[: self.navigation.agents.count, 0]
+        lines = [f"rtsnav demo — {self.level.name}   tick {self.tick}   "
+                 f"frame: sim {self.frame_ms['simulation']:.1f} ms  sync {self.frame_ms['sync']:.1f} ms  "
+                 f"render {self.frame_ms['render']:.1f} ms",
+                 f"units {len(self.entities)}  selected {len(esper.get_component(Selected))}  "
+                 f"moving {int((states == NavState.FOLLOWING).sum())}  arrived {int((states == NavState.FINISHED).sum())}"
+                 f"   planner: groups leader+flow field, single units A*",
+                 f"ms  {ms}",
+                 f"overlay: {OVERLAYS.get(self.overlay, 'off')}   gates: " + ", ".join(
+                     f"{n} {'open' if g.open else 'closed'}" for n, g in self.level.gates.items()) +
+                 ("   PAUSED" if self.paused else "")]
+        if self.help_visible:
+            lines.append(HELP)
+        self.hud.setText("\n".join(lines))
+
+    # ---------------------------------------------------------------- overlays
+    def set_overlay(self, number: int) -> None:
+        """Show overlay ``number`` (1 paths, 2 flow field, 3 hierarchy clusters, 4 navmesh);
+        the same number again hides it."""
+        self.overlay = 0 if self.overlay == number else number
+        self._draw_overlay()
+
+    def _draw_overlay(self) -> None:
+        self.overlay_np.getChildren().detach()
+        if self.overlay == 0:
+            return
+        grid = self.level.grid
+        segs = LineSegs("overlay")
+        segs.setThickness(2.0)
+        lift = 0.6
+        if self.overlay == 1:
+            segs.setColor(1.0, 0.2, 0.2, 1)
+            t = self.navigation.agents
+            for e in self.entities[:400]:
+                row = t.row_of[e]
+                n = int(t.path_len[row])
+                if n < 2:
+                    continue
+                pts = t.paths.points[t.path_start[row]: t.path_start[row] + n]
+                segs.moveTo(*(pts[0] + [0, 0, lift]))
+                for p in pts[1:]:
+                    segs.drawTo(*(p + [0, 0, lift]))
+        elif self.overlay == 2 and self.last_goal is not None:
+            field = self.navigation.flow_field(self.last_goal)
+            step = max(2, max(grid.shape) // 40)
+            ys, xs = np.mgrid[step // 2:grid.height:step, step // 2:grid.width:step]
+            cells = np.stack([xs.ravel(), ys.ravel()], axis=1)
+            world = grid.cells_to_world(cells)
+            dirs = field.sample(world)
+            segs.setColor(1, 1, 1, 1)
+            for (x, y, _), (dx, dy), (cx, cy) in zip(world, dirs, cells):
+                if dx == 0 and dy == 0:
+                    continue
+                z = float(self.level.ground[cy, cx]) + lift
+                segs.moveTo(x, y, z)
+                segs.drawTo(x + dx * step * 0.6, y + dy * step * 0.6, z)
+        elif self.overlay == 3:
+            h = self.navigation.hierarchy()
+            for size, color in zip(h.sizes[:2], ((1, 0.9, 0.2, 1), (1, 0.4, 0.1, 1))):
+                segs.setColor(*color)
+                for x in range(0, grid.width + 1, size):
+                    segs.moveTo(x * grid.cell_size, 0, lift + 1)
+                    segs.drawTo(x * grid.cell_size, grid.height * grid.cell_size, lift + 1)
+                for y in range(0, grid.height + 1, size):
+                    segs.moveTo(0, y * grid.cell_size, lift + 1)
+                    segs.drawTo(grid.width * grid.cell_size, y * grid.cell_size, lift + 1)
+        if self.overlay in (1, 2, 3):
+            self.overlay_np.attachNewNode(segs.create()).setLightOff()
+
+    # ----------------------------------------------------------------- control
+    def select_box(self, box: tuple[float, float, float, float], add: bool = False) -> list[int]:
+        """Select the units drawn inside the pixel rectangle ``box`` (of team 1 when mixed)."""
+        esper.switch_world(self.world)
+        idx = units_in_box(self.base, self.positions(), box)
+        chosen = [self.entities[i] for i in idx]
+        self._set_selection(chosen, add)
+        return chosen
+
+    def select_at(self, pixel: tuple[float, float], add: bool = False) -> list[int]:
+        """Select the unit drawn nearest to ``pixel`` (if any)."""
+        i = nearest_unit(self.base, self.positions(), pixel)
+        chosen = [] if i is None else [self.entities[i]]
+        self._set_selection(chosen, add)
+        return chosen
+
+    def select_team(self, team: int) -> list[int]:
+        """Select every unit of ``team``."""
+        chosen = [e for e in self.entities if esper.component_for_entity(e, Team).id == team]
+        self._set_selection(chosen, False)
+        return chosen
+
+    def _set_selection(self, chosen: list[int], add: bool) -> None:
+        if not add:
+            for e, _ in list(esper.get_component(Selected)):
+                esper.remove_component(e, Selected)
+        for e in chosen:
+            if not esper.has_component(e, Selected):
+                esper.add_component(e, Selected())
+        self._recolor()
+
+    def order_move(self, target: tuple[float, float, float]) -> int:
+        """Move the selection to world ``target`` (what a right-click does)."""
+        esper.switch_world(self.world)
+        n = issue_move(target)
+        self.last_goal = self.level.grid.world_to_cell(target[0], target[1])
+        if self.overlay == 2:
+            self._draw_overlay()
+        return n
+
+    def order_move_at_pixel(self, pixel: tuple[float, float]) -> int:
+        """Right-click: move the selection to the ground under ``pixel``."""
+        p = ground_point(self.base, pixel, self.level)
+        return 0 if p is None else self.order_move(p)
+
+    def toggle_gate(self, name: str | None = None) -> str | None:
+        """Open / close a gate (the first one by default); units re-plan around the change."""
+        if not self.level.gates:
+            return None
+        esper.switch_world(self.world)
+        name = name or next(iter(self.level.gates))
+        gate = self.level.gates[name]
+        cells = self.level.set_gate(name, not gate.open)
+        self.navigation.cells_changed(cells)
+        return name
+
+    # ------------------------------------------------------------------- input
+    def _bind_input(self) -> None:
+        b = self.base
+        for key, move in (("w", (0, 1)), ("s", (0, -1)), ("a", (-1, 0)), ("d", (1, 0)),
+                          ("arrow_up", (0, 1)), ("arrow_down", (0, -1)), ("arrow_left", (-1, 0)),
+                          ("arrow_right", (1, 0))):
+            b.accept(key, self._intent, ["pan", move, True])
+            b.accept(key + "-up", self._intent, ["pan", move, False])
+        b.accept("q", self._intent, ["rotate", -1, True])
+        b.accept("q-up", self._intent, ["rotate", -1, False])
+        b.accept("e", self._intent, ["rotate", 1, True])
+        b.accept("e-up", self._intent, ["rotate", 1, False])
+        b.accept("wheel_up", self._zoom, [0.85])
+        b.accept("wheel_down", self._zoom, [1.18])
+        b.accept("mouse1", self._mouse_down, [False])
+        b.accept("shift-mouse1", self._mouse_down, [True])
+        b.accept("mouse1-up", self._mouse_up)
+        b.accept("mouse3", self._right_click)
+        b.accept("g", self.toggle_gate)
+        b.accept("p", self._toggle_pause)
+        b.accept("f1", self._toggle_help)
+        for k in OVERLAYS:
+            b.accept(str(k), self.set_overlay, [k])
+
+    def _intent(self, kind, value, on) -> None:
+        held = self.intent.setdefault(kind, set())
+        (held.add if on else held.discard)(value)
+
+    def _zoom(self, factor: float) -> None:
+        self.cam_distance = float(np.clip(self.cam_distance * factor, 10, 2000))
+        self._place_camera()
+
+    def _mouse_pixel(self) -> tuple[float, float] | None:
+        mw = self.base.mouseWatcherNode
+        if mw is None or not mw.hasMouse():
+            return None
+        m = mw.getMouse()
+        return ((m.x + 1) * 0.5 * self.base.win.getXSize(), (1 - m.y) * 0.5 * self.base.win.getYSize())
+
+    def _mouse_down(self, add: bool) -> None:
+        self.drag_start = self._mouse_pixel()
+        self.drag_add = add
+
+    def _mouse_up(self) -> None:
+        end = self._mouse_pixel()
+        if self.drag_start is None or end is None:
+            return
+        a, b = self.drag_start, end
+        if abs(a[0] - b[0]) + abs(a[1] - b[1]) < 6:
+            self.select_at(b, self.drag_add)
+        else:
+            self.select_box((a[0], a[1], b[0], b[1]), self.drag_add)
+        self.drag_start = None
+        self.box_np.getChildren().detach()
+
+    def _right_click(self) -> None:
+        p = self._mouse_pixel()
+        if p is not None:
+            self.order_move_at_pixel(p)
+
+    def _toggle_pause(self) -> None:
+        self.paused = not self.paused
+
+    def _toggle_help(self) -> None:
+        self.help_visible = not self.help_visible
+
+    def _draw_drag_box(self) -> None:
+        self.box_np.getChildren().detach()
+        end = self._mouse_pixel()
+        if self.drag_start is None or end is None:
+            return
+        w, h = self.base.win.getXSize(), self.base.win.getYSize()
+        to2d = lambda p: ((p[0] / w) * 2 - 1, (1 - p[1] / h) * 2 - 1)  # noqa: E731
+        (x0, y0), (x1, y1) = to2d(self.drag_start), to2d(end)
+        segs = LineSegs("box")
+        segs.setColor(1, 1, 0.3, 1)
+        segs.moveTo(x0, 0, y0)
+        for x, y in ((x1, y0), (x1, y1), (x0, y1), (x0, y0)):
+            segs.drawTo(x, 0, y)
+        self.box_np.attachNewNode(segs.create())
+
+    # -------------------------------------------------------------------- loop
+    def _frame_task(self, task):
+        dt = SIM_DT if self.headless else min(self.base.clock.getDt(), 0.25)
+        pan = self.intent.get("pan", set())
+        if pan:
+            h = math.radians(self.cam_heading)
+            mx = sum(v[0] for v in pan)
+            my = sum(v[1] for v in pan)
+            speed = self.cam_distance * 0.8 * dt
+            self.cam_target[0] += (mx * math.cos(h) + my * math.sin(h)) * speed
+            self.cam_target[1] += (-mx * math.sin(h) + my * math.cos(h)) * speed
+            self._place_camera()
+        rot = self.intent.get("rotate", set())
+        if rot:
+            self.cam_heading += sum(rot) * 90 * dt
+            self._place_camera()
+        if self.drag_start is not None:
+            self._draw_drag_box()
+        t0 = time.perf_counter()
+        if not self.paused:
+            self._accum += dt
+            while self._accum >= SIM_DT - 1e-9:
+                self.step(1)
+                self._accum -= SIM_DT
+        t1 = time.perf_counter()
+        self.sync_scene()
+        t2 = time.perf_counter()
+        self.frame_ms["simulation"] = (t1 - t0) * 1e3
+        self.frame_ms["sync"] = (t2 - t1) * 1e3
+        return task.cont
+
+    def render_frame(self) -> None:
+        """Run one frame: the frame task (simulation + sync), then draw."""
+        self.task_mgr.step()
+        t = time.perf_counter()
+        self.base.graphicsEngine.renderFrame()
+        self.frame_ms["render"] = (time.perf_counter() - t) * 1e3
+
+    def screenshot(self, path: str | Path) -> np.ndarray:
+        """Save the current frame as an image and return it as ``[H, W, 3] uint8``."""
+        self.base.graphicsEngine.renderFrame()
+        img = PNMImage()
+        self.base.win.getScreenshot(img)
+        img.write(Filename.fromOsSpecific(str(path)))
+        return pnm_to_array(img)
+
+    def image(self) -> np.ndarray:
+        """The current frame as ``[H, W, 3] uint8`` (not saved)."""
+        self.base.graphicsEngine.renderFrame()
+        img = PNMImage()
+        self.base.win.getScreenshot(img)
+        return pnm_to_array(img)
+
+    def run(self) -> None:
+        """Play in a window until it is closed."""
+        self.base.run()
+
+    def destroy(self) -> None:
+        """Close the window and drop this app's esper world."""
+        self.base.destroy()
+        esper.switch_world("default")
+        if self.world in esper.list_worlds():
+            esper.delete_world(self.world)
+
+
+def pnm_to_array(img: PNMImage) -> np.ndarray:
+    """A ``PNMImage`` as ``[H, W, 3] uint8``."""
+    from panda3d.core import StringStream
+
+    w, h = img.getXSize(), img.getYSize()
+    ss = StringStream()
+    img.write(ss, "ppm")
+    data = ss.getData()
+    # binary PPM: "P6\n<w> <h>\n<max>\n" then the pixels
+    header_end = 0
+    fields = 0
+    while fields < 4:
+        while data[header_end:header_end + 1].isspace():
+            header_end += 1
+        while not data[header_end:header_end + 1].isspace():
+            header_end += 1
+        fields += 1
+    return np.frombuffer(data[header_end + 1:], dtype=np.uint8)[: w * h * 3].reshape(h, w, 3)
