@@ -160,7 +160,9 @@ def _layer(text: str, src: str, data: dict, key: str) -> tuple[list[str], int]:
     if not isinstance(value, str):
         raise LevelError(src, line, 1, f"'{key}' must be a multi-line string of rows, got {type(value).__name__}")
     rows = value.split("\n")
-    first = line + 1 if value.startswith("\n") or rows[0] == "" else line
+    raw = text.splitlines()[line - 1].rstrip() if line else ""
+    # TOML drops a newline right after the opening quotes: then the rows start on the next line
+    first = line + 1 if raw.endswith(("\"\"\"", "\'\'\'")) else line
     if rows and rows[0] == "":
         rows = rows[1:]
     while rows and rows[-1].strip() == "":
@@ -254,7 +256,21 @@ def parse_level(text: str, src: str = "<level>") -> Level:
     grid = Grid(walk, cost, heights=elevation, cell_size=float(cell_size), name=str(data["name"]))
     ground = elevation + offset
 
-    def cells_of(entry, what, line):
+    lines_all = text.splitlines()
+
+    def key_line(header_line: int, keys: tuple[str, ...]) -> int:
+        """Line of the first of ``keys`` below a table header (else the header's line)."""
+        for i in range(header_line, len(lines_all)):
+            stripped = lines_all[i].lstrip()
+            if i > header_line - 1 and stripped.startswith("["):
+                if i != header_line - 1:
+                    break
+            if any(stripped.startswith(k) for k in keys):
+                return i + 1
+        return header_line
+
+    def cells_of(entry, what, header):
+        line = key_line(header, ("area", "cells", "cell")) if header else 0
         if "area" in entry:
             a = entry["area"]
             if not (isinstance(a, list) and len(a) == 4 and all(isinstance(v, int) for v in a)):
@@ -283,6 +299,7 @@ def parse_level(text: str, src: str = "<level>") -> Level:
         if not isinstance(team, int) or team < 1:
             raise LevelError(src, line, 1, f"spawn: team must be an integer >= 1, got {team!r}")
         c = cells_of(entry, f"spawn of team {team}", line)
+        line = key_line(line, ("area", "cells", "cell")) if line else 0
         walls = ~walk[c[:, 1], c[:, 0]]
         if "cells" in entry or "cell" in entry:
             if walls.any():
@@ -297,6 +314,7 @@ def parse_level(text: str, src: str = "<level>") -> Level:
     for k, entry in enumerate(data.get("waypoint", [])):
         line = wp_lines[k] if k < len(wp_lines) else 0
         c = cells_of(entry, "waypoint", line)
+        line = key_line(line, ("cell", "cells", "area")) if line else 0
         if not walk[c[:, 1], c[:, 0]].all():
             raise LevelError(src, line, 1, f"waypoint {tuple(c[0])} is in a wall")
         waypoints.append(c)
@@ -308,6 +326,7 @@ def parse_level(text: str, src: str = "<level>") -> Level:
         if not isinstance(name, str) or not name:
             raise LevelError(src, line, 1, "gate needs a name")
         c = cells_of(entry, f"gate {name!r}", line)
+        line = key_line(line, ("cells", "cell", "area")) if line else 0
         if not walk[c[:, 1], c[:, 0]].all():
             raise LevelError(src, line, 1, f"gate {name!r}: cell {tuple(c[~walk[c[:, 1], c[:, 0]]][0])} "
                              "is not walkable terrain (a gate closes walkable cells)")

@@ -1,0 +1,144 @@
+"""The Panda3D demo, rendered offscreen (p3tinydisplay): what the player sees and does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import esper
+import numpy as np
+import pytest
+
+from components import NavState, Selected
+from game.app import RtsApp
+from game.scene import TEAM_COLORS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def app():
+    a = RtsApp("river", 200, headless=True, size=(640, 400))
+    yield a
+    a.destroy()
+
+
+def _near(img, rgb, tol=40):
+    c = np.array(rgb) * 255
+    return int((np.abs(img.astype(int) - c).max(axis=2) <= tol).sum())
+
+
+def test_screenshot_shows_terrain_and_both_teams(app, tmp_path):
+    app.render_frame()
+    img = app.screenshot(tmp_path / "shot.png")
+    assert (tmp_path / "shot.png").read_bytes()[:4] in (b"\x89PNG", b"P6\n6")
+    assert img.shape == (400, 640, 3) and img.std() > 10                 # not blank
+    grass = _near(img, (0.42, 0.56, 0.28), 45)
+    assert grass > 0.2 * img.shape[0] * img.shape[1]
+    assert _near(img, TEAM_COLORS[1], 25) > 100 and _near(img, TEAM_COLORS[2], 25) > 100
+
+
+def test_toggling_an_overlay_changes_the_image(app):
+    app.select_team(1)
+    app.order_move(app.level.grid.cell_to_world(85, 32))
+    app.step(5)
+    app.render_frame()
+    before = app.image().astype(int)
+    for number in (2, 3):
+        app.set_overlay(number)
+        after = app.image().astype(int)
+        assert (np.abs(after - before).max(axis=2) > 30).sum() > 500, f"overlay {number} invisible"
+        app.set_overlay(number)                                           # off again
+
+
+def test_box_selection_selects_exactly_the_units_drawn_inside(app):
+    from panda3d.core import Point2, Point3
+
+    app.render_frame()
+    box = (60, 80, 330, 330)
+    chosen = set(app.select_box(box))
+    base = app.base
+    expected = set()
+    for e, p in zip(app.entities, app.positions()):
+        cam_p = base.cam.getRelativePoint(base.render, Point3(*p))
+        p2 = Point2()
+        if base.camLens.project(cam_p, p2):
+            x = (p2.x + 1) * 0.5 * base.win.getXSize()
+            y = (1 - p2.y) * 0.5 * base.win.getYSize()
+            if box[0] <= x <= box[2] and box[1] <= y <= box[3]:
+                expected.add(e)
+    assert chosen == expected and 0 < len(chosen) < len(app.entities)
+    assert {e for e, _ in esper.get_component(Selected)} == chosen
+    extra = set(app.select_box((400, 150, 600, 300), add=True))              # shift-add
+    assert {e for e, _ in esper.get_component(Selected)} == chosen | extra
+
+
+def _run_to_arrival(app, ticks, check_gate=None):
+    grid = app.level.grid
+    for _ in range(ticks):
+        app.step(1)
+        pos = app.positions()
+        cells = grid.world_to_cells(pos)
+        assert grid.passable[cells[:, 1], cells[:, 0]].all() or check_gate is not None
+        if check_gate is not None:
+            on_gate = np.isin(cells[:, 0] * 10_000 + cells[:, 1], check_gate[:, 0] * 10_000 + check_gate[:, 1])
+            assert not on_gate.any(), "a unit walked onto the closed bridge"
+        states = app.navigation.agents.nav_state[: app.navigation.agents.count, 0]
+        if not (states == NavState.FOLLOWING).any():
+            break
+
+
+def test_right_click_order_brings_the_group_to_the_target(app):
+    from game.selection import project_to_screen
+
+    chosen = app.select_team(1)
+    target = np.array([app.level.grid.cell_to_world(84, 40)])
+    pixel = project_to_screen(app.base, target)[0][0]
+    assert app.order_move_at_pixel(tuple(pixel)) == len(chosen)
+    _run_to_arrival(app, 3000)
+    t = app.navigation.agents
+    rows = [t.row_of[e] for e in chosen]
+    arrived = (t.nav_state[rows, 0] == NavState.FINISHED).sum()
+    assert arrived >= 0.99 * len(chosen)
+    dist = np.hypot(*(t.position[rows, :2] - target[0, :2]).T)
+    assert np.median(dist) < 12
+
+
+def test_closing_a_gate_mid_route_reroutes_the_group(app):
+    chosen = app.select_team(1)
+    target = app.level.grid.cell_to_world(84, 15)                    # nearest the north bridge
+    app.order_move(target)
+    app.step(40)                                                     # on the way, not yet across
+    t = app.navigation.agents
+    assert all(t.position[t.row_of[e], 0] < 44 for e in chosen)
+    # the group was heading over the north bridge: its leader's path crosses the gate cells
+    from components import NavigationAgent
+    from systems import FlowSteeringProcessor
+
+    (order,) = esper.get_processor(FlowSteeringProcessor).orders.values()
+    leader_path = esper.component_for_entity(order.leader, NavigationAgent).path
+    pts = np.concatenate([np.linspace(a, b, 60) for a, b in zip(leader_path[:-1, :2], leader_path[1:, :2])])
+    cells = app.level.grid.world_to_cells(pts)
+    north = app.level.gates["north bridge"].cells
+    assert np.isin(cells[:, 0] * 10_000 + cells[:, 1], north[:, 0] * 10_000 + north[:, 1]).any()
+    app.toggle_gate("north bridge")
+    assert not app.level.gates["north bridge"].open
+    gate = app.level.gates["north bridge"].cells
+    _run_to_arrival(app, 4000, check_gate=gate)
+    rows = [t.row_of[e] for e in chosen]
+    assert (t.nav_state[rows, 0] == NavState.FINISHED).sum() >= 0.99 * len(chosen)
+    assert (t.position[rows, 0] > 52).mean() >= 0.99                  # they crossed: by the south bridge
+
+
+def test_headless_command_line_renders_and_summarises(tmp_path):
+    orders = tmp_path / "orders.toml"
+    orders.write_text('[[order]]\ntick = 1\nselect = 2\ntarget = [10.5, 30.5]\n\n[[gate]]\ntick = 5\nname = "south bridge"\n'
+                      '\n[[overlay]]\ntick = 6\nnumber = 1\n')
+    out = tmp_path / "demo.png"
+    res = subprocess.run([sys.executable, "-m", "game", "--headless", "--frames", "20", "--units", "60",
+                          "--size", "320x200", "--screenshot", str(out), "--orders", str(orders)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "rtsnav demo (headless)" in res.stdout and "ms per frame" in res.stdout
+    assert out.exists() and out.stat().st_size > 1000
