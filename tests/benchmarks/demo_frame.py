@@ -1,0 +1,65 @@
+"""Demo frame cost, headless: simulation, scene sync and (software) render per frame.
+
+    python tests/benchmarks/demo_frame.py [--units 500,2000] [--frames 200] [--json out.json]
+
+Both teams get a cross-map move order at the start (groups: leader + corridor flow field), so
+the frames measured are of moving, flocking crowds. Rendering here is Panda3D's software
+renderer (p3tinydisplay); a GPU machine draws far faster, so it is reported apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+def bench(level: str, units: int, frames: int) -> dict:
+    from game.app import RtsApp
+
+    app = RtsApp(level, units, headless=True, size=(800, 500))
+    for team, other in ((1, 2), (2, 1)):
+        far = app.level.spawns[other].mean(axis=0)
+        app.select_team(team)
+        app.order_move(app.level.grid.cell_to_world(int(far[0]), int(far[1])))
+    app.select_team(0)
+    samples = []
+    for _ in range(frames):
+        app.render_frame()
+        samples.append((app.frame_ms["simulation"], app.frame_ms["sync"], app.frame_ms["render"]))
+    app.destroy()
+    s = np.array(samples[10:])
+    return {"level": level, "units": units, "frames": len(s),
+            "simulation_ms": float(np.median(s[:, 0])), "sync_ms": float(np.median(s[:, 1])),
+            "sim_plus_sync_ms": float(np.median(s[:, 0] + s[:, 1])),
+            "sim_plus_sync_p95_ms": float(np.percentile(s[:, 0] + s[:, 1], 95)),
+            "software_render_ms": float(np.median(s[:, 2]))}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--level", default="river")
+    ap.add_argument("--units", default="500,2000")
+    ap.add_argument("--frames", type=int, default=200)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    rows = [bench(args.level, int(n), args.frames) for n in args.units.split(",")]
+    print(f"{'units':>6}{'sim ms':>9}{'sync ms':>9}{'sim+sync':>10}{'p95':>8}{'render ms (software)':>22}")
+    for r in rows:
+        print(f"{r['units']:>6}{r['simulation_ms']:>9.2f}{r['sync_ms']:>9.2f}{r['sim_plus_sync_ms']:>10.2f}"
+              f"{r['sim_plus_sync_p95_ms']:>8.2f}{r['software_render_ms']:>22.1f}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(rows, indent=2))
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
