@@ -135,6 +135,8 @@ class RtsApp:
         self.cam_distance = max(g.width, g.height) * g.cell_size * 0.95
         self._place_camera()
         self.overlay_np = base.render.attachNewNode("overlay")
+        self.marker_np = base.render.attachNewNode("order-marker")
+        self.marker_until = 0
         self.box_np = base.render2d.attachNewNode("selection-box")
         self.hud = TextNode("hud")
         self.hud.setTextColor(1, 1, 1, 1)
@@ -167,13 +169,17 @@ class RtsApp:
         self.units.update(t.position[rows], t.velocity[rows, :2] + 1e-9 * np.array([1.0, 0.0]))
         if self.overlay == 1 and self.tick % 15 == 0:
             self._draw_overlay()
+        if self.marker_until and self.tick >= self.marker_until:
+            self.marker_np.getChildren().detach()
+            self.marker_until = 0
         self._update_hud()
 
     def _update_hud(self) -> None:
         procs = installed_processors()
         ms = "  ".join(f"{type(p).__name__.replace('Processor', '')} {p.last_ms:.2f}" for p in procs)
         states = self.navigation.agents.nav_state[: self.navigation.agents.count, 0]
-        lines = [f"rtsnav demo — {self.level.name}   tick {self.tick}   "
+        fps = self.base.clock.getAverageFrameRate()
+        lines = [f"rtsnav demo — {self.level.name}   {fps:.0f} FPS   tick {self.tick}   "
                  f"frame: sim {self.frame_ms['simulation']:.1f} ms  sync {self.frame_ms['sync']:.1f} ms  "
                  f"render {self.frame_ms['render']:.1f} ms",
                  f"units {len(self.entities)}  selected {len(esper.get_component(Selected))}  "
@@ -273,13 +279,30 @@ class RtsApp:
         self._recolor()
 
     def order_move(self, target: tuple[float, float, float]) -> int:
-        """Move the selection to world ``target`` (what a right-click does)."""
+        """Move the selection to world ``target`` (what a right-click does); a ring marks it."""
         esper.switch_world(self.world)
         n = issue_move(target)
         self.last_goal = self.level.grid.world_to_cell(target[0], target[1])
+        self._mark_ground(target)
         if self.overlay == 2:
             self._draw_overlay()
         return n
+
+    def _mark_ground(self, target: tuple[float, float, float]) -> None:
+        self.marker_np.getChildren().detach()
+        segs = LineSegs("order-marker")
+        segs.setThickness(3.0)
+        segs.setColor(1.0, 1.0, 1.0, 1)
+        x, y, z = target
+        for radius in (0.8, 1.6):
+            ring = [(x + radius * math.cos(a), y + radius * math.sin(a), z + 0.5)
+                    for a in np.linspace(0, 2 * math.pi, 25)]
+            segs.moveTo(*ring[0])
+            for p in ring[1:]:
+                segs.drawTo(*p)
+        marker = self.marker_np.attachNewNode(segs.create())
+        marker.setLightOff()
+        self.marker_until = self.tick + 90                     # shown for 3 s of game time
 
     def order_move_at_pixel(self, pixel: tuple[float, float]) -> int:
         """Right-click: move the selection to the ground under ``pixel``."""
@@ -381,7 +404,20 @@ class RtsApp:
     # -------------------------------------------------------------------- loop
     def _frame_task(self, task):
         dt = SIM_DT if self.headless else min(self.base.clock.getDt(), 0.25)
-        pan = self.intent.get("pan", set())
+        pan = set(self.intent.get("pan", set()))
+        if not self.headless:                      # edge pan: the mouse at the window border
+            pixel = self._mouse_pixel()
+            if pixel is not None:
+                w, h = self.base.win.getXSize(), self.base.win.getYSize()
+                edge = 0.02
+                if pixel[0] < edge * w:
+                    pan.add((-1, 0))
+                elif pixel[0] > (1 - edge) * w:
+                    pan.add((1, 0))
+                if pixel[1] < edge * h:
+                    pan.add((0, 1))
+                elif pixel[1] > (1 - edge) * h:
+                    pan.add((0, -1))
         if pan:
             h = math.radians(self.cam_heading)
             mx = sum(v[0] for v in pan)
