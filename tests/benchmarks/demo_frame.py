@@ -10,7 +10,6 @@ renderer (p3tinydisplay); a GPU machine draws far faster, so it is reported apar
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -18,6 +17,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.report import save_json  # noqa: E402
 
 
 def bench(level: str, units: int, frames: int) -> dict:
@@ -54,10 +55,7 @@ def main(argv=None) -> int:
     for r in rows:
         print(f"{r['units']:>6}{r['simulation_ms']:>9.2f}{r['sync_ms']:>9.2f}{r['sim_plus_sync_ms']:>10.2f}"
               f"{r['sim_plus_sync_p95_ms']:>8.2f}{r['software_render_ms']:>22.1f}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(rows, indent=2))
-        print(f"wrote {args.json}")
+    save_json(args.json, rows)
     return 0
 
 

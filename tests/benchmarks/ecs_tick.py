@@ -14,7 +14,6 @@ Also measured: one tick in which an entity spawns (esper rebuilds its query cach
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.report import save_json  # noqa: E402
 
 from components import NavigationAgent, NavState, Position, Velocity  # noqa: E402
 from levels import load_movingai_map  # noqa: E402
@@ -147,10 +148,7 @@ def main(argv=None) -> int:
               f"{r['follow_plus_movement_median_ms']:>13.3f}{r['whole_tick_median_ms']:>8.3f}"
               f"{r['tick_with_a_spawn_median_ms']:>12.2f}{r['esper_plain_loop_ms']:>12.3f}"
               f"{r['esper_copy_to_numpy_and_back_ms']:>11.3f}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(rows, indent=2))
-        print(f"wrote {args.json}")
+    save_json(args.json, rows)
     return 0
 
 

@@ -16,7 +16,6 @@ Map: AcrosstheCape scaled to 1024×1024 (nearest neighbour), the "1024² map" of
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import time
@@ -26,6 +25,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.report import save_json  # noqa: E402
 
 import esper  # noqa: E402
 
@@ -197,10 +198,7 @@ def main(argv=None) -> int:
     ours_1000 = report["crowds"][0]["tick_median_ms"]
     print(f"  PandAI AIWorld.update: 200 chars {p[200]} ms, 1000 chars {p[1000]} ms"
           + (f" -> rtsnav {p[1000] / ours_1000:.0f}x faster at 1000" if p[1000] else ""))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2, default=str))
-        print(f"wrote {args.json}")
+    save_json(args.json, report)
     return 0
 
 

@@ -15,7 +15,6 @@ smoothing beat the 8-connected optimum).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -24,6 +23,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.report import save_json  # noqa: E402
 
 from levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
 from systems.nav import find_path, warm_up  # noqa: E402
@@ -120,10 +121,7 @@ def main(argv=None) -> int:
     for r in rows:
         print(f"  {r['map']:<20} hierarchy {r['interleaved_hierarchy_median_ms']:.2f} ms, flat A* "
               f"{r['interleaved_flat_astar_median_ms']:.2f} ms -> {r['interleaved_speedup_vs_flat_astar']:.1f}x")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(rows, indent=2))
-        print(f"wrote {args.json}")
+    save_json(args.json, rows)
     return 0
 
 
