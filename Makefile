@@ -15,7 +15,7 @@ $(VENV)/.installed-%: pyproject.toml
 
 demo: $(VENV)/.installed-test
 	$(PY) -m systems.demo --sample 200 --agents 2000 --ticks 900
-	$(PY) -m game --frames 450 --screenshot out/demo.png
+	$(PY) -m game --frames 900 --screenshot out/demo.png
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q

@@ -9,6 +9,7 @@ import numpy as np
 from systems.nav import Grid, NavError
 from systems.nav.flow.field import FlowField
 from systems.nav.flow.sectors import SectorGraph, SectorOrder
+from systems.nav.waypoints.graph import WaypointGraph
 from systems.nav.waypoints.hierarchy import Hierarchy
 
 from .agents import AgentTable
@@ -38,12 +39,15 @@ class Navigation:
             (above the flock weights, so crowds never press units into walls).
         flow_cache: whole-map flow fields kept (LRU), ≥ 1.
         cache_dir: where bakes (the hierarchy) are cached on disk; None keeps them in memory.
+        waypoint_graph: the graph agents with ``method="waypoints"`` use; by default one is
+            flood-filled (spacing 4 cells) from the middle of the largest region on first use.
     """
 
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
-                 flow_cache: int = 8, cache_dir: str | None = None) -> None:
+                 flow_cache: int = 8, cache_dir: str | None = None,
+                 waypoint_graph: WaypointGraph | None = None) -> None:
         if not isinstance(grid, Grid):
             raise NavError(f"Navigation needs a systems.nav.Grid, got {type(grid).__name__}")
         if smoothing not in ("precise", "fast", None):
@@ -69,6 +73,7 @@ class Navigation:
         self._fields_version = grid.version
         self.cache_dir = cache_dir
         self._hierarchy: Hierarchy | None = None
+        self._waypoints = waypoint_graph
 
     # ------------------------------------------------------------- flow fields
     @property
@@ -113,6 +118,17 @@ class Navigation:
             else:
                 self._hierarchy = Hierarchy.build(self.grid, progress=progress)
         return self._hierarchy
+
+    def waypoints(self) -> WaypointGraph:
+        """The waypoint graph of ``method="waypoints"`` agents (flood-filled on first use)."""
+        if self._waypoints is None:
+            labels = self.grid.components()
+            big = np.bincount(labels[labels >= 0]).argmax()
+            cells = np.argwhere(labels == big)[:, ::-1]
+            centre = cells.mean(axis=0)
+            seed = cells[np.argmin(np.hypot(*(cells - centre).T))]
+            self._waypoints = WaypointGraph.floodfill(self.grid, tuple(int(v) for v in seed), spacing=4)
+        return self._waypoints
 
     def cells_changed(self, cells: np.ndarray) -> None:
         """Tell the navigation that ``cells`` were opened, blocked or re-costed on its grid

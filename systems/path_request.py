@@ -10,8 +10,9 @@ import numpy as np
 from components import GRID_PLANNERS, PLANNERS, NavState
 
 FLOW_PLANNERS = ("flowfield", "leader")
-#: Planners answered at once, outside the budgeted queue (a hierarchy query costs ~1 ms).
-DIRECT_PLANNERS = ("hierarchy",)
+#: Planners answered at once, outside the budgeted queue (a hierarchy or waypoint-graph query
+#: costs about a millisecond).
+DIRECT_PLANNERS = ("hierarchy", "waypoints")
 from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
 from systems.nav import NavError, smooth_path
 
@@ -78,8 +79,11 @@ class PathRequestProcessor(NavProcessor):
             table.velocity[row] = 0.0
             table.nav_state[row, 0] = NavState.FOLLOWING
             return
-        if method == "hierarchy":
-            result = nav.hierarchy().find_path(start, goal)
+        if method in DIRECT_PLANNERS:
+            if method == "hierarchy":
+                result = nav.hierarchy().find_path(start, goal)
+            else:
+                result = nav.waypoints().find_path(table.position[row, :2], target[:2])
             request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target))
             if result.found:
                 self._give_path(row, request, result.cells, smoothed=True)

@@ -16,12 +16,13 @@ from .grid import Grid
 from .heuristics import HEURISTICS
 from .paths import path_cost, path_length, smooth_path, validate_path
 from .result import PathResult, PathStatus
+from .waypoints.graph import WaypointGraph
 from .waypoints.hierarchy import Hierarchy
 from .search.facade import METHODS, find_path
 from .warmup import warm_up
 
 __all__ = [
     "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",
-    "FlowField", "SectorGraph", "Hierarchy",
+    "FlowField", "SectorGraph", "Hierarchy", "WaypointGraph",
     "smooth_path", "path_length", "path_cost", "validate_path", "warm_up",
 ]

@@ -204,3 +204,15 @@ def test_hierarchy_planner_agent_reaches_its_target(event_log):
             break
     assert event_log.of("path_changed", e) and event_log.of("target_reached", e)
     assert nav.hierarchy().levels == 3
+
+
+def test_waypoints_planner_agent_reaches_its_target(event_log, arena):
+    nav = Navigation(arena)
+    install(nav)
+    e = _spawn(arena, (3, 10), arena.cell_to_world(40, 30), method="waypoints", max_speed=8.0)
+    for _ in range(1500):
+        esper.process(1 / 30)
+        if event_log.of("target_reached", e):
+            break
+    assert event_log.of("path_changed", e) and event_log.of("target_reached", e)
+    assert len(nav.waypoints()) > 20
