@@ -14,7 +14,7 @@ O(path length); their O(V²) memory is stated and refused above a limit.
 >>> g = WaypointGraph.floodfill(grid, seed=(2, 2), spacing=4)
 >>> r = g.find_path((0.5, 0.5), (29.5, 19.5))
 >>> r.found, round(r.cost, 2)                    # straight line of sight: one segment
-(True, 34.37)
+(True, 34.67)
 """
 
 from __future__ import annotations
