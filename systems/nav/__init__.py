@@ -13,6 +13,7 @@ from .errors import NavError
 from .flow.field import FlowField
 from .flow.sectors import SectorGraph
 from .grid import Grid
+from .navmesh import NavMesh
 from .heuristics import HEURISTICS
 from .paths import path_cost, path_length, smooth_path, validate_path
 from .result import PathResult, PathStatus
@@ -23,6 +24,6 @@ from .warmup import warm_up
 
 __all__ = [
     "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",
-    "FlowField", "SectorGraph", "Hierarchy", "WaypointGraph",
+    "FlowField", "SectorGraph", "Hierarchy", "WaypointGraph", "NavMesh",
     "smooth_path", "path_length", "path_cost", "validate_path", "warm_up",
 ]

@@ -1,0 +1,517 @@
+"""``NavMesh``: convex polygons over the walkable area, A* across them, funnel-pulled paths.
+
+>>> import numpy as np
+>>> from systems.nav import Grid, NavMesh
+>>> passable = np.ones((20, 40), dtype=bool)
+>>> passable[0:15, 20] = False
+>>> mesh = NavMesh.from_grid(Grid(passable), agent_radius=0.0)
+>>> r = mesh.find_path((2.5, 2.5, 0.0), (37.5, 2.5, 0.0))
+>>> r.found, len(r.points), round(r.cost, 1)       # round both corners of the wall's end
+(True, 4, 43.2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import NavError
+from ..grid import Grid, world_segments_clear
+from ..result import PathStatus
+from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from .build import (connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles,
+                    walkable_surface)
+from .funnel import string_pull
+
+__all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]
+
+#: How far funnel points stay off polygon corners (cells), so paths never touch a wall corner.
+CORNER_MARGIN = 1e-3
+
+
+@dataclass(frozen=True, slots=True)
+class NavMeshConfig:
+    """Bake parameters (Recast's ``rcConfig``): every field with its unit and limits.
+
+    Attributes:
+        cell_size: world units per cell edge, > 0 (grids: the grid's own).
+        agent_radius: world units, ≥ 0: walkable area is eroded by this much.
+        agent_height: world units, > 0: free space needed above a surface (triangle bakes).
+        max_slope: degrees, 0..90: steeper surfaces are not walkable (triangle bakes).
+        max_climb: world units, ≥ 0: largest height step between neighbouring cells.
+        max_side: cells, ≥ 1: longest polygon side (shorter sides give better A* corridors).
+    """
+
+    cell_size: float = 1.0
+    agent_radius: float = 0.5
+    agent_height: float = 2.0
+    max_slope: float = 35.0
+    max_climb: float = 0.5
+    max_side: int = 16
+
+    def __post_init__(self) -> None:
+        checks = [("cell_size", self.cell_size > 0), ("agent_radius", self.agent_radius >= 0),
+                  ("agent_height", self.agent_height > 0), ("max_slope", 0 <= self.max_slope <= 90),
+                  ("max_climb", self.max_climb >= 0), ("max_side", self.max_side >= 1)]
+        for name, ok in checks:
+            if not ok:
+                raise NavError(f"NavMeshConfig.{name} out of range: {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class OffMeshLink:
+    """A jump / ladder / teleport from world point ``a`` to ``b`` with its own ``cost``."""
+
+    a: tuple[float, float, float]
+    b: tuple[float, float, float]
+    cost: float
+    kind: str = "jump"
+    bidirectional: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MeshPath:
+    """A navmesh query result.
+
+    Attributes:
+        status: ``PathStatus`` (FOUND, UNREACHABLE, or PARTIAL: a path to the reachable point
+            closest to the goal, in ``points``; ``found`` is then False).
+        cost: path cost (length × area cost per polygon; links add their cost); inf if none.
+        points: ``(N, 3)`` world waypoints, start..goal (or ..closest point).
+        polygons: polygon ids crossed; ``links``: indices into ``points`` where a link starts.
+        reason: why not found; ``closest``: the closest reachable point when PARTIAL.
+    """
+
+    status: PathStatus
+    cost: float = math.inf
+    points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    polygons: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    links: tuple = ()
+    reason: str = ""
+    closest: tuple | None = None
+
+    @property
+    def found(self) -> bool:
+        """True for a complete path to the goal."""
+        return self.status is PathStatus.FOUND
+
+    @property
+    def partial(self) -> bool:
+        """True when the goal was unreachable and ``points`` lead to the closest point."""
+        return self.status is PathStatus.PARTIAL
+
+
+class NavMesh:
+    """Convex polygons (axis-aligned rectangles of cells) over the walkable, eroded area.
+
+    Attributes:
+        rects: ``(P, 4)`` cell rectangles x0, y0, x1, y1 (exclusive); ``area_cost``: ``(P,)``.
+        poly_of_cell: ``int32 [H, W]`` polygon per cell (-1 = off mesh): the point-location grid.
+        height: ``[H, W]`` surface height per cell (the detail layer).
+    """
+
+    def __init__(self, walkable: np.ndarray, cost: np.ndarray, height: np.ndarray, config: NavMeshConfig,
+                 origin: tuple[float, float] = (0.0, 0.0)) -> None:
+        self.config = config
+        self.origin = (float(origin[0]), float(origin[1]))
+        self.walkable = walkable
+        self.height = np.where(np.isnan(height), 0.0, height)
+        self.poly_of_cell, self.rects = grow_regions(walkable, cost.astype(np.float64), self.height,
+                                                     config.max_climb, config.max_side)
+        self.area_cost = cost[self.rects[:, 1], self.rects[:, 0]].astype(np.float64) if len(self.rects) else np.zeros(0)
+        pairs, segs = connect_regions(self.poly_of_cell, self.height, config.max_climb)
+        order = np.argsort(pairs[:, 0], kind="stable")
+        self._src, self._dst, self._seg = pairs[order, 0], pairs[order, 1], segs[order]
+        self._start = np.searchsorted(self._src, np.arange(len(self.rects) + 1))
+        self.links: list[OffMeshLink] = []
+        self._labels = None
+
+    # ------------------------------------------------------------------- bakes
+    @classmethod
+    def from_grid(cls, grid: Grid, agent_radius: float = 0.5, *, max_climb: float = 0.5,
+                  max_side: int = 16) -> "NavMesh":
+        """Bake from a grid level: walkable cells + heights are already a heightfield (stage 2);
+        then erode by ``agent_radius`` (world units), grow regions, connect them."""
+        cfg = NavMeshConfig(cell_size=grid.cell_size, agent_radius=agent_radius, max_climb=max_climb,
+                            max_side=max_side)
+        heights = grid.heights if grid.heights is not None else np.zeros(grid.shape)
+        walk = erode(grid.passable, agent_radius / grid.cell_size)
+        return cls(walk, grid.cost, heights.astype(np.float64), cfg, grid.origin)
+
+    @classmethod
+    def from_triangles(cls, vertices: np.ndarray, triangles: np.ndarray, config: NavMeshConfig | None = None,
+                       **overrides) -> "NavMesh":
+        """Bake from triangle soup (``vertices (V, 3)`` world, ``triangles (T, 3)`` indices).
+
+        Raises:
+            NavError: NaN vertices, indices out of range, degenerate triangles, bad config.
+        """
+        cfg = config or NavMeshConfig(**overrides)
+        v, t = validate_triangles(vertices, triangles)
+        lo = v[:, :2].min(axis=0)
+        hi = v[:, :2].max(axis=0)
+        w = int(math.ceil((hi[0] - lo[0]) / cfg.cell_size)) + 1
+        h = int(math.ceil((hi[1] - lo[1]) / cfg.cell_size)) + 1
+        z, slope = rasterize_triangles(v, t, cfg.cell_size, lo[0], lo[1], w, h)
+        walk, height = walkable_surface(z, slope, cfg.max_slope, cfg.agent_height)
+        walk = erode(walk, cfg.agent_radius / cfg.cell_size)
+        return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])))
+
+    # --------------------------------------------------------------- geometry
+    @property
+    def polygon_count(self) -> int:
+        """Number of polygons (the search graph's nodes)."""
+        return len(self.rects)
+
+    def polygon_vertices(self, p: int) -> np.ndarray:
+        """World ``(4, 3)`` corners of polygon ``p`` (counter-clockwise), at its mean height."""
+        x0, y0, x1, y1 = self.rects[p]
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        z = float(self.height[y0:y1, x0:x1].mean())
+        return np.array([[ox + x0 * cs, oy + y0 * cs, z], [ox + x1 * cs, oy + y0 * cs, z],
+                         [ox + x1 * cs, oy + y1 * cs, z], [ox + x0 * cs, oy + y1 * cs, z]])
+
+    def _cell(self, point) -> tuple[int, int]:
+        cs = self.config.cell_size
+        return (int(math.floor((point[0] - self.origin[0]) / cs)), int(math.floor((point[1] - self.origin[1]) / cs)))
+
+    def polygon_at(self, point: Sequence[float]) -> int:
+        """Polygon under world ``point`` (-1 when off the mesh)."""
+        x, y = self._cell(point)
+        h, w = self.poly_of_cell.shape
+        return int(self.poly_of_cell[y, x]) if 0 <= x < w and 0 <= y < h else -1
+
+    def nearest_point(self, point: Sequence[float], search_cells: int = 64) -> tuple[int, np.ndarray] | None:
+        """Nearest polygon and the nearest point on it to world ``point`` (rings of cells of the
+        point-location grid, not a scan of all polygons), or None within ``search_cells``."""
+        x, y = self._cell(point)
+        h, w = self.poly_of_cell.shape
+        cs = self.config.cell_size
+        best = None
+        for r in range(search_cells + 1):
+            x0, x1, y0, y1 = max(0, x - r), min(w - 1, x + r), max(0, y - r), min(h - 1, y + r)
+            if x0 > x1 or y0 > y1:
+                continue
+            window = self.poly_of_cell[y0:y1 + 1, x0:x1 + 1]
+            ids = np.unique(window[window >= 0])
+            for p in ids:
+                q = self.closest_on_polygon(int(p), point)
+                d = math.hypot(q[0] - point[0], q[1] - point[1])
+                if best is None or d < best[0]:
+                    best = (d, int(p), q)
+            if best is not None and best[0] <= (r - 1) * cs:
+                break
+        return None if best is None else (best[1], best[2])
+
+    def closest_on_polygon(self, p: int, point: Sequence[float]) -> np.ndarray:
+        """The point of polygon ``p`` nearest to ``point`` (xy), with the mesh height there."""
+        x0, y0, x1, y1 = self.rects[p]
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        m = CORNER_MARGIN * cs
+        qx = min(max(point[0], ox + x0 * cs + m), ox + x1 * cs - m)
+        qy = min(max(point[1], oy + y0 * cs + m), oy + y1 * cs - m)
+        return np.array([qx, qy, self.height_at((qx, qy))])
+
+    def height_at(self, point: Sequence[float]) -> float:
+        """Surface height (world z) of the mesh at ``point`` (nan off the mesh)."""
+        x, y = self._cell(point)
+        h, w = self.height.shape
+        if not (0 <= x < w and 0 <= y < h) or not self.walkable[y, x]:
+            return math.nan
+        return float(self.height[y, x])
+
+    def raycast(self, start: Sequence[float], end: Sequence[float]) -> tuple[bool, np.ndarray]:
+        """Walk a straight line on the mesh: ``(clear, hit)`` — ``hit`` is ``end`` when clear,
+        else the last point on the mesh before leaving it."""
+        a = np.asarray(start, dtype=np.float64)[:2]
+        b = np.asarray(end, dtype=np.float64)[:2]
+        cs = self.config.cell_size
+        if world_segments_clear(self.walkable, cs, self.origin[0], self.origin[1], a[None], b[None])[0]:
+            return True, np.array([b[0], b[1], self.height_at(b)])
+        lo, hi = 0.0, 1.0                                  # bisect the leaving point
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            p = a + (b - a) * mid
+            if world_segments_clear(self.walkable, cs, self.origin[0], self.origin[1], a[None], p[None])[0]:
+                lo = mid
+            else:
+                hi = mid
+        p = a + (b - a) * lo
+        return False, np.array([p[0], p[1], self.height_at(p)])
+
+    # ------------------------------------------------------------------ links
+    def add_link(self, a: Sequence[float], b: Sequence[float], cost: float | None = None,
+                 kind: str = "jump", bidirectional: bool = True) -> OffMeshLink:
+        """An off-mesh connection (jump, ladder, teleport) from ``a`` to ``b``; ``cost`` defaults
+        to the straight distance. Both ends must be on the mesh."""
+        for name, p in (("a", a), ("b", b)):
+            if self.polygon_at(p) < 0:
+                raise NavError(f"link end {name} {tuple(p)} is not on the navmesh")
+        c = float(cost) if cost is not None else math.dist(a[:2], b[:2])
+        link = OffMeshLink(tuple(map(float, a)), tuple(map(float, b)), c, kind, bidirectional)
+        self.links.append(link)
+        self._labels = None
+        return link
+
+    # ----------------------------------------------------------------- queries
+    def find_path(self, start: Sequence[float], goal: Sequence[float]) -> MeshPath:
+        """Shortest path on the mesh between world points (funnel-pulled). An unreachable goal
+        gives a PARTIAL result leading to the reachable point closest to it."""
+        s = np.asarray(start, dtype=np.float64)
+        g = np.asarray(goal, dtype=np.float64)
+        if s.shape[0] < 2 or g.shape[0] < 2 or not (np.isfinite(s).all() and np.isfinite(g).all()):
+            raise NavError(f"start and goal must be finite world points, got {start!r}, {goal!r}")
+        ps = self.polygon_at(s)
+        if ps < 0:
+            near = self.nearest_point(s)
+            if near is None:
+                return MeshPath(PathStatus.UNREACHABLE, reason=f"start {tuple(s)} is not near the navmesh")
+            ps, s = near[0], near[1]
+        pg = self.polygon_at(g)
+        goal_on = pg >= 0
+        if not goal_on:
+            near = self.nearest_point(g)
+            if near is None:
+                return MeshPath(PathStatus.UNREACHABLE, reason=f"goal {tuple(g)} is not near the navmesh")
+            pg, g = near[0], near[1]
+        route = self._astar(ps, pg, s[:2], g[:2])
+        if route is None:                                       # unreachable: go as close as possible
+            reach = self._reachable(ps)
+            cand = np.flatnonzero(reach)
+            q = [self.closest_on_polygon(int(p), g) for p in cand]
+            d = [math.hypot(v[0] - g[0], v[1] - g[1]) for v in q]
+            i = int(np.argmin(d))
+            target = q[i]
+            route = self._astar(ps, int(cand[i]), s[:2], target[:2])
+            pts, cost, links, polys = self._points(route, s, target)
+            return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links,
+                            reason=f"goal {tuple(goal)} is not reachable; path to the closest point",
+                            closest=tuple(map(float, target)))
+        pts, cost, links, polys = self._points(route, s, g)
+        status = PathStatus.FOUND if goal_on else PathStatus.FOUND
+        return MeshPath(status, cost, pts, polys, links)
+
+    def _reachable(self, p: int) -> np.ndarray:
+        seen = np.zeros(len(self.rects), dtype=bool)
+        stack = [p]
+        seen[p] = True
+        link_adj = self._link_adjacency()
+        while stack:
+            u = stack.pop()
+            for v in list(self._dst[self._start[u]:self._start[u + 1]]) + [w for w, _ in link_adj.get(u, [])]:
+                if not seen[v]:
+                    seen[v] = True
+                    stack.append(int(v))
+        return seen
+
+    def _link_adjacency(self):
+        adj: dict[int, list] = {}
+        for i, L in enumerate(self.links):
+            pa, pb = self.polygon_at(L.a), self.polygon_at(L.b)
+            adj.setdefault(pa, []).append((pb, i))
+            if L.bidirectional:
+                adj.setdefault(pb, []).append((pa, -1 - i))
+        return adj
+
+    def _portal(self, e: int, travel: np.ndarray):
+        """Left and right world points of portal edge ``e``, seen along ``travel``."""
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        x0, y0, x1, y1 = self._seg[e]
+        a = np.array([ox + x0 * cs, oy + y0 * cs])
+        b = np.array([ox + x1 * cs, oy + y1 * cs])
+        d = b - a
+        m = CORNER_MARGIN * cs / max(np.hypot(*d), 1e-12)
+        a, b = a + d * m, b - d * m
+        if travel[0] * (a[1] - b[1]) - travel[1] * (a[0] - b[0]) > 0:     # a is on the left
+            return a, b
+        return b, a
+
+    def _entry(self, e: int, pos: np.ndarray, goal: np.ndarray) -> np.ndarray:
+        """Where the search crosses portal ``e`` coming from ``pos``: where the straight line to
+        the goal meets the portal, else its nearer end (better corridors than midpoints)."""
+        cs = self.config.cell_size
+        x0, y0, x1, y1 = self._seg[e]
+        a = np.array([self.origin[0] + x0 * cs, self.origin[1] + y0 * cs])
+        b = np.array([self.origin[0] + x1 * cs, self.origin[1] + y1 * cs])
+        m = CORNER_MARGIN * cs
+        if x0 == x1:                                            # vertical portal at x = a[0]
+            lo, hi = a[1] + m, b[1] - m
+            dx = goal[0] - pos[0]
+            t_y = pos[1] + (goal[1] - pos[1]) * ((a[0] - pos[0]) / dx) if abs(dx) > 1e-12 else pos[1]
+            return np.array([a[0], min(max(t_y, lo), hi)])
+        lo, hi = a[0] + m, b[0] - m                             # horizontal portal at y = a[1]
+        dy = goal[1] - pos[1]
+        t_x = pos[0] + (goal[0] - pos[0]) * ((a[1] - pos[1]) / dy) if abs(dy) > 1e-12 else pos[0]
+        return np.array([min(max(t_x, lo), hi), a[1]])
+
+    def _candidates(self, e: int) -> np.ndarray:
+        """Points a path may cross portal ``e`` at: both ends (inset off the corners: shortest
+        paths bend only at corners, which are portal ends) and every 4 cells between them, so
+        crossing a long portal is priced close to where a straight path would cross it."""
+        cs = self.config.cell_size
+        x0, y0, x1, y1 = self._seg[e]
+        a = np.array([self.origin[0] + x0 * cs, self.origin[1] + y0 * cs])
+        b = np.array([self.origin[0] + x1 * cs, self.origin[1] + y1 * cs])
+        d = b - a
+        length = max(np.hypot(*d), 1e-12)
+        m = 2 * CORNER_MARGIN * cs / length
+        inner = max(1, int(round(length / (4 * cs))))
+        ts = np.concatenate([[m], np.arange(1, inner) / inner, [1 - m]]) if inner > 1 else np.array([m, 0.5, 1 - m])
+        return a + d * ts[:, None]
+
+    def _astar(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+        """A* over portal crossing points (convex polygons: any two points of one polygon see
+        each other). Returns the route as ``[(polygon, via), ...]`` (via: ``("portal", e)`` or
+        ``("link", i)``; None for the start), or None when unreachable."""
+        import heapq
+
+        if ps == pg:
+            return [(ps, None)]
+        links = self._link_adjacency()
+        cand: dict[int, np.ndarray] = {}
+        # a state is (point id); point ids: ("S",), (e, k) on portal e, ("L", li) at a link end
+        best = {("S",): 0.0}
+        where = {("S",): (ps, np.asarray(s, dtype=np.float64))}
+        parent: dict = {("S",): None}
+        heap = [(math.dist(s, g), 0.0, 0, ("S",))]
+        tie = 1
+        goal_state = ("G",)
+        while heap:
+            f, gu, _, state = heapq.heappop(heap)
+            if gu > best.get(state, math.inf):
+                continue
+            if state == goal_state:
+                break
+            poly, pos = where[state]
+            cost_u = self.area_cost[poly]
+            if poly == pg:
+                ng = gu + math.dist(pos, g) * cost_u
+                if ng < best.get(goal_state, math.inf):
+                    best[goal_state] = ng
+                    parent[goal_state] = state
+                    where[goal_state] = (pg, np.asarray(g, dtype=np.float64))
+                    heapq.heappush(heap, (ng, ng, tie, goal_state))
+                    tie += 1
+            came = parent[state]
+            for e in range(self._start[poly], self._start[poly + 1]):
+                v = int(self._dst[e])
+                pts = cand.get(e)
+                if pts is None:
+                    pts = cand[e] = self._candidates(e)
+                for k in range(len(pts)):
+                    q = pts[k]
+                    ng = gu + math.dist(pos, q) * cost_u
+                    key = (e, k)
+                    if ng < best.get(key, math.inf):
+                        best[key] = ng
+                        parent[key] = state
+                        where[key] = (v, q)
+                        heapq.heappush(heap, (ng + math.dist(q, g), ng, tie, key))
+                        tie += 1
+            for v, li in links.get(poly, []):
+                L = self.links[li if li >= 0 else -1 - li]
+                a, b = (L.a, L.b) if li >= 0 else (L.b, L.a)
+                ng = gu + math.dist(pos, a[:2]) * cost_u + L.cost
+                key = ("L", li)
+                if ng < best.get(key, math.inf):
+                    best[key] = ng
+                    parent[key] = state
+                    where[key] = (v, np.array(b[:2], dtype=np.float64))
+                    heapq.heappush(heap, (ng + math.dist(b[:2], g), ng, tie, key))
+                    tie += 1
+        if goal_state not in best:
+            return None
+        chain = []
+        st = parent[goal_state]
+        while st is not None and st != ("S",):
+            chain.append(st)
+            st = parent[st]
+        chain.reverse()
+        route = [(ps, None)]
+        for st in chain:
+            if st[0] == "L":
+                route.append((where[st][0], ("link", st[1])))
+            else:
+                route.append((where[st][0], ("portal", st[0])))
+        return route
+
+    def _points(self, route, s: np.ndarray, g: np.ndarray):
+        """Funnel each stretch of the route between links; returns (points, cost, link idx, polys)."""
+        cs = self.config.cell_size
+        pts = [np.asarray(s[:2], dtype=np.float64)]
+        link_at = []
+        cost = 0.0
+        cur = np.asarray(s[:2], dtype=np.float64)
+        lefts, rights = [], []
+        polys = [route[0][0]]
+        for k in range(1, len(route)):
+            v, via = route[k]
+            polys.append(v)
+            u = route[k - 1][0]
+            if via[0] == "portal":
+                e = via[1]
+                x0, y0, x1, y1 = self._seg[e]
+                cu = np.array([self.origin[0] + (self.rects[u][0] + self.rects[u][2]) * 0.5 * cs,
+                               self.origin[1] + (self.rects[u][1] + self.rects[u][3]) * 0.5 * cs])
+                mid = np.array([self.origin[0] + (x0 + x1) * 0.5 * cs, self.origin[1] + (y0 + y1) * 0.5 * cs])
+                l, r = self._portal(e, mid - cu)
+                lefts.append(l)
+                rights.append(r)
+            else:
+                li = via[1]
+                L = self.links[li if li >= 0 else -1 - li]
+                a, b = (L.a, L.b) if li >= 0 else (L.b, L.a)
+                stretch = self._pull(cur, np.array(a[:2]), lefts, rights)
+                pts.extend(stretch[1:])
+                link_at.append(len(pts) - 1)
+                pts.append(np.array(b[:2]))
+                cost += L.cost
+                cur = np.array(b[:2])
+                lefts, rights = [], []
+        stretch = self._pull(cur, np.asarray(g[:2], dtype=np.float64), lefts, rights)
+        pts.extend(stretch[1:])
+        p2 = self._inset_corners(np.array(pts), keep={0, len(pts) - 1, *link_at, *[i + 1 for i in link_at]})
+        seg_cost = 0.0
+        for i in range(len(p2) - 1):
+            if i in link_at:
+                continue
+            mid = (p2[i] + p2[i + 1]) / 2
+            poly = self.polygon_at(mid)
+            seg_cost += math.dist(p2[i], p2[i + 1]) * (self.area_cost[poly] if poly >= 0 else 1.0)
+        out = np.c_[p2, [self.height_at(p) if self.polygon_at(p) >= 0 else 0.0 for p in p2]]
+        return out, seg_cost + cost, tuple(link_at), np.array(polys, dtype=np.int64)
+
+    def _inset_corners(self, pts: np.ndarray, keep: set) -> np.ndarray:
+        """Move each funnel corner (a grid vertex) a hair toward the walkable cells around it, so
+        a segment between two corners on one wall line does not run along the wall's face."""
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        h, w = self.walkable.shape
+        out = pts.copy()
+        for i in range(len(pts)):
+            if i in keep:
+                continue
+            vx = round((pts[i, 0] - ox) / cs)
+            vy = round((pts[i, 1] - oy) / cs)
+            if abs(pts[i, 0] - (ox + vx * cs)) > 0.01 * cs or abs(pts[i, 1] - (oy + vy * cs)) > 0.01 * cs:
+                continue
+            d = np.zeros(2)
+            for cx, cy in ((vx - 1, vy - 1), (vx, vy - 1), (vx - 1, vy), (vx, vy)):
+                if 0 <= cx < w and 0 <= cy < h and self.walkable[cy, cx]:
+                    d += (cx + 0.5 - vx, cy + 0.5 - vy)
+            n = np.hypot(*d)
+            if n > 0:
+                out[i] = pts[i] + d / n * 2 * CORNER_MARGIN * cs
+        return out
+
+    @staticmethod
+    def _pull(a: np.ndarray, b: np.ndarray, lefts, rights) -> np.ndarray:
+        if not lefts:
+            return np.array([a, b])
+        return string_pull(a, b, np.array(lefts), np.array(rights))
