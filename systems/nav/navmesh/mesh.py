@@ -21,10 +21,10 @@ import numpy as np
 from ..errors import NavError
 from ..grid import Grid, world_segments_clear
 from ..result import PathStatus
-from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
 from .build import (connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles,
                     walkable_surface)
 from .funnel import string_pull
+from .search import candidate_astar
 
 __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]
 
@@ -128,6 +128,14 @@ class NavMesh:
         self._start = np.searchsorted(self._src, np.arange(len(self.rects) + 1))
         self.links: list[OffMeshLink] = []
         self._labels = None
+        # every portal's candidate crossing points, flat (CSR by portal), for the numba search
+        per = [self._candidates(e) for e in range(len(self._src))]
+        counts = np.array([len(c) for c in per], dtype=np.int64)
+        self._cand_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        flat = np.concatenate(per) if per else np.zeros((0, 2))
+        self._cand_x = np.ascontiguousarray(flat[:, 0])
+        self._cand_y = np.ascontiguousarray(flat[:, 1])
+        self._cand_edge = np.repeat(np.arange(len(per), dtype=np.int64), counts)
 
     # ------------------------------------------------------------------- bakes
     @classmethod
@@ -366,6 +374,20 @@ class NavMesh:
         return a + d * ts[:, None]
 
     def _astar(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+        """The polygon route from ``ps`` to ``pg`` (see ``_astar_links`` for its format)."""
+        if ps == pg:
+            return [(ps, None)]
+        if self.links:
+            return self._astar_links(ps, pg, s, g)
+        _, chain = candidate_astar(self._start, self._dst, self._cand_start, self._cand_x, self._cand_y,
+                                   self._cand_edge, self.area_cost, ps, pg, float(s[0]), float(s[1]),
+                                   float(g[0]), float(g[1]))
+        if len(chain) == 0:
+            return None
+        edges = self._cand_edge[chain]
+        return [(ps, None)] + [(int(self._dst[e]), ("portal", int(e))) for e in edges]
+
+    def _astar_links(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
         """A* over portal crossing points (convex polygons: any two points of one polygon see
         each other). Returns the route as ``[(polygon, via), ...]`` (via: ``("portal", e)`` or
         ``("link", i)``; None for the start), or None when unreachable."""
