@@ -9,6 +9,7 @@ import numpy as np
 from systems.nav import Grid, NavError
 from systems.nav.flow.field import FlowField
 from systems.nav.flow.sectors import SectorGraph, SectorOrder
+from systems.nav.navmesh import NavMesh
 from systems.nav.waypoints.graph import WaypointGraph
 from systems.nav.waypoints.hierarchy import Hierarchy
 
@@ -41,13 +42,17 @@ class Navigation:
         cache_dir: where bakes (the hierarchy) are cached on disk; None keeps them in memory.
         waypoint_graph: the graph agents with ``method="waypoints"`` use; by default one is
             flood-filled (spacing 4 cells) from the middle of the largest region on first use.
+        navmesh: the mesh agents with ``method="navmesh"`` use; by default baked from the grid on
+            first use with ``navmesh_radius``.
+        navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
     """
 
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
                  flow_cache: int = 8, cache_dir: str | None = None,
-                 waypoint_graph: WaypointGraph | None = None) -> None:
+                 waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
+                 navmesh_radius: float = 0.4) -> None:
         if not isinstance(grid, Grid):
             raise NavError(f"Navigation needs a systems.nav.Grid, got {type(grid).__name__}")
         if smoothing not in ("precise", "fast", None):
@@ -74,6 +79,8 @@ class Navigation:
         self.cache_dir = cache_dir
         self._hierarchy: Hierarchy | None = None
         self._waypoints = waypoint_graph
+        self._navmesh = navmesh
+        self.navmesh_radius = float(navmesh_radius)
 
     # ------------------------------------------------------------- flow fields
     @property
@@ -118,6 +125,12 @@ class Navigation:
             else:
                 self._hierarchy = Hierarchy.build(self.grid, progress=progress)
         return self._hierarchy
+
+    def navmesh(self) -> NavMesh:
+        """The navmesh of ``method="navmesh"`` agents (baked from the grid on first use)."""
+        if self._navmesh is None:
+            self._navmesh = NavMesh.from_grid(self.grid, agent_radius=self.navmesh_radius)
+        return self._navmesh
 
     def waypoints(self) -> WaypointGraph:
         """The waypoint graph of ``method="waypoints"`` agents (flood-filled on first use)."""

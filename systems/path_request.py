@@ -10,15 +10,16 @@ import numpy as np
 from components import GRID_PLANNERS, PLANNERS, NavState
 
 FLOW_PLANNERS = ("flowfield", "leader")
-#: Planners answered at once, outside the budgeted queue (a hierarchy or waypoint-graph query
-#: costs about a millisecond).
-DIRECT_PLANNERS = ("hierarchy", "waypoints")
+#: Planners answered at once, outside the budgeted queue (a hierarchy query costs ~1 ms).
+DIRECT_PLANNERS = ("hierarchy",)
+#: Planners queued like grid searches but answered in one step (charged a fixed budget).
+QUERY_PLANNERS = ("navmesh", "waypoints")
 from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
 from systems.nav import NavError, smooth_path
 
 from . import events
 from .base import NavProcessor
-from .requests import PathRequest
+from .requests import PathRequest, QueryOnce
 
 
 class PathRequestProcessor(NavProcessor):
@@ -37,8 +38,10 @@ class PathRequestProcessor(NavProcessor):
             row = table.row_of.get(request.entity)
             if row is None:
                 continue                                   # entity gone meanwhile
-            if result.found:
-                self._give_path(row, request, result.cells)
+            if request.method == "navmesh":
+                self._give_points(row, request, result)
+            elif result.found:
+                self._give_path(row, request, result.cells, smoothed=request.method == "waypoints")
             else:
                 self._fail(row, result.reason)
         nav.tick += 1
@@ -60,8 +63,8 @@ class PathRequestProcessor(NavProcessor):
         method = PLANNERS[int(table.agent_method[row, 0])]
         if not np.isfinite(target).all():
             return self._fail(row, f"target_position {tuple(float(v) for v in target)} is not a finite point")
-        if method not in GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS:
-            available = ", ".join(GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS)
+        if method not in GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS + QUERY_PLANNERS:
+            available = ", ".join(GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS + QUERY_PLANNERS)
             return self._fail(row, f"planner {method!r} is not available yet; use one of {available}")
         goal = grid.world_to_cell(float(target[0]), float(target[1]))
         start = grid.world_to_cell(float(table.position[row, 0]), float(table.position[row, 1]))
@@ -79,11 +82,18 @@ class PathRequestProcessor(NavProcessor):
             table.velocity[row] = 0.0
             table.nav_state[row, 0] = NavState.FOLLOWING
             return
+        if method in QUERY_PLANNERS:
+            here = table.position[row].copy()
+            there = np.array(target, dtype=np.float64)
+            planner = nav.navmesh() if method == "navmesh" else nav.waypoints()
+            request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target),
+                                  search=QueryOnce(lambda: planner.find_path(here, there)))
+            table.nav_state[row, 0] = NavState.PLANNING
+            table.velocity[row] = 0.0
+            nav.requests.submit(request)
+            return
         if method in DIRECT_PLANNERS:
-            if method == "hierarchy":
-                result = nav.hierarchy().find_path(start, goal)
-            else:
-                result = nav.waypoints().find_path(table.position[row, :2], target[:2])
+            result = nav.hierarchy().find_path(start, goal)
             request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target))
             if result.found:
                 self._give_path(row, request, result.cells, smoothed=True)
@@ -114,6 +124,22 @@ class PathRequestProcessor(NavProcessor):
         table.nav_state[row, 0] = NavState.FOLLOWING
         if events.has_handler(events.PATH_CHANGED):
             esper.dispatch_event(events.PATH_CHANGED, int(table.entity[row]), points.copy())
+
+    def _give_points(self, row: int, request: PathRequest, result) -> None:
+        """A navmesh answer: world points (a PARTIAL one still walks to the closest point)."""
+        if len(result.points) == 0:
+            return self._fail(row, result.reason)
+        table = self.navigation.agents
+        points = np.array(result.points, dtype=np.float64)
+        if self.navigation.grid.heights is None:
+            points[:, 2] = table.position[row, 2]
+        table.set_path(row, points, 1 if len(points) > 1 else 0)
+        table.nav_state[row, 0] = NavState.FOLLOWING
+        if events.has_handler(events.PATH_CHANGED):
+            esper.dispatch_event(events.PATH_CHANGED, int(table.entity[row]), points.copy())
+        if not result.found:
+            table.failure[int(table.entity[row])] = result.reason
+            esper.dispatch_event(events.PATH_FAILED, int(table.entity[row]), result.reason)
 
     def _fail(self, row: int, reason: str) -> None:
         table = self.navigation.agents

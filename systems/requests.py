@@ -19,6 +19,30 @@ from systems.nav.search.workspace import SearchWorkspace
 __all__ = ["PathRequest", "PathRequestQueue"]
 
 
+class QueryOnce:
+    """A planner call that runs in one step (navmesh, waypoint graph): it waits its turn in the
+    queue like any search and charges ``cost`` expansions to the tick's budget."""
+
+    def __init__(self, run, cost: int = 64) -> None:
+        self._run = run
+        self._result = None
+        self.expanded = 0
+        self.cost = cost
+
+    @property
+    def done(self) -> bool:
+        return self._result is not None
+
+    def step(self, budget: int):
+        if self._result is None:
+            self._result = self._run()
+            self.expanded = self.cost
+        return self._result
+
+    def result(self):
+        return self._result
+
+
 @dataclass(slots=True)
 class PathRequest:
     """One agent's pending grid path query."""
@@ -28,7 +52,7 @@ class PathRequest:
     goal: tuple[int, int]
     method: str
     target: tuple[float, float, float]
-    search: SlicedSearch | None = None
+    search: SlicedSearch | QueryOnce | None = None
     workspace: SearchWorkspace | None = None
     ticks: int = 0                      # ticks it has been served in
     expanded: int = field(default=0)
@@ -110,6 +134,8 @@ class PathRequestQueue:
 
     def _start(self, req: PathRequest) -> bool:
         """Create the request's search; False when it must wait for a workspace."""
+        if req.search is not None:                       # a QueryOnce made by the caller
+            return True
         needs_workspace = req.method != "bidirectional"
         ws = self.pool.acquire() if needs_workspace else None
         if needs_workspace and ws is None:

@@ -164,14 +164,12 @@ def test_bad_targets_fail_with_a_reason(event_log, arena, target, reason):
     assert esper.component_for_entity(e, Position).as_tuple() == pos          # it stays put
 
 
-def test_target_in_a_wall_fails_and_planner_not_yet_available_fails(event_log, arena):
+def test_target_in_a_wall_fails(event_log, arena):
     install(Navigation(arena))
     wall = tuple(int(v) for v in np.argwhere(~arena.passable)[0][::-1])
     a = _spawn(arena, (3, 10), arena.cell_to_world(*wall))
-    b = _spawn(arena, (3, 10), arena.cell_to_world(5, 10), method="navmesh")
     esper.process(1 / 60)
     assert "blocked cell" in event_log.of("path_failed", a)[0][2]
-    assert "not available yet" in event_log.of("path_failed", b)[0][2]
 
 
 def test_clearing_the_target_stops_the_agent(arena):
@@ -216,3 +214,20 @@ def test_waypoints_planner_agent_reaches_its_target(event_log, arena):
             break
     assert event_log.of("path_changed", e) and event_log.of("target_reached", e)
     assert len(nav.waypoints()) > 20
+
+
+def test_navmesh_planner_agent_reaches_its_target_through_the_queue(event_log, arena):
+    nav = Navigation(arena, navmesh_radius=0.0)
+    install(nav)
+    e = _spawn(arena, (3, 10), arena.cell_to_world(40, 30), method="navmesh", max_speed=8.0)
+    esper.process(1 / 30)
+    assert event_log.of("path_changed", e)                    # served by the queue this tick
+    for _ in range(1500):
+        esper.process(1 / 30)
+        if event_log.of("target_reached", e):
+            break
+    assert event_log.of("target_reached", e)
+    path = event_log.of("path_changed", e)[0][2]
+    cells = arena.world_to_cells(path)
+    assert arena.passable[cells[:, 1], cells[:, 0]].all()
+    assert nav.navmesh().polygon_count > 0
