@@ -23,6 +23,10 @@ test: $(VENV)/.installed-test
 bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/grid_search.py --json bench-results/grid_search.json
 	$(PY) tests/benchmarks/ecs_tick.py --json bench-results/ecs_tick.json
+	$(PY) tests/benchmarks/flow_crowd.py --json bench-results/flow_crowd.json
+	$(PY) tests/benchmarks/hierarchy.py --json bench-results/hierarchy.json
+	$(PY) tests/benchmarks/navmesh.py --json bench-results/navmesh.json
+	$(PY) tests/benchmarks/demo_frame.py --json bench-results/demo_frame.json
 
 clean:
 	rm -rf $(VENV) bench-results .pytest_cache

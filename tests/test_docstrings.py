@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["systems.nav.grid", "systems.nav.search.facade", "systems.nav.search.sliced", "systems.nav.paths",
+MODULES = ["systems.nav.navmesh.mesh", "systems.nav.grid", "systems.nav.search.facade", "systems.nav.search.sliced", "systems.nav.paths",
            "systems.nav.waypoints.hierarchy", "systems.nav.waypoints.graph",
            "levels.movingai", "systems.nav.flow.field", "systems.nav.flow.sectors", "systems.nav.flow.corridor"]
 

@@ -1,0 +1,78 @@
+"""Navmesh benchmark: bake time, polygon count, query median/p95 on AcrosstheCape long-path
+scenarios, next to rtsnav's grid A* and the exact any-angle length, in the same run.
+
+    python tests/benchmarks/navmesh.py [--queries 60] [--json out.json]
+
+Issue 5's target: navmesh query median ≥ 10× faster than grid A* on the same pairs, with
+shorter paths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.report import save_json  # noqa: E402
+from levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
+from systems.nav import NavMesh, find_path, warm_up  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=60)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    warm_up()
+    from tests.systems.nav.anyangle import AnyAngle
+
+    grid = load_movingai_map("AcrosstheCape.map")
+    NavMesh.from_grid(load_movingai_map("arena.map"))            # compile
+    t = time.perf_counter()
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    bake = time.perf_counter() - t
+    scens = [s for s in load_movingai_scenarios("AcrosstheCape.map.scen") if s.bucket >= 236]
+    picks = np.linspace(0, len(scens) - 1, min(args.queries, len(scens))).round().astype(int)
+    queries = [scens[i] for i in picks]
+    t = time.perf_counter()
+    reference = AnyAngle(grid.passable)
+    ref_s = time.perf_counter() - t
+    q0 = queries[0]
+    mesh.find_path((q0.start[0] + .5, q0.start[1] + .5, 0), (q0.goal[0] + .5, q0.goal[1] + .5, 0))
+    mesh_ms, grid_ms, vs_grid, vs_best = [], [], [], []
+    for s in queries:
+        a, b = (s.start[0] + .5, s.start[1] + .5, 0.0), (s.goal[0] + .5, s.goal[1] + .5, 0.0)
+        t = time.perf_counter()
+        r = mesh.find_path(a, b)
+        mesh_ms.append((time.perf_counter() - t) * 1e3)
+        t = time.perf_counter()
+        gpath = find_path(grid, s.start, s.goal)
+        grid_ms.append((time.perf_counter() - t) * 1e3)
+        vs_grid.append(r.cost / gpath.cost)
+        vs_best.append(r.cost / reference.shortest(a, b))
+    row = {"map": grid.name, "queries": len(queries), "bake_s": round(bake, 3), "polygons": mesh.polygon_count,
+           "walkable_cells": int(mesh.walkable.sum()),
+           "navmesh_median_ms": float(np.median(mesh_ms)), "navmesh_p95_ms": float(np.percentile(mesh_ms, 95)),
+           "grid_astar_median_ms": float(np.median(grid_ms)),
+           "speedup_vs_grid_astar": float(np.median(grid_ms) / np.median(mesh_ms)),
+           "length_vs_grid_path": float(np.mean(vs_grid)), "length_vs_any_angle_optimum_mean": float(np.mean(vs_best)),
+           "length_vs_any_angle_optimum_max": float(np.max(vs_best)), "reference_build_s": round(ref_s, 2)}
+    print(f"{row['map']}: bake {row['bake_s']:.2f} s, {row['polygons']} polygons for {row['walkable_cells']} cells "
+          f"({row['walkable_cells'] / row['polygons']:.0f}x fewer)")
+    print(f"  navmesh query median {row['navmesh_median_ms']:.2f} ms (p95 {row['navmesh_p95_ms']:.2f}), grid A* "
+          f"{row['grid_astar_median_ms']:.2f} ms -> {row['speedup_vs_grid_astar']:.2f}x")
+    print(f"  path length: {100 * (row['length_vs_grid_path'] - 1):+.1f}% vs the grid path, "
+          f"{100 * (row['length_vs_any_angle_optimum_mean'] - 1):+.2f}% mean / "
+          f"{100 * (row['length_vs_any_angle_optimum_max'] - 1):+.2f}% worst vs the any-angle optimum")
+    save_json(args.json, row)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
