@@ -244,7 +244,15 @@ class RtsApp:
                 for y in range(0, grid.height + 1, size):
                     segs.moveTo(0, y * grid.cell_size, lift + 1)
                     segs.drawTo(grid.width * grid.cell_size, y * grid.cell_size, lift + 1)
-        if self.overlay in (1, 2, 3):
+        elif self.overlay == 4:
+            mesh = self.navigation.navmesh()
+            segs.setColor(0.3, 1.0, 1.0, 1)
+            for p in range(mesh.polygon_count):
+                corners = mesh.polygon_vertices(p) + [0, 0, lift]
+                segs.moveTo(*corners[0])
+                for c in list(corners[1:]) + [corners[0]]:
+                    segs.drawTo(*c)
+        if self.overlay in (1, 2, 3, 4):
             self.overlay_np.attachNewNode(segs.create()).setLightOff()
 
     # ----------------------------------------------------------------- control

@@ -5,9 +5,9 @@
   mistakes are reported as ``file:line:col: what is wrong``.
 * ``show FILE --out map.png``: a picture of the level, optionally with a path, flow-field
   arrows or hierarchy clusters on top.
-* ``bake FILE``: build what a level needs before play — the waypoint hierarchy and the flow-field
-  sector tiles — with progress bars; the hierarchy is cached on disk (format version + checksum;
-  a corrupt or stale cache file is rebuilt).
+* ``bake FILE``: build what a level needs before play — the waypoint hierarchy, the flow-field
+  sector tiles and the navmesh — with progress bars; the hierarchy and the navmesh are cached on
+  disk (format version + checksum; a corrupt or stale cache file is rebuilt).
 """
 
 from __future__ import annotations
@@ -64,6 +64,11 @@ def bake(args) -> int:
     bar.close()
     print(f"sector tiles built in {time.perf_counter() - t:.2f} s: {len(tiles.sectors)} sectors, "
           f"{tiles.portal_count} portals")
+    from systems.nav import NavMesh
+
+    t = time.perf_counter()
+    mesh = NavMesh.cached(grid, args.cache, agent_radius=0.4)
+    print(f"navmesh ready in {time.perf_counter() - t:.2f} s (cached): {mesh.polygon_count} polygons")
     return 0
 
 
@@ -104,7 +109,12 @@ def show(args) -> int:
             flow = FlowField.build(grid, [tuple(int(v) for v in b)])
     if "hierarchy" in args.overlay:
         clusters = 32
-    img = level_image(level, args.scale, paths, flow, clusters)
+    mesh = None
+    if "navmesh" in args.overlay:
+        from systems.nav import NavMesh
+
+        mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    img = level_image(level, args.scale, paths, flow, clusters, navmesh=mesh)
     write_png(args.out, img)
     print(f"wrote {args.out} ({img.shape[1]}x{img.shape[0]})")
     return 0
@@ -120,7 +130,7 @@ def main(argv=None) -> int:
     s.add_argument("map")
     s.add_argument("--out", type=Path, default=Path("map.png"))
     s.add_argument("--scale", type=int, default=4, help="pixels per cell")
-    s.add_argument("--overlay", default="", help="comma list: paths, flow, hierarchy")
+    s.add_argument("--overlay", default="", help="comma list: paths, flow, hierarchy, navmesh")
     b = sub.add_parser("bake", help="build and cache a level's navigation data")
     b.add_argument("map", help="a level (.toml, built-in name) or Moving AI .map")
     b.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})")

@@ -25,7 +25,8 @@ def write_png(path: str | Path, rgb: np.ndarray) -> None:
                            + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
-def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, points=None) -> np.ndarray:
+def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, points=None,
+                navmesh=None) -> np.ndarray:
     """``[H·scale, W·scale, 3] uint8`` picture of ``level``.
 
     Args:
@@ -33,6 +34,7 @@ def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, p
         flow: a ``FlowField`` whose directions are drawn as short strokes every few cells.
         clusters: draw a hierarchy's cluster borders every ``clusters`` cells (0 = none).
         points: ``(N, 2)`` world points (units) drawn as dots.
+        navmesh: a ``NavMesh`` whose polygons are outlined.
     """
     colors = level.colors.astype(np.float32).copy()
     g = level.ground
@@ -42,6 +44,12 @@ def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, p
     if clusters:
         img[::clusters * scale, :] = (240, 220, 60)
         img[:, ::clusters * scale] = (240, 220, 60)
+    if navmesh is not None:
+        for x0, y0, x1, y1 in navmesh.rects:
+            img[y0 * scale, x0 * scale:x1 * scale] = (255, 255, 255)
+            img[min(y1 * scale, img.shape[0] - 1), x0 * scale:x1 * scale] = (255, 255, 255)
+            img[y0 * scale:y1 * scale, x0 * scale] = (255, 255, 255)
+            img[y0 * scale:y1 * scale, min(x1 * scale, img.shape[1] - 1)] = (255, 255, 255)
     if flow is not None:
         step = max(2, 8 // scale + 2)
         h, w = level.grid.shape

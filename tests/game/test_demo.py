@@ -45,7 +45,7 @@ def test_toggling_an_overlay_changes_the_image(app):
     app.step(5)
     app.render_frame()
     before = app.image().astype(int)
-    for number in (2, 3):
+    for number in (2, 3, 4):
         app.set_overlay(number)
         after = app.image().astype(int)
         assert (np.abs(after - before).max(axis=2) > 30).sum() > 500, f"overlay {number} invisible"

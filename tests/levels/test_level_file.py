@@ -134,7 +134,7 @@ def test_cli_list_validate_show(tmp_path, capsys):
     assert levels_cli(["validate", "fortress"]) == 0
     assert "ok" in capsys.readouterr().out
     out = tmp_path / "m.png"
-    assert levels_cli(["show", "river", "--out", str(out), "--overlay", "paths,flow,hierarchy"]) == 0
+    assert levels_cli(["show", "river", "--out", str(out), "--overlay", "paths,flow,hierarchy,navmesh"]) == 0
     assert out.read_bytes()[:4] == b"\x89PNG"
     bad = tmp_path / "bad.toml"
     bad.write_text(GOOD.replace(".#..\n", ".#X.\n", 1))

@@ -168,6 +168,76 @@ class NavMesh:
         walk = erode(walk, cfg.agent_radius / cfg.cell_size)
         return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])))
 
+    # ------------------------------------------------------------------ cache
+    FORMAT_VERSION = 1
+    _ARRAYS = ("walkable", "height", "poly_of_cell", "rects", "area_cost", "_src", "_dst", "_seg", "_start",
+               "_cand_start", "_cand_x", "_cand_y", "_cand_edge")
+
+    def save(self, path) -> None:
+        """Write the baked mesh (npz) with the format version and a payload checksum."""
+        import hashlib
+        import io
+
+        payload = io.BytesIO()
+        np.savez(payload, **{name.strip("_"): getattr(self, name) for name in self._ARRAYS})
+        data = payload.getvalue()
+        cfg = self.config
+        meta = np.array([self.FORMAT_VERSION, cfg.cell_size, cfg.agent_radius, cfg.agent_height, cfg.max_slope,
+                         cfg.max_climb, cfg.max_side, self.origin[0], self.origin[1]])
+        np.savez(path, meta=meta, data=np.frombuffer(data, dtype=np.uint8),
+                 checksum=np.array(hashlib.sha256(data).hexdigest()))
+
+    @classmethod
+    def load(cls, path) -> "NavMesh":
+        """Read a mesh written by ``save``; ``NavError`` if corrupt or of another format version."""
+        import hashlib
+        import io
+
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                meta, data, checksum = f["meta"], f["data"].tobytes(), str(f["checksum"])
+        except Exception as e:                                       # noqa: BLE001 - any damage
+            raise NavError(f"{path}: unreadable navmesh cache ({type(e).__name__}: {e})") from None
+        if int(meta[0]) != cls.FORMAT_VERSION:
+            raise NavError(f"{path}: format version {int(meta[0])}, expected {cls.FORMAT_VERSION}")
+        if hashlib.sha256(data).hexdigest() != checksum:
+            raise NavError(f"{path}: checksum mismatch (corrupt cache)")
+        mesh = cls.__new__(cls)
+        mesh.config = NavMeshConfig(float(meta[1]), float(meta[2]), float(meta[3]), float(meta[4]),
+                                    float(meta[5]), int(meta[6]))
+        mesh.origin = (float(meta[7]), float(meta[8]))
+        with np.load(io.BytesIO(data), allow_pickle=False) as f:
+            for name in cls._ARRAYS:
+                setattr(mesh, name, f[name.strip("_")])
+        mesh.links = []
+        mesh._labels = None
+        return mesh
+
+    @classmethod
+    def cached(cls, grid: Grid, cache_dir, agent_radius: float = 0.5, **kw) -> "NavMesh":
+        """The mesh of ``grid`` from ``cache_dir``, or baked and saved there (a corrupt or stale
+        file is rebuilt). The file name carries a checksum of the grid and the parameters."""
+        import hashlib
+        from pathlib import Path
+
+        h = hashlib.sha256()
+        h.update(np.ascontiguousarray(grid.passable).tobytes())
+        h.update(np.ascontiguousarray(grid.cost).tobytes())
+        if grid.heights is not None:
+            h.update(np.ascontiguousarray(grid.heights).tobytes())
+        h.update(repr((grid.shape, grid.cell_size, grid.origin, agent_radius, sorted(kw.items()),
+                       cls.FORMAT_VERSION)).encode())
+        path = Path(cache_dir) / f"navmesh-{h.hexdigest()[:24]}.npz"
+        if path.exists():
+            try:
+                return cls.load(path)
+            except NavError:
+                pass
+        mesh = cls.from_grid(grid, agent_radius, **kw)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mesh.save(path)
+        return mesh
+
     # --------------------------------------------------------------- geometry
     @property
     def polygon_count(self) -> int:

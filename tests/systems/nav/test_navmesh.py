@@ -163,3 +163,20 @@ def test_malformed_mesh_input_raises(vertices, triangles, message):
 def test_bad_config_raises():
     with pytest.raises(NavError, match="max_slope"):
         NavMeshConfig(max_slope=120)
+
+
+def test_cache_round_trip_and_corruption_is_detected(tmp_path):
+    grid = load_movingai_map("AcrosstheCape.map")
+    mesh = NavMesh.cached(grid, tmp_path, agent_radius=0.5)
+    again = NavMesh.cached(grid, tmp_path, agent_radius=0.5)      # loaded (timed in the benchmark)
+    assert np.array_equal(mesh.rects, again.rects)
+    a, b = (100.5, 100.5, 0), (600.5, 650.5, 0)
+    assert np.allclose(mesh.find_path(a, b).points, again.find_path(a, b).points)
+    (path,) = list(tmp_path.glob("*.npz"))
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(NavError):
+        NavMesh.load(path)
+    rebuilt = NavMesh.cached(grid, tmp_path, agent_radius=0.5)  # corrupt: baked again
+    assert rebuilt.polygon_count == mesh.polygon_count
