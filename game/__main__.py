@@ -19,7 +19,6 @@ import time
 import tomllib
 from pathlib import Path
 
-import numpy as np
 
 
 def _script(path: Path | None, app) -> list[tuple[int, str, dict]]:

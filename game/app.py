@@ -13,8 +13,8 @@ from pathlib import Path
 
 import esper
 import numpy as np
-from panda3d.core import (AmbientLight, DirectionalLight, LineSegs, NodePath, PNMImage, Filename,
-                          TextNode, loadPrcFileData)
+from panda3d.core import (AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, TextNode,
+                          loadPrcFileData)
 
 from components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
 from levels.level_file import Level, load_level

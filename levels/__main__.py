@@ -88,8 +88,6 @@ def validate(args) -> int:
 
 
 def show(args) -> int:
-    import numpy as np
-
     from levels.picture import level_image, write_png
     from systems.nav import find_path
     from systems.nav.flow import FlowField

@@ -201,7 +201,7 @@ class FlowSteeringProcessor(NavProcessor):
 
     def _arrived_mates(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """Positions ``(m, 2)`` of units of this order's group already arrived at its goal."""
-        t, grid = self.navigation.agents, self.navigation.grid
+        t = self.navigation.agents
         n = t.count
         fin = np.flatnonzero((t.nav_state[:n, 0] == NavState.FINISHED)
                              & (t.agent_method[:n, 0] == order.key[3]))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import esper
-import numpy as np
 import pytest
 
 from components import Flock, NavigationAgent, NavState, PLANNERS, Position, Velocity

@@ -1,7 +1,6 @@
 """Moving AI map and scenario import: real files load; every kind of malformed file gives a
 LevelError naming file:line:col and what was expected."""
 
-import numpy as np
 import pytest
 
 from levels import LevelError, load_movingai_map, load_movingai_scenarios

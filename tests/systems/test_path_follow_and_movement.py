@@ -8,7 +8,7 @@ import esper
 import numpy as np
 import pytest
 
-from components import NavigationAgent, NavState, Position, Velocity
+from components import NavigationAgent, Position, Velocity
 from systems import Navigation, install
 from systems.nav import Grid
 from systems.nav.steering.collision import move_agents

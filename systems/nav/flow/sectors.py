@@ -25,12 +25,12 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from ..errors import NavError
 from ..grid import Grid, legal_moves
 from .direction import flow_directions
 from .integration import integrate
+from ..waypoints.graph_search import csr_dijkstra
 
 __all__ = ["SectorGraph", "SectorOrder"]
 
@@ -249,77 +249,6 @@ class SectorGraph:
         return self.touched
 
 
-@njit(cache=True)
-def _portal_dijkstra(adj_start, adj_target, adj_cost, seeds, seed_costs, out):
-    """Plain heap-free Dijkstra over a small graph (O(V²) worst, V is a few thousand)."""
-    n = out.size
-    done = np.zeros(n, dtype=np.bool_)
-    # binary heap of (cost, node) with lazy deletion
-    heap_c = np.empty(max(16, adj_target.size + seeds.size + 1))
-    heap_n = np.empty(heap_c.size, dtype=np.int64)
-    size = 0
-    for i in range(seeds.size):
-        if seed_costs[i] < out[seeds[i]]:
-            out[seeds[i]] = seed_costs[i]
-            # push
-            j = size
-            size += 1
-            heap_c[j] = seed_costs[i]
-            heap_n[j] = seeds[i]
-            while j > 0:
-                p = (j - 1) >> 1
-                if heap_c[p] <= heap_c[j]:
-                    break
-                heap_c[p], heap_c[j] = heap_c[j], heap_c[p]
-                heap_n[p], heap_n[j] = heap_n[j], heap_n[p]
-                j = p
-    while size > 0:
-        c = heap_c[0]
-        u = heap_n[0]
-        size -= 1
-        heap_c[0] = heap_c[size]
-        heap_n[0] = heap_n[size]
-        j = 0
-        while True:
-            l = 2 * j + 1
-            if l >= size:
-                break
-            r = l + 1
-            m = r if (r < size and heap_c[r] < heap_c[l]) else l
-            if heap_c[j] <= heap_c[m]:
-                break
-            heap_c[m], heap_c[j] = heap_c[j], heap_c[m]
-            heap_n[m], heap_n[j] = heap_n[j], heap_n[m]
-            j = m
-        if done[u] or c > out[u]:
-            continue
-        done[u] = True
-        for e in range(adj_start[u], adj_start[u + 1]):
-            v = adj_target[e]
-            nd = c + adj_cost[e]
-            if nd < out[v]:
-                out[v] = nd
-                if size >= heap_c.size:
-                    bigger_c = np.empty(heap_c.size * 2)
-                    bigger_n = np.empty(heap_c.size * 2, dtype=np.int64)
-                    bigger_c[:size] = heap_c[:size]
-                    bigger_n[:size] = heap_n[:size]
-                    heap_c = bigger_c
-                    heap_n = bigger_n
-                j = size
-                size += 1
-                heap_c[j] = nd
-                heap_n[j] = v
-                while j > 0:
-                    p = (j - 1) >> 1
-                    if heap_c[p] <= heap_c[j]:
-                        break
-                    heap_c[p], heap_c[j] = heap_c[j], heap_c[p]
-                    heap_n[p], heap_n[j] = heap_n[j], heap_n[p]
-                    j = p
-    return out
-
-
 class SectorOrder:
     """One goal on a ``SectorGraph``: portal costs to the goal, and sector fields built on demand.
 
@@ -354,10 +283,8 @@ class SectorOrder:
             if np.isfinite(local[y, x]):
                 seeds.append(node)
                 costs.append(local[y, x])
-        out = np.full(len(g.node_sector), np.inf)
-        self.node_cost = _portal_dijkstra(g.adj_start, g.adj_target, g.adj_cost,
-                                          np.asarray(seeds, dtype=np.int64),
-                                          np.asarray(costs, dtype=np.float64), out)
+        self.node_cost, _ = csr_dijkstra(g.adj_start, g.adj_target, g.adj_cost,
+                                         np.asarray(seeds, dtype=np.int64), np.asarray(costs, dtype=np.float64))
         for sid in list(self.fields):
             cells, values = self._seed_values(sid)
             old_cells, old_values = self._seeds_used[sid]

@@ -490,7 +490,6 @@ class NavMesh:
                     where[goal_state] = (pg, np.asarray(g, dtype=np.float64))
                     heapq.heappush(heap, (ng, ng, tie, goal_state))
                     tie += 1
-            came = parent[state]
             for e in range(self._start[poly], self._start[poly + 1]):
                 v = int(self._dst[e])
                 pts = cand.get(e)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 #: How far off a wall face a blocked agent stops, as a fraction of the cell size.

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from .proximity_grid import build_proximity_grid

@@ -28,7 +28,7 @@ from numba import njit
 from ..errors import NavError
 from ..grid import Grid, line_max_cost
 from ..result import PathResult, PathStatus
-from .graph_search import GraphScratch, graph_search
+from .graph_search import GraphScratch, csr_dijkstra, graph_search
 
 __all__ = ["WaypointGraph", "LookupTables", "LOOKUP_LIMIT_BYTES"]
 
@@ -271,64 +271,17 @@ class LookupTables:
 
 @njit(cache=True)
 def _all_pairs(adj_start, adj_target, adj_cost, v):
-    """Dijkstra from every node toward all others; next_hop[a, b] = first step from a to b.
-    Runs Dijkstra from each target b over the (undirected) graph: the parent of a in b's tree is
-    a's next hop toward b."""
+    """One Dijkstra toward every node ``b`` (the graph is undirected): in ``b``'s tree, the
+    parent of ``a`` is ``a``'s next hop toward ``b``."""
     next_hop = np.full((v, v), -1, dtype=np.int32)
     cost = np.full((v, v), np.inf, dtype=np.float32)
-    dist = np.empty(v)
-    parent = np.empty(v, dtype=np.int64)
-    done = np.empty(v, dtype=np.bool_)
-    heap_c = np.empty(adj_target.size + v + 1)
-    heap_n = np.empty(adj_target.size + v + 1, dtype=np.int64)
+    src = np.zeros(1, dtype=np.int64)
+    zero = np.zeros(1)
     for b in range(v):
-        dist[:] = np.inf
-        parent[:] = -1
-        done[:] = False
-        dist[b] = 0.0
-        size = 1
-        heap_c[0] = 0.0
-        heap_n[0] = b
-        while size > 0:
-            c = heap_c[0]
-            u = heap_n[0]
-            size -= 1
-            heap_c[0] = heap_c[size]
-            heap_n[0] = heap_n[size]
-            i = 0
-            while True:
-                l = 2 * i + 1
-                if l >= size:
-                    break
-                r = l + 1
-                m = r if (r < size and heap_c[r] < heap_c[l]) else l
-                if heap_c[i] <= heap_c[m]:
-                    break
-                heap_c[i], heap_c[m] = heap_c[m], heap_c[i]
-                heap_n[i], heap_n[m] = heap_n[m], heap_n[i]
-                i = m
-            if done[u] or c > dist[u]:
-                continue
-            done[u] = True
-            for e in range(adj_start[u], adj_start[u + 1]):
-                w = adj_target[e]
-                nd = c + adj_cost[e]
-                if nd < dist[w]:
-                    dist[w] = nd
-                    parent[w] = u
-                    j = size
-                    size += 1
-                    heap_c[j] = nd
-                    heap_n[j] = w
-                    while j > 0:
-                        p = (j - 1) >> 1
-                        if heap_c[p] <= heap_c[j]:
-                            break
-                        heap_c[p], heap_c[j] = heap_c[j], heap_c[p]
-                        heap_n[p], heap_n[j] = heap_n[j], heap_n[p]
-                        j = p
+        src[0] = b
+        dist, parent = csr_dijkstra(adj_start, adj_target, adj_cost, src, zero)
         for a in range(v):
-            if done[a]:
+            if dist[a] < np.inf:
                 cost[a, b] = dist[a]
                 next_hop[a, b] = parent[a] if a != b else b
     return next_hop, cost

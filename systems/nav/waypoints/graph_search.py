@@ -255,3 +255,43 @@ def refine_legs(moves, cost, wp, uniform, xs, ys, csize, width, height):
         cells[j:j + piece.shape[0]] = piece
         j += piece.shape[0]
     return cells, expanded, True, way_idx
+
+
+@njit(cache=True)
+def csr_dijkstra(adj_start, adj_target, adj_cost, sources, source_costs):
+    """Plain Dijkstra over a CSR graph from several sources with starting costs:
+    ``(dist, parent)`` for every node (inf / -1 where unreachable)."""
+    n = adj_start.size - 1
+    dist = np.full(n, np.inf)
+    parent = np.full(n, -1, dtype=np.int64)
+    pos = np.full(n, NOT_IN_HEAP, dtype=np.int32)
+    keys = np.empty(n)
+    nodes = np.empty(n, dtype=np.int32)
+    size = 0
+    for i in range(sources.size):
+        s = sources[i]
+        if source_costs[i] < dist[s]:
+            dist[s] = source_costs[i]
+            if pos[s] >= 0:
+                keys[pos[s]] = dist[s]
+                heap_sift_up(keys, nodes, pos, pos[s])
+            else:
+                size = heap_push(keys, nodes, pos, size, dist[s], s)
+    while size > 0:
+        u, size = heap_pop(keys, nodes, pos, size)
+        pos[u] = CLOSED
+        du = dist[u]
+        for e in range(adj_start[u], adj_start[u + 1]):
+            v = adj_target[e]
+            if pos[v] == CLOSED:
+                continue
+            nd = du + adj_cost[e]
+            if nd < dist[v]:
+                dist[v] = nd
+                parent[v] = u
+                if pos[v] >= 0:
+                    keys[pos[v]] = nd
+                    heap_sift_up(keys, nodes, pos, pos[v])
+                else:
+                    size = heap_push(keys, nodes, pos, size, nd, v)
+    return dist, parent
