@@ -13,9 +13,14 @@ $(VENV)/.installed-%: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[$*]'
 	@touch $@
 
+# With a display: play in a window. Without: benchmark table, ECS run, offscreen 3D run + screenshot.
 demo: $(VENV)/.installed-test
-	$(PY) -m systems.demo --sample 200 --agents 2000 --ticks 900
-	$(PY) -m game --frames 900 --screenshot out/demo.png
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(PY) -m game; \
+	else \
+		$(PY) -m systems.demo --sample 200 --agents 2000 --ticks 900 && \
+		$(PY) -m game --headless --frames 900 --screenshot out/demo.png; \
+	fi
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q

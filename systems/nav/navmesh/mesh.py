@@ -576,7 +576,7 @@ class NavMesh:
             poly = self.polygon_at(mid)
             seg_cost += math.dist(p2[i], p2[i + 1]) * (self.area_cost[poly] if poly >= 0 else 1.0)
         out = np.c_[p2, [self.height_at(p) if self.polygon_at(p) >= 0 else 0.0 for p in p2]]
-        return out, seg_cost + cost, tuple(link_at), np.array(polys, dtype=np.int64)
+        return out, float(seg_cost + cost), tuple(link_at), np.array(polys, dtype=np.int64)
 
     def _inset_corners(self, pts: np.ndarray, keep: set) -> np.ndarray:
         """Move each funnel corner (a grid vertex) a hair toward the walkable cells around it, so
