@@ -13,6 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..search.chain import parent_chain
 from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
 
 
@@ -76,16 +77,4 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
                         size = heap_push(keys, nodes, pos, size, ng + h, c)
     if pos[goal] != CLOSED:
         return np.inf, np.zeros(0, dtype=np.int64)
-    count = 0
-    u = parent[goal]
-    while u >= 0:
-        count += 1
-        u = parent[u]
-    chain = np.empty(count, dtype=np.int64)
-    u = parent[goal]
-    i = count - 1
-    while u >= 0:
-        chain[i] = u
-        i -= 1
-        u = parent[u]
-    return g[goal], chain
+    return g[goal], parent_chain(parent, parent[goal])

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..search.chain import parent_chain
 from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
 
 OCTILE_DIAG = math.sqrt(2.0) - 1.0
@@ -143,19 +144,7 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
             reported[i] = g[u]
     if not (g[goal] < np.inf) or pos[goal] != CLOSED:
         return np.inf, np.zeros(0, dtype=np.int64), reported
-    count = 0
-    u = parent[goal]
-    while u >= 0:
-        count += 1
-        u = parent[u]
-    path = np.empty(count, dtype=np.int64)
-    u = parent[goal]
-    i = count - 1
-    while u >= 0:
-        path[i] = u
-        i -= 1
-        u = parent[u]
-    return g[goal], path, reported
+    return g[goal], parent_chain(parent, parent[goal]), reported
 
 
 @njit(cache=True)
