@@ -90,6 +90,8 @@ class AgentTable:
         self.components: list[tuple[Position, Velocity | None, NavigationAgent, Flock | None]] = []
         self.row_of: dict[int, int] = {}
         self.failure: dict[int, str] = {}
+        # entity -> {path index of a link's start: kind} for paths with off-mesh links (rare)
+        self.links: dict[int, dict[int, str]] = {}
 
     # ------------------------------------------------------------ membership
     def add(self, entity: int, position: Position, velocity: Velocity | None,
@@ -136,6 +138,7 @@ class AgentTable:
             if comp is not None:
                 comp.unbind()
         self.failure.pop(entity, None)
+        self.links.pop(entity, None)
         last = self.count - 1
         if row != last:
             for name in COLUMNS:
@@ -155,6 +158,7 @@ class AgentTable:
     # ----------------------------------------------------------------- paths
     def set_path(self, row: int, points: np.ndarray, index: int) -> None:
         """Give the agent at ``row`` a new path (world ``(N, 3)``), walking to ``points[index]``."""
+        self.links.pop(int(self.entity[row]), None)
         self.path_start[row] = self.paths.append(points)
         self.path_len[row] = len(points)
         self.path_idx[row] = index
@@ -164,6 +168,7 @@ class AgentTable:
 
     def clear_path(self, row: int) -> None:
         """Drop the agent's path."""
+        self.links.pop(int(self.entity[row]), None)
         self.path_len[row] = 0
         self.path_idx[row] = 0
 

@@ -30,7 +30,12 @@ VELOCITY_COMPUTED = "velocity_computed"
 #: target, NaN target, planner not available); the agent stops.
 PATH_FAILED = "path_failed"
 
-ALL = (PATH_CHANGED, WAYPOINT_REACHED, TARGET_REACHED, NAVIGATION_FINISHED, VELOCITY_COMPUTED, PATH_FAILED)
+#: ``(entity: int, kind: str, start: tuple, end: tuple)`` — the agent reached the start of an
+#: off-mesh link (jump, ladder, teleport) on its navmesh path; it is then carried to ``end``.
+LINK_REACHED = "link_reached"
+
+ALL = (PATH_CHANGED, WAYPOINT_REACHED, TARGET_REACHED, NAVIGATION_FINISHED, VELOCITY_COMPUTED, PATH_FAILED,
+       LINK_REACHED)
 
 
 def has_handler(name: str) -> bool:

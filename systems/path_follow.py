@@ -58,6 +58,8 @@ class PathFollowProcessor(NavProcessor):
                     i = int(idx[k])
                     esper.dispatch_event(events.WAYPOINT_REACHED, int(table.entity[rows[k]]), i,
                                          tuple(float(v) for v in points[start[k] + i]))
+            if table.links:
+                self._take_links(rows, advance, idx, start, pos)
             idx = idx + advance
         else:
             offset = points[start + idx, :2] - pos
@@ -75,3 +77,20 @@ class PathFollowProcessor(NavProcessor):
             esper.dispatch_event(events.VELOCITY_COMPUTED, table.entity[rows].copy(), velocity)
         if arrived.any():
             self.arrive(rows[arrived])
+
+    def _take_links(self, rows, advance, idx, start, pos) -> None:
+        """Agents passing the start of an off-mesh link: ``link_reached``, then carried to its
+        end (the next waypoint), the step walls would otherwise stop."""
+        table = self.navigation.agents
+        points = table.paths.points
+        for k in np.flatnonzero(advance):
+            entity = int(table.entity[rows[k]])
+            kind = table.links.get(entity, {}).get(int(idx[k]))
+            if kind is None:
+                continue
+            a = points[start[k] + idx[k]]
+            b = points[start[k] + idx[k] + 1]
+            esper.dispatch_event(events.LINK_REACHED, entity, kind, tuple(float(v) for v in a),
+                                 tuple(float(v) for v in b))
+            table.position[rows[k]] = b
+            pos[k] = b[:2]

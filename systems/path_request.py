@@ -134,6 +134,8 @@ class PathRequestProcessor(NavProcessor):
         if self.navigation.grid.heights is None:
             points[:, 2] = table.position[row, 2]
         table.set_path(row, points, 1 if len(points) > 1 else 0)
+        if result.links:
+            table.links[int(table.entity[row])] = dict(zip(result.links, result.link_kinds))
         table.nav_state[row, 0] = NavState.FOLLOWING
         if events.has_handler(events.PATH_CHANGED):
             esper.dispatch_event(events.PATH_CHANGED, int(table.entity[row]), points.copy())

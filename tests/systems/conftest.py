@@ -51,6 +51,9 @@ class EventLog:
     def _path_failed(self, entity, reason):
         self.log.append(("path_failed", entity, reason))
 
+    def _link_reached(self, entity, kind, start, end):
+        self.log.append(("link_reached", entity, kind))
+
     def of(self, kind: str, entity: int | None = None) -> list[tuple]:
         return [e for e in self.log if e[0] == kind and (entity is None or e[1] == entity)]
 

@@ -231,3 +231,31 @@ def test_navmesh_planner_agent_reaches_its_target_through_the_queue(event_log, a
     cells = arena.world_to_cells(path)
     assert arena.passable[cells[:, 1], cells[:, 0]].all()
     assert nav.navmesh().polygon_count > 0
+
+
+def test_navmesh_link_fires_link_reached_and_carries_the_agent_across(event_log):
+    from systems.nav import Grid, NavMesh
+
+    p = np.ones((20, 30), dtype=bool)
+    p[:, 15] = False                                            # a wall with no way round
+    grid = Grid(p)
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    mesh.add_link((14.5, 10.5, 0), (16.5, 10.5, 0), cost=3.0, kind="ladder")
+    install(Navigation(grid, navmesh=mesh))
+    got = []
+
+    class Links:
+        def on_link(self, entity, kind, a, b):
+            got.append((entity, kind, a[:2], b[:2]))
+
+    handler = Links()
+    esper.set_handler("link_reached", handler.on_link)
+    e = _spawn(grid, (3, 10), (25.5, 10.5, 0.0), method="navmesh", max_speed=6.0)
+    for _ in range(600):
+        esper.process(1 / 30)
+        if event_log.of("target_reached", e):
+            break
+    assert got == [(e, "ladder", (14.5, 10.5), (16.5, 10.5))]
+    assert event_log.of("target_reached", e)
+    pos = esper.component_for_entity(e, Position)
+    assert pos.x > 16

@@ -81,7 +81,8 @@ class MeshPath:
             closest to the goal, in ``points``; ``found`` is then False).
         cost: path cost (length × area cost per polygon; links add their cost); inf if none.
         points: ``(N, 3)`` world waypoints, start..goal (or ..closest point).
-        polygons: polygon ids crossed; ``links``: indices into ``points`` where a link starts.
+        polygons: polygon ids crossed; ``links``: indices into ``points`` where a link starts
+            (the next point is its end), ``link_kinds`` their kinds.
         reason: why not found; ``closest``: the closest reachable point when PARTIAL.
     """
 
@@ -90,6 +91,7 @@ class MeshPath:
     points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     polygons: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     links: tuple = ()
+    link_kinds: tuple = ()
     reason: str = ""
     closest: tuple | None = None
 
@@ -366,13 +368,12 @@ class NavMesh:
             i = int(np.argmin(d))
             target = q[i]
             route = self._astar(ps, int(cand[i]), s[:2], target[:2])
-            pts, cost, links, polys = self._points(route, s, target)
-            return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links,
+            pts, cost, links, polys, kinds = self._points(route, s, target)
+            return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links, kinds,
                             reason=f"goal {tuple(goal)} is not reachable; path to the closest point",
                             closest=tuple(map(float, target)))
-        pts, cost, links, polys = self._points(route, s, g)
-        status = PathStatus.FOUND if goal_on else PathStatus.FOUND
-        return MeshPath(status, cost, pts, polys, links)
+        pts, cost, links, polys, kinds = self._points(route, s, g)
+        return MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
 
     def _reachable(self, p: int) -> np.ndarray:
         seen = np.zeros(len(self.rects), dtype=bool)
@@ -537,6 +538,7 @@ class NavMesh:
         cs = self.config.cell_size
         pts = [np.asarray(s[:2], dtype=np.float64)]
         link_at = []
+        kinds = []
         cost = 0.0
         cur = np.asarray(s[:2], dtype=np.float64)
         lefts, rights = [], []
@@ -561,6 +563,7 @@ class NavMesh:
                 stretch = self._pull(cur, np.array(a[:2]), lefts, rights)
                 pts.extend(stretch[1:])
                 link_at.append(len(pts) - 1)
+                kinds.append(L.kind)
                 pts.append(np.array(b[:2]))
                 cost += L.cost
                 cur = np.array(b[:2])
@@ -576,7 +579,7 @@ class NavMesh:
             poly = self.polygon_at(mid)
             seg_cost += math.dist(p2[i], p2[i + 1]) * (self.area_cost[poly] if poly >= 0 else 1.0)
         out = np.c_[p2, [self.height_at(p) if self.polygon_at(p) >= 0 else 0.0 for p in p2]]
-        return out, float(seg_cost + cost), tuple(link_at), np.array(polys, dtype=np.int64)
+        return out, float(seg_cost + cost), tuple(link_at), np.array(polys, dtype=np.int64), tuple(kinds)
 
     def _inset_corners(self, pts: np.ndarray, keep: set) -> np.ndarray:
         """Move each funnel corner (a grid vertex) a hair toward the walkable cells around it, so
