@@ -411,24 +411,6 @@ class NavMesh:
             return a, b
         return b, a
 
-    def _entry(self, e: int, pos: np.ndarray, goal: np.ndarray) -> np.ndarray:
-        """Where the search crosses portal ``e`` coming from ``pos``: where the straight line to
-        the goal meets the portal, else its nearer end (better corridors than midpoints)."""
-        cs = self.config.cell_size
-        x0, y0, x1, y1 = self._seg[e]
-        a = np.array([self.origin[0] + x0 * cs, self.origin[1] + y0 * cs])
-        b = np.array([self.origin[0] + x1 * cs, self.origin[1] + y1 * cs])
-        m = CORNER_MARGIN * cs
-        if x0 == x1:                                            # vertical portal at x = a[0]
-            lo, hi = a[1] + m, b[1] - m
-            dx = goal[0] - pos[0]
-            t_y = pos[1] + (goal[1] - pos[1]) * ((a[0] - pos[0]) / dx) if abs(dx) > 1e-12 else pos[1]
-            return np.array([a[0], min(max(t_y, lo), hi)])
-        lo, hi = a[0] + m, b[0] - m                             # horizontal portal at y = a[1]
-        dy = goal[1] - pos[1]
-        t_x = pos[0] + (goal[0] - pos[0]) * ((a[1] - pos[1]) / dy) if abs(dy) > 1e-12 else pos[0]
-        return np.array([min(max(t_x, lo), hi), a[1]])
-
     def _candidates(self, e: int) -> np.ndarray:
         """Points a path may cross portal ``e`` at: both ends (inset off the corners: shortest
         paths bend only at corners, which are portal ends) and every 4 cells between them, so

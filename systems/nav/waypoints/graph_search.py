@@ -26,6 +26,17 @@ def _octile(x0, y0, x1, y1):
     return (dx + OCTILE_DIAG * dy) if dx > dy else (dy + OCTILE_DIAG * dx)
 
 
+@njit(cache=True, inline="always")
+def _touch(u, cur, stamp, g, parent, pos, to_goal):
+    """First time this search meets node ``u``: reset its stamped entries."""
+    if stamp[u] != cur:
+        stamp[u] = cur
+        g[u] = np.inf
+        parent[u] = -1
+        pos[u] = NOT_IN_HEAP
+        to_goal[u] = np.inf
+
+
 class GraphScratch:
     """Per-graph search arrays reused between searches (stamped, never cleared)."""
 
@@ -71,12 +82,7 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
     pos[goal] = NOT_IN_HEAP
     for i in range(dst.size):
         u = dst[i]
-        if stamp[u] != cur:
-            stamp[u] = cur
-            g[u] = np.inf
-            parent[u] = -1
-            pos[u] = NOT_IN_HEAP
-            to_goal[u] = np.inf
+        _touch(u, cur, stamp, g, parent, pos, to_goal)
         if dst_cost[i] < to_goal[u]:
             to_goal[u] = dst_cost[i]
     size = 0
@@ -84,12 +90,7 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
         u = src[i]
         if allowed[u] == 0:
             continue
-        if stamp[u] != cur:
-            stamp[u] = cur
-            g[u] = np.inf
-            parent[u] = -1
-            pos[u] = NOT_IN_HEAP
-            to_goal[u] = np.inf
+        _touch(u, cur, stamp, g, parent, pos, to_goal)
         if src_cost[i] >= g[u]:
             continue
         g[u] = src_cost[i]
@@ -119,14 +120,9 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
             v = adj_target[e]
             if allowed[v] == 0:
                 continue
-            if stamp[v] != cur:
-                stamp[v] = cur
-                g[v] = np.inf
-                parent[v] = -1
-                pos[v] = NOT_IN_HEAP
-                to_goal[v] = np.inf
-            elif pos[v] == CLOSED:
+            if stamp[v] == cur and pos[v] == CLOSED:
                 continue
+            _touch(v, cur, stamp, g, parent, pos, to_goal)
             ng = gu + adj_cost[e]
             if ng < g[v]:
                 g[v] = ng
