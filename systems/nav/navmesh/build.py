@@ -194,13 +194,16 @@ def connect_regions(poly: np.ndarray, height: np.ndarray, max_climb: float):
         key = pa * (poly.max() + 1) + pb
         order = np.lexsort((ys if axis == 1 else xs, key))
         key, ys, xs, pa, pb = key[order], ys[order], xs[order], pa[order], pb[order]
-        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        ends = np.r_[starts[1:], len(key)]
+        along = ys if axis == 1 else xs
+        # one portal per contiguous run: a climb too high in the middle of a shared side splits it
+        cuts = np.flatnonzero((key[1:] != key[:-1]) | (along[1:] != along[:-1] + 1)) + 1
+        starts = np.r_[0, cuts]
+        ends = np.r_[cuts, len(key)]
         for s, e in zip(starts, ends):
             if axis == 1:                     # vertical border at x = xs + 1, spanning rows
-                seg = (xs[s] + 1, ys[s:e].min(), xs[s] + 1, ys[s:e].max() + 1)
+                seg = (xs[s] + 1, ys[s], xs[s] + 1, ys[e - 1] + 1)
             else:                             # horizontal border at y = ys + 1
-                seg = (xs[s:e].min(), ys[s] + 1, xs[s:e].max() + 1, ys[s] + 1)
+                seg = (xs[s], ys[s] + 1, xs[e - 1] + 1, ys[s] + 1)
             rows.append((pa[s], pb[s]) + seg)
             rows.append((pb[s], pa[s]) + seg)
     if not rows:

@@ -24,6 +24,8 @@ from ..result import PathStatus
 from .build import (connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles,
                     walkable_surface)
 from .funnel import string_pull
+from .interval_search import interval_search
+from .triangulate import boundary_corners, locate_triangle, triangulate_walkable
 from .search import candidate_astar
 
 __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]
@@ -128,8 +130,13 @@ class NavMesh:
         order = np.argsort(pairs[:, 0], kind="stable")
         self._src, self._dst, self._seg = pairs[order, 0], pairs[order, 1], segs[order]
         self._start = np.searchsorted(self._src, np.arange(len(self.rects) + 1))
+        # the same walkable area triangulated with every vertex on its boundary: the exact
+        # any-angle search runs on this (see triangulate.py)
+        (self.tri_points, self.tri_triangles, self.tri_neighbours, self.tri_touching,
+         self.cell_triangle) = triangulate_walkable(self.poly_of_cell >= 0, self.height, config.max_climb)
         self.links: list[OffMeshLink] = []
         self._labels = None
+        self._itables = None
         # every portal's candidate crossing points, flat (CSR by portal), for the numba search
         per = [self._candidates(e) for e in range(len(self._src))]
         counts = np.array([len(c) for c in per], dtype=np.int64)
@@ -171,9 +178,10 @@ class NavMesh:
         return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])))
 
     # ------------------------------------------------------------------ cache
-    FORMAT_VERSION = 1
+    FORMAT_VERSION = 3
     _ARRAYS = ("walkable", "height", "poly_of_cell", "rects", "area_cost", "_src", "_dst", "_seg", "_start",
-               "_cand_start", "_cand_x", "_cand_y", "_cand_edge")
+               "_cand_start", "_cand_x", "_cand_y", "_cand_edge", "tri_points", "tri_triangles",
+               "tri_neighbours", "tri_touching", "cell_triangle")
 
     def save(self, path) -> None:
         """Write the baked mesh (npz) with the format version and a payload checksum."""
@@ -213,6 +221,7 @@ class NavMesh:
                 setattr(mesh, name, f[name.strip("_")])
         mesh.links = []
         mesh._labels = None
+        mesh._itables = None
         return mesh
 
     @classmethod
@@ -359,21 +368,115 @@ class NavMesh:
             if near is None:
                 return MeshPath(PathStatus.UNREACHABLE, reason=f"goal {tuple(g)} is not near the navmesh")
             pg, g = near[0], near[1]
-        route = self._astar(ps, pg, s[:2], g[:2])
-        if route is None:                                       # unreachable: go as close as possible
+        found = self._route(ps, pg, s, g)
+        if found is None:                                       # unreachable: go as close as possible
             reach = self._reachable(ps)
             cand = np.flatnonzero(reach)
             q = [self.closest_on_polygon(int(p), g) for p in cand]
             d = [math.hypot(v[0] - g[0], v[1] - g[1]) for v in q]
             i = int(np.argmin(d))
             target = q[i]
-            route = self._astar(ps, int(cand[i]), s[:2], target[:2])
-            pts, cost, links, polys, kinds = self._points(route, s, target)
+            pts, cost, links, polys, kinds = self._route(ps, int(cand[i]), s, target)
             return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links, kinds,
                             reason=f"goal {tuple(goal)} is not reachable; path to the closest point",
                             closest=tuple(map(float, target)))
-        pts, cost, links, polys, kinds = self._points(route, s, g)
+        pts, cost, links, polys, kinds = found
         return MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
+
+    def _route(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+        """``(points, cost, links, polygons, link kinds)`` from ``s`` in ``ps`` to ``g`` in ``pg``,
+        or None when unreachable. Uniform meshes without links get the exact interval search;
+        otherwise A* over crossing points, funnel-pulled."""
+        if self._exact_applies():
+            return self._exact_route(s, g)
+        route = self._astar(ps, pg, s[:2], g[:2])
+        return None if route is None else self._points(route, s, g)
+
+    # ------------------------------------------------------- exact interval search
+    def _exact_applies(self) -> bool:
+        if self.links or len(self.area_cost) == 0:
+            return False
+        return bool(np.all(self.area_cost == self.area_cost[0]))
+
+    def _interval_tables(self):
+        """The triangulation's portals as flat arrays for ``interval_search``, plus scratch (lazy)."""
+        tables = getattr(self, "_itables", None)
+        if tables is not None:
+            return tables
+        pts, tris, nbs = self.tri_points, self.tri_triangles, self.tri_neighbours
+        h, w = self.poly_of_cell.shape
+        _, corner = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
+        src, side = np.nonzero(nbs >= 0)                 # row-major: grouped by source triangle
+        dst = nbs[src, side]
+        a = tris[src, (side + 1) % 3]
+        b = tris[src, (side + 2) % 3]
+        seg = np.ascontiguousarray(np.c_[pts[a], pts[b]])
+        edge_id = np.full(nbs.shape, -1, dtype=np.int64)
+        edge_id[src, side] = np.arange(len(src))
+        back = np.argmax(nbs[dst] == src[:, None], axis=1)
+        rev = edge_id[dst, back]
+        vx, vy = pts[:, 0].astype(np.int64), pts[:, 1].astype(np.int64)
+        vid = np.where(corner[vy, vx], vy * (w + 1) + vx, -1)
+        start = np.searchsorted(src, np.arange(len(tris) + 1)).astype(np.int64)
+        n = (h + 1) * (w + 1)
+        self._itables = tables = {"start": start, "dst": dst.astype(np.int64), "seg": seg, "rev": rev,
+                                  "c0": vid[a], "c1": vid[b], "width": w + 1,
+                                  "best": np.zeros(n), "stamp": np.zeros(n, dtype=np.int64), "query": [0],
+                                  "stats": np.zeros(3, dtype=np.int64)}
+        return tables
+
+    def _triangles_holding(self, lx: float, ly: float) -> np.ndarray:
+        """Triangles holding lattice point (lx, ly): the one found by walking from the cell's
+        triangle, plus its neighbours when the point lies on their shared edge."""
+        h, w = self.poly_of_cell.shape
+        cx, cy = min(max(int(math.floor(lx)), 0), w - 1), min(max(int(math.floor(ly)), 0), h - 1)
+        t0 = int(self.cell_triangle[cy, cx])
+        if t0 < 0:
+            return np.zeros(0, dtype=np.int64)
+        t = locate_triangle(self.tri_points, self.tri_triangles, self.tri_touching, t0, lx, ly)
+        if t < 0:
+            return np.zeros(0, dtype=np.int64)
+        out = [t]
+        for j in range(3):
+            a = self.tri_points[self.tri_triangles[t, (j + 1) % 3]]
+            b = self.tri_points[self.tri_triangles[t, (j + 2) % 3]]
+            side = (b[0] - a[0]) * (ly - a[1]) - (b[1] - a[1]) * (lx - a[0])
+            n = int(self.tri_neighbours[t, j])
+            if abs(side) <= 1e-9 and n >= 0:
+                out.append(n)
+        return np.array(out, dtype=np.int64)
+
+    def _exact_route(self, s: np.ndarray, g: np.ndarray):
+        t = self._interval_tables()
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        sx, sy = (s[0] - ox) / cs, (s[1] - oy) / cs
+        gx, gy = (g[0] - ox) / cs, (g[1] - oy) / cs
+        t["query"][0] += 1
+        length, pts, _ = interval_search(
+            t["start"], t["dst"], t["seg"], t["rev"], t["c0"], t["c1"], t["width"],
+            self._triangles_holding(sx, sy), self._triangles_holding(gx, gy), sx, sy, gx, gy,
+            t["best"], t["stamp"], t["query"][0], t["stats"])
+        if not math.isfinite(length):
+            return None
+        world = pts * cs + np.array([ox, oy])
+        world[0], world[-1] = s[:2], g[:2]
+        world = self._inset_corners(world, keep={0, len(world) - 1})
+        cost = float(np.hypot(*np.diff(world, axis=0).T).sum()) * float(self.area_cost[0])
+        out = np.c_[world, [self.height_at(p) for p in world]]
+        return out, cost, (), self._polygons_along(world), ()
+
+    def _polygons_along(self, world: np.ndarray) -> np.ndarray:
+        """Polygon ids under a polyline, in order (sampled every quarter cell)."""
+        cs = self.config.cell_size
+        pieces = [np.linspace(a, b, max(2, int(np.hypot(*(b - a)) / (0.25 * cs)) + 2))
+                  for a, b in zip(world[:-1], world[1:])]
+        cells = np.floor((np.concatenate(pieces) - self.origin) / cs).astype(np.int64)
+        h, w = self.poly_of_cell.shape
+        cells = cells[(cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)]
+        ids = self.poly_of_cell[cells[:, 1], cells[:, 0]].astype(np.int64)
+        ids = ids[ids >= 0]
+        return ids[np.r_[True, ids[1:] != ids[:-1]]] if len(ids) else ids
 
     def _reachable(self, p: int) -> np.ndarray:
         seen = np.zeros(len(self.rects), dtype=bool)

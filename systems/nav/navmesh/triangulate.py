@@ -1,0 +1,126 @@
+"""Bake stage 6: a triangulation of the walkable area whose vertices all lie on its boundary.
+
+The navmesh's rectangles are good polygons for area costs and overlays, but their corners in
+open ground split every line of sight that passes them, which makes an exact any-angle search
+over them slow. This stage triangulates the same walkable area with every vertex on the boundary
+(walls, map edge, cliffs) instead — the role of Recast's contour + polygon stages.
+
+How: take every lattice point on the boundary (so each boundary edge is one cell long), and
+Delaunay-triangulate them (scipy/Qhull). A unit lattice edge's diametral circle holds no other
+lattice point, so every boundary edge is an edge of the Delaunay triangulation: no triangle
+crosses the boundary, and a triangle is walkable iff its centroid is. Triangles joined across a
+cliff edge (height step above ``max_climb``) are not neighbours.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle"]
+
+
+def boundary_corners(covered: np.ndarray, height: np.ndarray, max_climb: float):
+    """``(on_boundary, corner)`` over the ``(H+1, W+1)`` lattice: points on the walkable area's
+    boundary, and the convex corners among them (a shortest path bends only there: three of the
+    four cells around are walkable, or all four with a cliff between some)."""
+    h, w = covered.shape
+    pad = np.zeros((h + 2, w + 2), dtype=bool)
+    pad[1:-1, 1:-1] = covered
+    around = pad[:-1, :-1].astype(np.int8) + pad[:-1, 1:] + pad[1:, :-1] + pad[1:, 1:]
+    hpad = np.zeros((h + 2, w + 2))
+    hpad[1:-1, 1:-1] = np.where(covered, height, 0.0)
+    cliff_v = pad[:, :-1] & pad[:, 1:] & (np.abs(hpad[:, :-1] - hpad[:, 1:]) > max_climb)
+    cliff_h = pad[:-1, :] & pad[1:, :] & (np.abs(hpad[:-1, :] - hpad[1:, :]) > max_climb)
+    cliff = cliff_v[1:, :] | cliff_v[:-1, :] | cliff_h[:, 1:] | cliff_h[:, :-1]
+    on_boundary = ((around >= 1) & (around <= 3)) | cliff
+    corner = (around == 3) | ((around == 4) & cliff)
+    return on_boundary, corner
+
+
+def triangulate_walkable(covered: np.ndarray, height: np.ndarray, max_climb: float):
+    """Triangles over the walkable cells. Returns ``(points (V, 2) float lattice coordinates,
+    triangles (T, 3) vertex ids, neighbours (T, 3): the triangle across the edge opposite each
+    vertex, -1 for none / a wall / a cliff, touching (T, 3): the same but keeping cliffs (for
+    point location), cell_triangle (H, W) int32: a triangle holding each walkable cell's centre,
+    -1 elsewhere)``."""
+    from scipy.spatial import Delaunay
+
+    h, w = covered.shape
+    on_boundary, _ = boundary_corners(covered, height, max_climb)
+    vy, vx = np.nonzero(on_boundary)
+    points = np.c_[vx, vy].astype(np.float64)
+    none = np.zeros((0, 3), np.int64)
+    empty = (points, none, none, none, np.full((h, w), -1, np.int32))
+    if len(points) < 3:
+        return empty
+    tri = Delaunay(points)
+    simplices = tri.simplices.astype(np.int64)
+    centroid = points[simplices].mean(axis=1)
+    cx = np.clip(np.floor(centroid[:, 0]).astype(np.int64), 0, w - 1)
+    cy = np.clip(np.floor(centroid[:, 1]).astype(np.int64), 0, h - 1)
+    keep = covered[cy, cx]
+    new_id = np.full(len(simplices), -1, dtype=np.int64)
+    new_id[keep] = np.arange(int(keep.sum()))
+    triangles = simplices[keep]
+    nb = tri.neighbors[keep].astype(np.int64)
+    neighbours = np.where(nb >= 0, new_id[np.maximum(nb, 0)], -1)
+    touching = neighbours.copy()
+    _cut_cliffs(points, triangles, neighbours, covered, height, max_climb)
+    yy, xx = np.nonzero(covered)
+    found = tri.find_simplex(np.c_[xx + 0.5, yy + 0.5])
+    cell_triangle = np.full((h, w), -1, dtype=np.int32)
+    cell_triangle[yy, xx] = np.where(found >= 0, new_id[np.maximum(found, 0)], -1)
+    return points, triangles, neighbours, touching, cell_triangle
+
+
+def _cut_cliffs(points, triangles, neighbours, covered, height, max_climb) -> None:
+    """Drop adjacency across unit edges whose two cells differ in height by more than max_climb."""
+    for j in range(3):
+        a = points[triangles[:, (j + 1) % 3]]
+        b = points[triangles[:, (j + 2) % 3]]
+        d = b - a
+        unit = (np.abs(d).sum(axis=1) == 1) & (neighbours[:, j] >= 0)
+        if not unit.any():
+            continue
+        lo = np.minimum(a, b)[unit].astype(np.int64)
+        vertical = d[unit, 0] == 0
+        # the two cells either side of the unit edge starting at lattice point lo
+        c1x = np.where(vertical, lo[:, 0] - 1, lo[:, 0])
+        c1y = np.where(vertical, lo[:, 1], lo[:, 1] - 1)
+        c2x, c2y = lo[:, 0], lo[:, 1]
+        hh, ww = covered.shape
+        ok1 = (c1x >= 0) & (c1y >= 0)
+        ok2 = (c2x < ww) & (c2y < hh)
+        h1 = height[np.clip(c1y, 0, hh - 1), np.clip(c1x, 0, ww - 1)]
+        h2 = height[np.clip(c2y, 0, hh - 1), np.clip(c2x, 0, ww - 1)]
+        cut = ok1 & ok2 & (np.abs(h1 - h2) > max_climb)
+        rows = np.flatnonzero(unit)[cut]
+        neighbours[rows, j] = -1
+
+
+@njit(cache=True)
+def locate_triangle(points, triangles, touching, start, px, py):
+    """Walk from triangle ``start`` towards point ``(px, py)``; returns the triangle holding it
+    (-1 if the walk leaves the mesh)."""
+    t = start
+    for _ in range(10000):
+        moved = False
+        for j in range(3):
+            a = triangles[t, (j + 1) % 3]
+            b = triangles[t, (j + 2) % 3]
+            c = triangles[t, j]
+            ax, ay = points[a, 0], points[a, 1]
+            bx, by = points[b, 0], points[b, 1]
+            side_p = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+            side_c = (bx - ax) * (points[c, 1] - ay) - (by - ay) * (points[c, 0] - ax)
+            if side_p * side_c < 0 and abs(side_p) > 1e-12:
+                n = touching[t, j]
+                if n < 0:
+                    return -1
+                t = n
+                moved = True
+                break
+        if not moved:
+            return t
+    return -1
