@@ -143,20 +143,62 @@ def _heap_pop(heap_f, heap_i, size):
 
 
 @njit(cache=True)
-def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, corner_w,
-                    start_polys, goal_polys, sx, sy, gx, gy, root_best, root_stamp, stamp, stats, weight=1.0):
+def _reach(px, py, rx, ry, lx, ly, qx, qy, g, gl, gq, turn_l, turn_q, collinear, tol):
+    """Cost of reaching point ``p`` of the node's polygon, and how: 0 straight from the root,
+    1 round the left end, 2 round the right end (inf, -1 when the node cannot reach it)."""
+    if not collinear:
+        cl = _cross(lx - rx, ly - ry, px - rx, py - ry)
+        cq = _cross(qx - rx, qy - ry, px - rx, py - ry)
+        if cl <= tol and cq >= -tol:
+            return g + math.hypot(px - rx, py - ry), 0
+        if cl > tol and turn_l >= 0:
+            return gl + math.hypot(px - lx, py - ly), 1
+        if cq < -tol and turn_q >= 0:
+            return gq + math.hypot(px - qx, py - qy), 2
+        return math.inf, -1
+    if turn_l >= 0:
+        return gl + math.hypot(px - lx, py - ly), 1
+    if turn_q >= 0:
+        return gq + math.hypot(px - qx, py - qy), 2
+    return math.inf, -1
+
+
+@njit(cache=True)
+def _turn(v, gv, root_best, root_stamp, stamp, record):
+    """Whether a path may bend at corner ``v`` with cost ``gv`` (not when ``v`` was reached
+    cheaper already); records the best cost."""
+    if v < 0:
+        return -1
+    if root_stamp[v] == stamp and gv > root_best[v] + 1e-9:
+        return -1
+    if root_stamp[v] != stamp or gv < root_best[v]:
+        root_best[v] = gv
+    root_stamp[v] = stamp
+    if record.size > 0 and gv < record[v]:
+        record[v] = gv
+    return v
+
+
+@njit(cache=True)
+def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_va, edge_vb, is_corner,
+                    poly_vstart, poly_verts, points, start_polys, goal_polys, sx, sy, gx, gy,
+                    root_best, root_stamp, stamp, stats, record, start_vertex=-1):
     """Shortest path from ``(sx, sy)`` (inside every polygon of ``start_polys``) to ``(gx, gy)``
     (inside ``goal_polys``), lattice coordinates. Returns ``(length, points (K, 2) start..goal,
     polygons crossed)``; length is inf and both arrays empty when the goal is unreachable.
 
-    ``edge_seg[e]`` = x0, y0, x1, y1 of portal ``e`` (from its polygon into ``edge_dst[e]``);
-    ``edge_rev[e]`` the same portal seen from the other side; ``edge_c0/c1[e]`` the lattice ids
-    (``vy * corner_w + vx``) of its ends when they are bend-able corners, else -1.
-    ``root_best`` / ``root_stamp`` are per-lattice-point scratch reused across calls (``stamp``
-    must be new each call)."""
+    Mesh: portal ``e`` leads from its polygon (CSR ``poly_start``) into ``edge_dst[e]`` across
+    the segment ``edge_seg[e]`` (x0, y0, x1, y1) between vertices ``edge_va/vb[e]``; ``edge_rev``
+    is the same portal seen from the other side; ``is_corner[v]``: a path may bend at vertex v;
+    ``poly_verts`` (CSR ``poly_vstart``) each polygon's vertices, ``points`` their coordinates.
+    ``root_best`` / ``root_stamp``: per-vertex scratch reused across calls (``stamp`` new each
+    call). ``start_vertex``: the vertex the start sits on, if any (so it is one root, not two). ``record`` (size V + 1, or 0): when given, the search runs to exhaustion (Dijkstra
+    order) and ``record[v]`` receives every vertex's distance from the start, ``record[V]`` the
+    goal's (for visibility sweeps pass ``is_corner`` all False: nothing bends, so only what the
+    start sees is reached)."""
     for p in start_polys:
         for q in goal_polys:
-            if p == q:
+            if p == q and record.size == 0:
                 pts = np.empty((2, 2))
                 pts[0, 0], pts[0, 1], pts[1, 0], pts[1, 1] = sx, sy, gx, gy
                 polys = np.empty(1, dtype=np.int64)
@@ -169,18 +211,26 @@ def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, 
     count = 0
     hsize = 0
     # start: the whole of every portal of every polygon holding the start, root = start
+    if start_vertex >= 0:
+        root_best[start_vertex] = 0.0
+        root_stamp[start_vertex] = stamp
     for p in start_polys:
+        if record.size > 0:
+            for i in range(poly_vstart[p], poly_vstart[p + 1]):
+                v = poly_verts[i]
+                record[v] = min(record[v], math.hypot(points[v, 0] - sx, points[v, 1] - sy))
         for e in range(poly_start[p], poly_start[p + 1]):
             ax, ay, bx, by = edge_seg[e, 0], edge_seg[e, 1], edge_seg[e, 2], edge_seg[e, 3]
-            ca, cb = edge_c0[e], edge_c1[e]
+            ca, cb = edge_va[e], edge_vb[e]
             if _cross(ax - sx, ay - sy, bx - sx, by - sy) > 0:      # b is left of a
                 ax, ay, bx, by, ca, cb = bx, by, ax, ay, cb, ca
             nodes, heap_f, heap_i = _grow(nodes, heap_f, heap_i, count)
             row = nodes[count]
             row[_RX], row[_RY], row[_LX], row[_LY], row[_QX], row[_QY] = sx, sy, ax, ay, bx, by
-            row[_G], row[_ROOTV], row[_LV], row[_QV] = 0.0, -1.0, ca, cb
+            row[_G], row[_ROOTV], row[_LV], row[_QV] = 0.0, start_vertex, ca, cb
             row[_POLY], row[_EDGE], row[_PARENT] = edge_dst[e], e, -1.0
-            hsize = _heap_push(heap_f, heap_i, hsize, weight * _interval_h(sx, sy, ax, ay, bx, by, gx, gy), count)
+            f = 0.0 if record.size > 0 else _interval_h(sx, sy, ax, ay, bx, by, gx, gy)
+            hsize = _heap_push(heap_f, heap_i, hsize, f, count)
             count += 1
     final = -1
     while hsize > 0:
@@ -199,58 +249,39 @@ def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, 
         lv, qv = int(row[_LV]), int(row[_QV])
         poly = int(row[_POLY])
         skip = edge_rev[int(row[_EDGE])]
-        is_goal = False
-        for q in goal_polys:
-            if q == poly:
-                is_goal = True
         ldx, ldy = lx - rx, ly - ry
         qdx, qdy = qx - rx, qy - ry
         scale = (abs(ldx) + abs(ldy) + abs(qdx) + abs(qdy) + 1.0)
         tol = 1e-12 * scale * scale
         collinear = abs(_cross(ldx, ldy, qdx, qdy)) <= tol
-        # the candidate turns: (vertex, x, y, g at it); -1 when not allowed
-        turn_l, turn_q = -1, -1
+        # where the path may bend: at an interval end that is a corner (a collinear interval
+        # only at its nearer end), unless that corner was reached cheaper
+        can_l = lv >= 0 and is_corner[lv]
+        can_q = qv >= 0 and is_corner[qv]
         if collinear:
             if math.hypot(ldx, ldy) <= math.hypot(qdx, qdy):
-                turn_l = lv
+                can_q = False
             else:
-                turn_q = qv
-        else:
-            turn_l, turn_q = lv, qv
+                can_l = False
         gl = g + math.hypot(ldx, ldy)
         gq = g + math.hypot(qdx, qdy)
-        if turn_l >= 0:
-            if root_stamp[turn_l] == stamp and gl > root_best[turn_l] + 1e-9:
-                turn_l = -1
-            else:
-                if root_stamp[turn_l] != stamp or gl < root_best[turn_l]:
-                    root_best[turn_l] = gl
-                root_stamp[turn_l] = stamp
-        if turn_q >= 0:
-            if root_stamp[turn_q] == stamp and gq > root_best[turn_q] + 1e-9:
-                turn_q = -1
-            else:
-                if root_stamp[turn_q] != stamp or gq < root_best[turn_q]:
-                    root_best[turn_q] = gq
-                root_stamp[turn_q] = stamp
-        if is_goal:
-            # the goal as a zero-length piece: seen through the interval, or round a corner
-            best = math.inf
-            via = 0
-            if not collinear:
-                cl = _cross(ldx, ldy, gx - rx, gy - ry)
-                cq = _cross(qdx, qdy, gx - rx, gy - ry)
-                if cl <= tol and cq >= -tol:
-                    best = g + math.hypot(gx - rx, gy - ry)
-                elif cl > tol and turn_l >= 0:
-                    best, via = gl + math.hypot(gx - lx, gy - ly), 1
-                elif cq < -tol and turn_q >= 0:
-                    best, via = gq + math.hypot(gx - qx, gy - qy), 2
-            elif turn_l >= 0:
-                best, via = gl + math.hypot(gx - lx, gy - ly), 1
-            elif turn_q >= 0:
-                best, via = gq + math.hypot(gx - qx, gy - qy), 2
-            if best < math.inf:
+        turn_l = _turn(lv if can_l else -1, gl, root_best, root_stamp, stamp, record)
+        turn_q = _turn(qv if can_q else -1, gq, root_best, root_stamp, stamp, record)
+        if record.size > 0:
+            for i in range(poly_vstart[poly], poly_vstart[poly + 1]):
+                v = poly_verts[i]
+                c, _ = _reach(points[v, 0], points[v, 1], rx, ry, lx, ly, qx, qy, g, gl, gq,
+                              turn_l, turn_q, collinear, tol)
+                if c < record[v]:
+                    record[v] = c
+        for q in goal_polys:
+            if q != poly:
+                continue
+            # the goal as a point of this polygon: seen through the interval, or round a corner
+            best, via = _reach(gx, gy, rx, ry, lx, ly, qx, qy, g, gl, gq, turn_l, turn_q, collinear, tol)
+            if record.size > 0:
+                record[record.size - 1] = min(record[record.size - 1], best)
+            elif best < math.inf:
                 nodes, heap_f, heap_i = _grow(nodes, heap_f, heap_i, count)
                 nr = nodes[count]
                 nr[_RX], nr[_RY] = (rx, ry) if via == 0 else ((lx, ly) if via == 1 else (qx, qy))
@@ -260,13 +291,14 @@ def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, 
                 nr[_POLY], nr[_EDGE], nr[_PARENT] = _FINAL, -1.0, cur
                 hsize = _heap_push(heap_f, heap_i, hsize, best, count)
                 count += 1
+            break
         for e in range(poly_start[poly], poly_start[poly + 1]):
             if e == skip:
                 continue
             ax, ay, bx, by = edge_seg[e, 0], edge_seg[e, 1], edge_seg[e, 2], edge_seg[e, 3]
-            ca, cb = edge_c0[e], edge_c1[e]
+            ca, cb = edge_va[e], edge_vb[e]
             dst = edge_dst[e]
-            # three parts of the piece a→b: left of the cone, in it, right of it (t ranges)
+            # three parts of the piece a→b: in the cone, left of it, right of it (t ranges)
             if collinear:
                 lo_l, hi_l = (0.0, 1.0) if turn_l >= 0 else (1.0, 0.0)
                 lo_q, hi_q = (0.0, 1.0) if turn_q >= 0 else (1.0, 0.0)
@@ -278,7 +310,6 @@ def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, 
                 cq1 = _cross(qdx, qdy, bx - rx, by - ry)
                 lo_l, hi_l = _positive_span(cl0, cl1, tol)
                 lo_q, hi_q = _positive_span(-cq0, -cq1, tol)
-                # observable: not left and not right
                 lo_nl, hi_nl = _positive_span(-cl0 + 2 * tol, -cl1 + 2 * tol, tol)
                 lo_nq, hi_nq = _positive_span(cq0 + 2 * tol, cq1 + 2 * tol, tol)
                 lo_o, hi_o = max(lo_nl, lo_nq), min(hi_nl, hi_nq)
@@ -302,9 +333,9 @@ def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, 
                 vx, vy, cv = _snap(ax, ay, bx, by, ca, cb, hi)
                 if abs(vx - ux) + abs(vy - uy) <= _POINT:
                     # a single point: the way on is bending round it, so only a corner counts
-                    if cu < 0:
+                    if cu < 0 or not is_corner[cu]:
                         cu = cv
-                    if cu < 0:
+                    if cu < 0 or not is_corner[cu]:
                         continue
                     cv = cu
                 if _cross(ux - prx, uy - pry, vx - prx, vy - pry) > 0:     # v is left of u
@@ -314,8 +345,11 @@ def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, 
                 nr[_RX], nr[_RY], nr[_LX], nr[_LY], nr[_QX], nr[_QY] = prx, pry, ux, uy, vx, vy
                 nr[_G], nr[_ROOTV], nr[_LV], nr[_QV] = pg, prv, cu, cv
                 nr[_POLY], nr[_EDGE], nr[_PARENT] = dst, e, cur
-                hsize = _heap_push(heap_f, heap_i, hsize,
-                                   pg + weight * _interval_h(prx, pry, ux, uy, vx, vy, gx, gy), count)
+                if record.size > 0:
+                    f = pg                               # exhaustive: Dijkstra order
+                else:
+                    f = pg + _interval_h(prx, pry, ux, uy, vx, vy, gx, gy)
+                hsize = _heap_push(heap_f, heap_i, hsize, f, count)
                 count += 1
     stats[0] = count
     if final < 0:
@@ -356,7 +390,8 @@ def interval_search(poly_start, edge_dst, edge_seg, edge_rev, edge_c0, edge_c1, 
     for i in range(n):
         row = nodes[chain[i]]
         for end in range(2):
-            if row[_LV + end * (_QV - _LV)] >= 0:
+            v = int(row[_LV + end * (_QV - _LV)])
+            if v >= 0 and is_corner[v]:
                 cand[nc, 0], cand[nc, 1] = row[_LX + 2 * end], row[_LY + 2 * end]
                 nc += 1
     pts = np.empty((r + 2 + 2 * n, 2))

@@ -24,8 +24,11 @@ from ..result import PathStatus
 from .build import (connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles,
                     walkable_surface)
 from .funnel import string_pull
-from .interval_search import interval_search
-from .triangulate import boundary_corners, locate_triangle, triangulate_walkable
+from .landmarks import Scratch, bake_landmarks
+from .visibility import (build_visibility_graph, corner_wedges, grazed_corners, sweep, vertex_fans,
+                         visibility_astar)
+from .trace import inset_lattice_points, polygons_along
+from .triangulate import boundary_corners, locate_triangle, portal_tables, triangulate_walkable
 from .search import candidate_astar
 
 __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]
@@ -45,6 +48,8 @@ class NavMeshConfig:
         max_slope: degrees, 0..90: steeper surfaces are not walkable (triangle bakes).
         max_climb: world units, ≥ 0: largest height step between neighbouring cells.
         max_side: cells, ≥ 1: longest polygon side (shorter sides give better A* corridors).
+        landmarks: count, ≥ 0: landmarks for the exact search's heuristic (each costs one
+            exhaustive search at bake time and 8 bytes per boundary vertex; 0 = straight line).
     """
 
     cell_size: float = 1.0
@@ -53,11 +58,13 @@ class NavMeshConfig:
     max_slope: float = 35.0
     max_climb: float = 0.5
     max_side: int = 16
+    landmarks: int = 8
 
     def __post_init__(self) -> None:
         checks = [("cell_size", self.cell_size > 0), ("agent_radius", self.agent_radius >= 0),
                   ("agent_height", self.agent_height > 0), ("max_slope", 0 <= self.max_slope <= 90),
-                  ("max_climb", self.max_climb >= 0), ("max_side", self.max_side >= 1)]
+                  ("max_climb", self.max_climb >= 0), ("max_side", self.max_side >= 1),
+                  ("landmarks", self.landmarks >= 0)]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"NavMeshConfig.{name} out of range: {getattr(self, name)!r}")
@@ -118,7 +125,7 @@ class NavMesh:
     """
 
     def __init__(self, walkable: np.ndarray, cost: np.ndarray, height: np.ndarray, config: NavMeshConfig,
-                 origin: tuple[float, float] = (0.0, 0.0)) -> None:
+                 origin: tuple[float, float] = (0.0, 0.0), progress=None) -> None:
         self.config = config
         self.origin = (float(origin[0]), float(origin[1]))
         self.walkable = walkable
@@ -137,6 +144,12 @@ class NavMesh:
         self.links: list[OffMeshLink] = []
         self._labels = None
         self._itables = None
+        # the query graph: taut segments between mutually visible corners, and landmarks
+        tables = self._interval_tables()
+        step = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
+        self.vis_start, self.vis_dst = build_visibility_graph(
+            tables, tables["scratch"], tables["wedge"], step("visibility graph"))
+        self.landmarks = bake_landmarks(tables, tables["fans"], config.landmarks, step("landmarks"))
         # every portal's candidate crossing points, flat (CSR by portal), for the numba search
         per = [self._candidates(e) for e in range(len(self._src))]
         counts = np.array([len(c) for c in per], dtype=np.int64)
@@ -149,11 +162,11 @@ class NavMesh:
     # ------------------------------------------------------------------- bakes
     @classmethod
     def from_grid(cls, grid: Grid, agent_radius: float = 0.5, *, max_climb: float = 0.5,
-                  max_side: int = 16) -> "NavMesh":
+                  max_side: int = 16, landmarks: int = 8) -> "NavMesh":
         """Bake from a grid level: walkable cells + heights are already a heightfield (stage 2);
         then erode by ``agent_radius`` (world units), grow regions, connect them."""
         cfg = NavMeshConfig(cell_size=grid.cell_size, agent_radius=agent_radius, max_climb=max_climb,
-                            max_side=max_side)
+                            max_side=max_side, landmarks=landmarks)
         heights = grid.heights if grid.heights is not None else np.zeros(grid.shape)
         walk = erode(grid.passable, agent_radius / grid.cell_size)
         return cls(walk, grid.cost, heights.astype(np.float64), cfg, grid.origin)
@@ -178,10 +191,10 @@ class NavMesh:
         return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])))
 
     # ------------------------------------------------------------------ cache
-    FORMAT_VERSION = 3
+    FORMAT_VERSION = 5
     _ARRAYS = ("walkable", "height", "poly_of_cell", "rects", "area_cost", "_src", "_dst", "_seg", "_start",
                "_cand_start", "_cand_x", "_cand_y", "_cand_edge", "tri_points", "tri_triangles",
-               "tri_neighbours", "tri_touching", "cell_triangle")
+               "tri_neighbours", "tri_touching", "cell_triangle", "vis_start", "vis_dst", "landmarks")
 
     def save(self, path) -> None:
         """Write the baked mesh (npz) with the format version and a payload checksum."""
@@ -193,7 +206,7 @@ class NavMesh:
         data = payload.getvalue()
         cfg = self.config
         meta = np.array([self.FORMAT_VERSION, cfg.cell_size, cfg.agent_radius, cfg.agent_height, cfg.max_slope,
-                         cfg.max_climb, cfg.max_side, self.origin[0], self.origin[1]])
+                         cfg.max_climb, cfg.max_side, self.origin[0], self.origin[1], cfg.landmarks])
         np.savez(path, meta=meta, data=np.frombuffer(data, dtype=np.uint8),
                  checksum=np.array(hashlib.sha256(data).hexdigest()))
 
@@ -214,7 +227,7 @@ class NavMesh:
             raise NavError(f"{path}: checksum mismatch (corrupt cache)")
         mesh = cls.__new__(cls)
         mesh.config = NavMeshConfig(float(meta[1]), float(meta[2]), float(meta[3]), float(meta[4]),
-                                    float(meta[5]), int(meta[6]))
+                                    float(meta[5]), int(meta[6]), int(meta[9]))
         mesh.origin = (float(meta[7]), float(meta[8]))
         with np.load(io.BytesIO(data), allow_pickle=False) as f:
             for name in cls._ARRAYS:
@@ -398,31 +411,19 @@ class NavMesh:
             return False
         return bool(np.all(self.area_cost == self.area_cost[0]))
 
-    def _interval_tables(self):
+    def _interval_tables(self) -> dict:
         """The triangulation's portals as flat arrays for ``interval_search``, plus scratch (lazy)."""
         tables = getattr(self, "_itables", None)
-        if tables is not None:
-            return tables
-        pts, tris, nbs = self.tri_points, self.tri_triangles, self.tri_neighbours
-        h, w = self.poly_of_cell.shape
-        _, corner = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
-        src, side = np.nonzero(nbs >= 0)                 # row-major: grouped by source triangle
-        dst = nbs[src, side]
-        a = tris[src, (side + 1) % 3]
-        b = tris[src, (side + 2) % 3]
-        seg = np.ascontiguousarray(np.c_[pts[a], pts[b]])
-        edge_id = np.full(nbs.shape, -1, dtype=np.int64)
-        edge_id[src, side] = np.arange(len(src))
-        back = np.argmax(nbs[dst] == src[:, None], axis=1)
-        rev = edge_id[dst, back]
-        vx, vy = pts[:, 0].astype(np.int64), pts[:, 1].astype(np.int64)
-        vid = np.where(corner[vy, vx], vy * (w + 1) + vx, -1)
-        start = np.searchsorted(src, np.arange(len(tris) + 1)).astype(np.int64)
-        n = (h + 1) * (w + 1)
-        self._itables = tables = {"start": start, "dst": dst.astype(np.int64), "seg": seg, "rev": rev,
-                                  "c0": vid[a], "c1": vid[b], "width": w + 1,
-                                  "best": np.zeros(n), "stamp": np.zeros(n, dtype=np.int64), "query": [0],
-                                  "stats": np.zeros(3, dtype=np.int64)}
+        if tables is None:
+            _, corner = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
+            tables = portal_tables(self.tri_points, self.tri_triangles, self.tri_neighbours, corner)
+            tables["scratch"] = Scratch(len(self.tri_points))
+            tables["no_corner"] = np.zeros(len(self.tri_points), dtype=bool)
+            tables["corner_mask"] = corner
+            tables["wedge"] = corner_wedges(self.tri_points, tables["is_corner"], self.poly_of_cell >= 0)
+            tables["fans"] = vertex_fans(self.tri_triangles, len(self.tri_points))
+            tables["corner_ids"] = np.flatnonzero(tables["is_corner"])
+            self._itables = tables
         return tables
 
     def _triangles_holding(self, lx: float, ly: float) -> np.ndarray:
@@ -448,35 +449,38 @@ class NavMesh:
 
     def _exact_route(self, s: np.ndarray, g: np.ndarray):
         t = self._interval_tables()
+        sc = t["scratch"]
         cs = self.config.cell_size
         ox, oy = self.origin
         sx, sy = (s[0] - ox) / cs, (s[1] - oy) / cs
         gx, gy = (g[0] - ox) / cs, (g[1] - oy) / cs
-        t["query"][0] += 1
-        length, pts, _ = interval_search(
-            t["start"], t["dst"], t["seg"], t["rev"], t["c0"], t["c1"], t["width"],
-            self._triangles_holding(sx, sy), self._triangles_holding(gx, gy), sx, sy, gx, gy,
-            t["best"], t["stamp"], t["query"][0], t["stats"])
-        if not math.isfinite(length):
+        start_tris, goal_tris = self._triangles_holding(sx, sy), self._triangles_holding(gx, gy)
+        if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
-        world = pts * cs + np.array([ox, oy])
+        to_goal = None if np.intersect1d(start_tris, goal_tris).size else sweep(t, sc, goal_tris, gx, gy,
+                                                                                start_tris, sx, sy)
+        if to_goal is None or math.isfinite(to_goal[-1]):    # in plain sight
+            lattice = np.array([[sx, sy], [gx, gy]])
+        else:
+            from_start = sweep(t, sc, start_tris, sx, sy)
+            length, corners = visibility_astar(self.vis_start, self.vis_dst, t["points"], t["wedge"],
+                                               self.landmarks, t["corner_ids"], from_start, to_goal, sx, sy, gx, gy,
+                                               sc.g, sc.parent, sc.h, sc.stamp, sc.next_stamp(), sc.stats)
+            if not math.isfinite(length):
+                return None
+            lattice = np.concatenate([[[sx, sy]], t["points"][corners], [[gx, gy]]])
+        lattice = grazed_corners(np.ascontiguousarray(lattice, dtype=np.float64), t["corner_mask"])
+        lattice = inset_lattice_points(lattice, self.walkable, 2 * CORNER_MARGIN)
+        world = lattice * cs + np.array([ox, oy])
         world[0], world[-1] = s[:2], g[:2]
-        world = self._inset_corners(world, keep={0, len(world) - 1})
         cost = float(np.hypot(*np.diff(world, axis=0).T).sum()) * float(self.area_cost[0])
-        out = np.c_[world, [self.height_at(p) for p in world]]
-        return out, cost, (), self._polygons_along(world), ()
+        out = np.c_[world, self._heights(world)]
+        return out, cost, (), polygons_along(lattice, self.poly_of_cell), ()
 
     def _polygons_along(self, world: np.ndarray) -> np.ndarray:
-        """Polygon ids under a polyline, in order (sampled every quarter cell)."""
-        cs = self.config.cell_size
-        pieces = [np.linspace(a, b, max(2, int(np.hypot(*(b - a)) / (0.25 * cs)) + 2))
-                  for a, b in zip(world[:-1], world[1:])]
-        cells = np.floor((np.concatenate(pieces) - self.origin) / cs).astype(np.int64)
-        h, w = self.poly_of_cell.shape
-        cells = cells[(cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)]
-        ids = self.poly_of_cell[cells[:, 1], cells[:, 0]].astype(np.int64)
-        ids = ids[ids >= 0]
-        return ids[np.r_[True, ids[1:] != ids[:-1]]] if len(ids) else ids
+        """Polygon ids under a polyline, in order."""
+        cells = (world[:, :2] - np.array(self.origin)) / self.config.cell_size
+        return polygons_along(np.ascontiguousarray(cells), self.poly_of_cell)
 
     def _reachable(self, p: int) -> np.ndarray:
         seen = np.zeros(len(self.rects), dtype=bool)
@@ -667,26 +671,40 @@ class NavMesh:
         return out, float(seg_cost + cost), tuple(link_at), np.array(polys, dtype=np.int64), tuple(kinds)
 
     def _inset_corners(self, pts: np.ndarray, keep: set) -> np.ndarray:
-        """Move each funnel corner (a grid vertex) a hair toward the walkable cells around it, so
-        a segment between two corners on one wall line does not run along the wall's face."""
+        """Move each path point that sits on a grid vertex a hair toward the walkable cells
+        around it, so no segment runs along a wall's face or through a corner point."""
         cs = self.config.cell_size
-        ox, oy = self.origin
         h, w = self.walkable.shape
+        lat = (pts[:, :2] - np.array(self.origin)) / cs
+        v = np.round(lat)
+        on_vertex = (np.abs(lat - v) <= 0.01).all(axis=1)
+        on_vertex[list(keep)] = False
+        idx = np.flatnonzero(on_vertex)
+        if len(idx) == 0:
+            return pts
+        vx, vy = v[idx, 0].astype(np.int64), v[idx, 1].astype(np.int64)
+        d = np.zeros((len(idx), 2))
+        for cx_off, cy_off in ((-1, -1), (0, -1), (-1, 0), (0, 0)):
+            cx, cy = vx + cx_off, vy + cy_off
+            inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+            free = np.zeros(len(idx), dtype=bool)
+            free[inside] = self.walkable[cy[inside], cx[inside]]
+            d[free] += np.array([cx_off + 0.5, cy_off + 0.5])
+        n = np.hypot(d[:, 0], d[:, 1])
+        ok = n > 0
         out = pts.copy()
-        for i in range(len(pts)):
-            if i in keep:
-                continue
-            vx = round((pts[i, 0] - ox) / cs)
-            vy = round((pts[i, 1] - oy) / cs)
-            if abs(pts[i, 0] - (ox + vx * cs)) > 0.01 * cs or abs(pts[i, 1] - (oy + vy * cs)) > 0.01 * cs:
-                continue
-            d = np.zeros(2)
-            for cx, cy in ((vx - 1, vy - 1), (vx, vy - 1), (vx - 1, vy), (vx, vy)):
-                if 0 <= cx < w and 0 <= cy < h and self.walkable[cy, cx]:
-                    d += (cx + 0.5 - vx, cy + 0.5 - vy)
-            n = np.hypot(*d)
-            if n > 0:
-                out[i] = pts[i] + d / n * 2 * CORNER_MARGIN * cs
+        out[idx[ok], :2] += d[ok] / n[ok, None] * 2 * CORNER_MARGIN * cs
+        return out
+
+    def _heights(self, world: np.ndarray) -> np.ndarray:
+        """Mesh height under each xy point (0 off the mesh)."""
+        cs = self.config.cell_size
+        c = np.floor((world[:, :2] - np.array(self.origin)) / cs).astype(np.int64)
+        h, w = self.height.shape
+        inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+        out = np.zeros(len(world))
+        cx, cy = c[inside, 0], c[inside, 1]
+        out[inside] = np.where(self.walkable[cy, cx], self.height[cy, cx], 0.0)
         return out
 
     @staticmethod

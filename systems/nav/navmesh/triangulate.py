@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle"]
+__all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle", "portal_tables"]
 
 
 def boundary_corners(covered: np.ndarray, height: np.ndarray, max_climb: float):
@@ -124,3 +124,25 @@ def locate_triangle(points, triangles, touching, start, px, py):
         if not moved:
             return t
     return -1
+
+
+def portal_tables(points: np.ndarray, triangles: np.ndarray, neighbours: np.ndarray,
+                  corner: np.ndarray) -> dict:
+    """Flat arrays for ``interval_search``: portals grouped by triangle (CSR ``start``), their
+    far triangle ``dst``, segment ``seg``, end vertices ``va``/``vb``, reverse portal ``rev``;
+    ``is_corner`` per vertex; each triangle's vertices (CSR ``vstart``/``verts``)."""
+    src, side = np.nonzero(neighbours >= 0)               # row-major: grouped by source triangle
+    dst = neighbours[src, side]
+    va = triangles[src, (side + 1) % 3]
+    vb = triangles[src, (side + 2) % 3]
+    edge_id = np.full(neighbours.shape, -1, dtype=np.int64)
+    edge_id[src, side] = np.arange(len(src))
+    back = np.argmax(neighbours[dst] == src[:, None], axis=1) if len(src) else np.zeros(0, np.int64)
+    vx, vy = points[:, 0].astype(np.int64), points[:, 1].astype(np.int64)
+    return {"start": np.searchsorted(src, np.arange(len(triangles) + 1)).astype(np.int64),
+            "dst": dst.astype(np.int64), "seg": np.ascontiguousarray(np.c_[points[va], points[vb]]),
+            "rev": edge_id[dst, back].astype(np.int64), "va": va.astype(np.int64), "vb": vb.astype(np.int64),
+            "is_corner": np.ascontiguousarray(corner[vy, vx]) if len(points) else np.zeros(0, bool),
+            "vstart": np.arange(0, 3 * len(triangles) + 1, 3, dtype=np.int64),
+            "verts": np.ascontiguousarray(triangles.reshape(-1)).astype(np.int64),
+            "points": np.ascontiguousarray(points, dtype=np.float64)}

@@ -1,0 +1,432 @@
+"""The navmesh's query graph: a sparse visibility graph over convex corners (numba).
+
+A Euclidean shortest path bends only at convex obstacle corners, and only where it wraps round
+the obstacle: each of its segments is *taut* — tangent to the obstacle at both ends (Oh & Leong,
+"Edge N-Level Sparse Visibility Graphs", SoCS 2016). So the corners plus the taut segments
+between mutually visible corners hold every shortest path. Visibility comes from the exact
+interval search (``interval_search``) run as a sweep that never bends; A* over the graph uses
+landmark (ALT) bounds, with the goal's landmark distances made exact by a sweep from the goal.
+
+Lattice coordinates throughout. A corner's *wedge* ``(qx, qy)`` points at its one unwalkable
+cell (0, 0 for corners that sit on a cliff, which get no tautness filter).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .interval_search import _cross, _positive_span
+
+__all__ = ["corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
+           "grazed_corners"]
+
+_NO_POLYS = np.zeros(0, dtype=np.int64)
+#: keys are g + h·_TIE: among equal f the node nearer the goal pops first (with landmark bounds
+#: many corners tie exactly with the optimum, and the goal then pops before them)
+_TIE = 1.0 + 1e-9
+
+
+def corner_wedges(points: np.ndarray, is_corner: np.ndarray, covered: np.ndarray) -> np.ndarray:
+    """``(V, 2) int8``: for each corner with exactly one unwalkable cell around it, the direction
+    of that cell (±1, ±1); (0, 0) otherwise."""
+    h, w = covered.shape
+    pad = np.zeros((h + 2, w + 2), dtype=bool)
+    pad[1:-1, 1:-1] = covered
+    vx, vy = points[:, 0].astype(np.int64), points[:, 1].astype(np.int64)
+    wedge = np.zeros((len(points), 2), dtype=np.int8)
+    free = [(pad[vy + 1 + dy, vx + 1 + dx], dx, dy) for dx in (-1, 0) for dy in (-1, 0)]
+    count = sum(f.astype(np.int8) for f, _, _ in free)
+    for f, dx, dy in free:
+        hit = is_corner & (count == 3) & ~f
+        wedge[hit, 0] = 1 if dx == 0 else -1
+        wedge[hit, 1] = 1 if dy == 0 else -1
+    return wedge
+
+
+def vertex_fans(triangles: np.ndarray, vertex_count: int):
+    """CSR ``(start, triangles)``: the triangles around each vertex."""
+    flat = triangles.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    return np.searchsorted(flat[order], np.arange(vertex_count + 1)).astype(np.int64), (order // 3).astype(np.int64)
+
+
+def sweep(tables: dict, scratch, polys: np.ndarray, px: float, py: float,
+          target_polys: np.ndarray = _NO_POLYS, tx: float = 0.0, ty: float = 0.0) -> np.ndarray:
+    """Distances from point (px, py) (inside every polygon of ``polys``) to every vertex it sees
+    (inf elsewhere); the last entry is the distance to the target point if it is seen."""
+    out = np.full(len(tables["points"]) + 1, np.inf)
+    out[-1] = visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
+                           tables["verts"], tables["points"], polys, float(px), float(py), target_polys,
+                           float(tx), float(ty), out, scratch.stats)
+    return out
+
+
+@njit(cache=True)
+def taut(wedge, v, dx, dy):
+    """Whether a segment through corner ``v`` along (dx, dy) can be part of a shortest path:
+    its line must not cut the corner's unwalkable cell (either way along it)."""
+    qx, qy = wedge[v, 0], wedge[v, 1]
+    if qx == 0:
+        return True
+    return not ((dx * qx < 0 and dy * qy < 0) or (dx * qx > 0 and dy * qy > 0))
+
+
+def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=None):
+    """CSR ``(start, dst int32)`` over vertex ids: for every corner, the corners it sees along
+    segments taut at both ends. ``progress(done, total)`` is called now and then."""
+    pts = tables["points"]
+    corners = np.flatnonzero(tables["is_corner"])
+    fan_start, fan = tables["fans"]
+    rows, counts = [], np.zeros(len(pts) + 1, dtype=np.int64)
+    out = np.empty(len(pts) + 1)
+    for i, c in enumerate(corners):
+        out.fill(np.inf)
+        visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"], tables["verts"],
+                     pts, fan[fan_start[c]:fan_start[c + 1]], float(pts[c, 0]), float(pts[c, 1]), _NO_POLYS,
+                     0.0, 0.0, out, scratch.stats)
+        seen = corners[np.isfinite(out[corners]) & (corners != c)]
+        seen = seen[_taut_mask(wedge, c, seen, pts[seen] - pts[c])]
+        rows.append(seen)
+        counts[c + 1] = len(seen)
+        if progress is not None and (i % 256 == 0 or i == len(corners) - 1):
+            progress(i + 1, len(corners))
+    dst = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    return np.cumsum(counts).astype(np.int64), dst.astype(np.int32)
+
+
+def _taut_mask(wedge: np.ndarray, c: int, seen: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Taut at both ends: at ``c`` along d, at each seen corner along -d."""
+    def ok(qx, qy, dx, dy):
+        cut = ((dx * qx < 0) & (dy * qy < 0)) | ((dx * qx > 0) & (dy * qy > 0))
+        return (qx == 0) | ~cut
+    at_c = ok(int(wedge[c, 0]), int(wedge[c, 1]), d[:, 0], d[:, 1])
+    at_v = ok(wedge[seen, 0].astype(np.int64), wedge[seen, 1].astype(np.int64), -d[:, 0], -d[:, 1])
+    return at_c & at_v
+
+
+@njit(cache=True)
+def _heap_push(keys, ids, size, key, node):
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if keys[parent] <= key:
+            break
+        keys[i] = keys[parent]
+        ids[i] = ids[parent]
+        i = parent
+    keys[i] = key
+    ids[i] = node
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(keys, ids, size):
+    top = ids[0]
+    topk = keys[0]
+    size -= 1
+    if size > 0:
+        key = keys[size]
+        node = ids[size]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= size:
+                break
+            if c + 1 < size and keys[c + 1] < keys[c]:
+                c += 1
+            if keys[c] >= key:
+                break
+            keys[i] = keys[c]
+            ids[i] = ids[c]
+            i = c
+        keys[i] = key
+        ids[i] = node
+    return top, topk, size
+
+
+@njit(cache=True)
+def wraps(wedge, u, ax, ay, bx, by):
+    """Whether arriving at corner ``u`` along (ax, ay) and leaving along (bx, by) bends round
+    u's unwalkable cell (a shortest path bends only that way; going straight on is allowed)."""
+    qx, qy = wedge[u, 0], wedge[u, 1]
+    if qx == 0:
+        return True
+    turn = ax * by - ay * bx
+    if turn == 0:
+        return True
+    side_in = ax * qy - ay * qx
+    side_out = bx * qy - by * qx
+    if turn > 0:
+        return side_in > 0 and side_out > 0
+    return side_in < 0 and side_out < 0
+
+
+@njit(cache=True)
+def _landmark_h(land, d_goal, v):
+    """ALT bound on the distance from vertex v to the goal (``land`` is (V, K))."""
+    best = 0.0
+    for k in range(land.shape[1]):
+        dg = d_goal[k]
+        dv = land[v, k]
+        if dg == math.inf or dv == math.inf:
+            continue
+        b = abs(dg - dv)
+        if b > best:
+            best = b
+    return best
+
+
+@njit(cache=True)
+def goal_distances(land, to_goal, corners):
+    """Each landmark's distance to the goal: via the best corner the goal sees (exact, because
+    landmarks are corners: the last bend of a landmark's path to the goal is one it sees)."""
+    k_count = land.shape[1]
+    d = np.full(k_count, np.inf)
+    for c in corners:
+        tg = to_goal[c]
+        if tg == math.inf:
+            continue
+        for k in range(k_count):
+            v = land[c, k] + tg
+            if v < d[k]:
+                d[k] = v
+    return d
+
+
+@njit(cache=True)
+def visibility_astar(vg_start, vg_dst, points, wedge, land, corners, from_start, to_goal,
+                     sx, sy, gx, gy, g, parent, h_of, stamp_of, stamp, stats):
+    """A* from the start to the goal over the visibility graph. ``from_start`` / ``to_goal``:
+    (V,) distances from the start / to the goal for the vertices each sees (inf elsewhere);
+    ``corners``: all corner ids. ``land``: (V, K) landmark distances. Returns ``(length, corner ids in path order)`` (inf and empty when unreachable). ``g``,
+    ``parent``, ``stamp_of`` are per-vertex scratch (``stamp`` new each call)."""
+    n = points.shape[0]
+    goal = n
+    cap = 4096
+    keys = np.empty(cap)
+    ids = np.empty(cap, dtype=np.int64)
+    size = 0
+    best_goal = math.inf
+    goal_parent = -1
+    d_goal = goal_distances(land, to_goal, corners)
+    for v in corners:
+        d = from_start[v]
+        if d == math.inf or not taut(wedge, v, sx - points[v, 0], sy - points[v, 1]):
+            continue
+        stamp_of[v] = stamp
+        g[v] = d
+        parent[v] = -1
+        h_of[v] = _landmark_h(land, d_goal, v)
+        if size == keys.size:
+            keys, ids = _grow(keys, ids)
+        size = _heap_push(keys, ids, size, d + h_of[v] * _TIE, v)
+    while size > 0:
+        u, f, size = _heap_pop(keys, ids, size)
+        stats[1] += 1
+        if u == goal:
+            break
+        gu = g[u]
+        if f > gu + h_of[u] * _TIE + 1e-9:
+            continue                                         # stale: reached cheaper since
+        stats[2] += 1
+        dg = to_goal[u]
+        if (dg < math.inf and gu + dg < best_goal and taut(wedge, u, gx - points[u, 0], gy - points[u, 1])
+                and wraps(wedge, u, points[u, 0] - (sx if parent[u] < 0 else points[parent[u], 0]),
+                          points[u, 1] - (sy if parent[u] < 0 else points[parent[u], 1]),
+                          gx - points[u, 0], gy - points[u, 1])):
+            best_goal = gu + dg
+            goal_parent = u
+            if size == keys.size:
+                keys, ids = _grow(keys, ids)
+            size = _heap_push(keys, ids, size, best_goal, goal)
+        # from the way u was reached, only segments that wrap round u's wall the same way
+        pu = parent[u]
+        ax = points[u, 0] - (sx if pu < 0 else points[pu, 0])
+        ay = points[u, 1] - (sy if pu < 0 else points[pu, 1])
+        for e in range(vg_start[u], vg_start[u + 1]):
+            v = vg_dst[e]
+            if not wraps(wedge, u, ax, ay, points[v, 0] - points[u, 0], points[v, 1] - points[u, 1]):
+                continue
+            bx, by = points[v, 0] - points[u, 0], points[v, 1] - points[u, 1]
+            ng = gu + math.hypot(bx, by)
+            if stamp_of[v] == stamp:
+                if ng >= g[v]:
+                    continue
+            else:
+                stamp_of[v] = stamp
+                h_of[v] = _landmark_h(land, d_goal, v)
+            g[v] = ng
+            parent[v] = u
+            if size == keys.size:
+                keys, ids = _grow(keys, ids)
+            size = _heap_push(keys, ids, size, ng + h_of[v] * _TIE, v)
+            stats[0] += 1
+    if goal_parent < 0 or best_goal == math.inf:
+        return math.inf, np.zeros(0, dtype=np.int64)
+    k = 0
+    v = goal_parent
+    while v >= 0:
+        k += 1
+        v = parent[v]
+    out = np.empty(k, dtype=np.int64)
+    v = goal_parent
+    for i in range(k - 1, -1, -1):
+        out[i] = v
+        v = parent[v]
+    return best_goal, out
+
+
+@njit(cache=True)
+def _grow(keys, ids):
+    k2 = np.empty(keys.size * 2)
+    i2 = np.empty(ids.size * 2, dtype=np.int64)
+    k2[:keys.size] = keys
+    i2[:ids.size] = ids
+    return k2, i2
+
+
+@njit(cache=True)
+def grazed_corners(lattice, corner_mask):
+    """The path ``lattice`` (K, 2) with every convex corner that a segment passes exactly
+    through inserted (a path along a lattice line may graze several), so the caller can nudge
+    each off the wall. Segments whose ends are not on the half-cell lattice are left alone."""
+    hh, ww = corner_mask.shape
+    cap = lattice.shape[0] * 4 + 16
+    out = np.empty((cap, 2))
+    m = 0
+    out[0] = lattice[0]
+    m = 1
+    for i in range(lattice.shape[0] - 1):
+        px2, py2 = 2 * lattice[i, 0], 2 * lattice[i, 1]
+        qx2, qy2 = 2 * lattice[i + 1, 0], 2 * lattice[i + 1, 1]
+        rx, ry, sx_, sy_ = round(px2), round(py2), round(qx2), round(qy2)
+        if max(abs(px2 - rx), abs(py2 - ry), abs(qx2 - sx_), abs(qy2 - sy_)) < 1e-9:
+            dx, dy = int(sx_ - rx), int(sy_ - ry)
+            a, b = abs(dx), abs(dy)
+            while b:
+                a, b = b, a % b
+            n = a
+            for k in range(1, n):
+                x2 = int(rx) + k * (dx // n)
+                y2 = int(ry) + k * (dy // n)
+                if x2 % 2 or y2 % 2:
+                    continue
+                vx, vy = x2 // 2, y2 // 2
+                if 0 <= vx < ww and 0 <= vy < hh and corner_mask[vy, vx]:
+                    if m + 2 >= out.shape[0]:
+                        bigger = np.empty((out.shape[0] * 2, 2))
+                        bigger[:m] = out[:m]
+                        out = bigger
+                    out[m, 0], out[m, 1] = vx, vy
+                    m += 1
+        if m + 2 >= out.shape[0]:
+            bigger = np.empty((out.shape[0] * 2, 2))
+            bigger[:m] = out[:m]
+            out = bigger
+        out[m] = lattice[i + 1]
+        m += 1
+    return out[:m].copy()
+
+
+@njit(cache=True)
+def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, poly_verts, points, polys,
+                 px, py, target_polys, tx, ty, out, stats):
+    """Sweep the view from point (px, py) (inside every polygon of ``polys``) across the mesh:
+    ``out[v]`` gets the distance to every vertex it sees (others untouched), and the return
+    value is the distance to (tx, ty) if that point (in ``target_polys``) is seen, else inf.
+
+    The same cone projection as ``interval_search`` with the root fixed, so each polygon is
+    entered through a window (an interval of a portal) and the view narrows window by window;
+    nothing is ordered, so a stack does."""
+    cap = 256
+    st_l = np.empty((cap, 4))                        # window ends (left, right) as seen from p
+    st_poly = np.empty(cap, dtype=np.int64)
+    st_edge = np.empty(cap, dtype=np.int64)
+    n = 0
+    target = math.inf
+    for p in polys:
+        for i in range(poly_vstart[p], poly_vstart[p + 1]):
+            v = poly_verts[i]
+            d = math.hypot(points[v, 0] - px, points[v, 1] - py)
+            if d < out[v]:
+                out[v] = d
+        for q in target_polys:
+            if q == p:
+                target = math.hypot(tx - px, ty - py)
+        for e in range(poly_start[p], poly_start[p + 1]):
+            a, b = edge_va[e], edge_vb[e]
+            ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
+            if _cross(ax - px, ay - py, bx - px, by - py) > 0:
+                ax, ay, bx, by = bx, by, ax, ay
+            if n == st_poly.size:
+                st_l, st_poly, st_edge = _grow_stack(st_l, st_poly, st_edge)
+            st_l[n, 0], st_l[n, 1], st_l[n, 2], st_l[n, 3] = ax, ay, bx, by
+            st_poly[n] = edge_dst[e]
+            st_edge[n] = e
+            n += 1
+    while n > 0:
+        n -= 1
+        stats[0] += 1
+        lx, ly, rx, ry = st_l[n, 0], st_l[n, 1], st_l[n, 2], st_l[n, 3]
+        poly = st_poly[n]
+        skip = edge_rev[st_edge[n]]
+        ldx, ldy = lx - px, ly - py
+        rdx, rdy = rx - px, ry - py
+        scale = abs(ldx) + abs(ldy) + abs(rdx) + abs(rdy) + 1.0
+        tol = 1e-12 * scale * scale
+        if abs(_cross(ldx, ldy, rdx, rdy)) <= tol:
+            continue                                 # a window seen edge-on shows nothing
+        for i in range(poly_vstart[poly], poly_vstart[poly + 1]):
+            v = poly_verts[i]
+            vx, vy = points[v, 0] - px, points[v, 1] - py
+            if _cross(ldx, ldy, vx, vy) <= tol and _cross(rdx, rdy, vx, vy) >= -tol:
+                d = math.hypot(vx, vy)
+                if d < out[v]:
+                    out[v] = d
+        if target == math.inf:
+            for q in target_polys:
+                if q == poly and _cross(ldx, ldy, tx - px, ty - py) <= tol and _cross(rdx, rdy, tx - px, ty - py) >= -tol:
+                    target = math.hypot(tx - px, ty - py)
+        for e in range(poly_start[poly], poly_start[poly + 1]):
+            if e == skip:
+                continue
+            a, b = edge_va[e], edge_vb[e]
+            ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
+            cl0 = _cross(ldx, ldy, ax - px, ay - py)
+            cl1 = _cross(ldx, ldy, bx - px, by - py)
+            cr0 = _cross(rdx, rdy, ax - px, ay - py)
+            cr1 = _cross(rdx, rdy, bx - px, by - py)
+            # the part of a→b inside the window: right of the left ray, left of the right ray
+            lo_a, hi_a = _positive_span(-cl0 + 2 * tol, -cl1 + 2 * tol, tol)
+            lo_b, hi_b = _positive_span(cr0 + 2 * tol, cr1 + 2 * tol, tol)
+            lo, hi = max(lo_a, lo_b), min(hi_a, hi_b)
+            if hi - lo <= 1e-12:
+                continue
+            ux, uy = ax + lo * (bx - ax), ay + lo * (by - ay)
+            wx, wy = ax + hi * (bx - ax), ay + hi * (by - ay)
+            if abs(wx - ux) + abs(wy - uy) <= 1e-7:
+                continue
+            if _cross(ux - px, uy - py, wx - px, wy - py) > 0:
+                ux, uy, wx, wy = wx, wy, ux, uy
+            if n == st_poly.size:
+                st_l, st_poly, st_edge = _grow_stack(st_l, st_poly, st_edge)
+            st_l[n, 0], st_l[n, 1], st_l[n, 2], st_l[n, 3] = ux, uy, wx, wy
+            st_poly[n] = edge_dst[e]
+            st_edge[n] = e
+            n += 1
+    return target
+
+
+@njit(cache=True)
+def _grow_stack(st_l, st_poly, st_edge):
+    m = st_poly.size * 2
+    l2 = np.empty((m, 4))
+    p2 = np.empty(m, dtype=np.int64)
+    e2 = np.empty(m, dtype=np.int64)
+    l2[:st_poly.size] = st_l
+    p2[:st_poly.size] = st_poly
+    e2[:st_poly.size] = st_edge
+    return l2, p2, e2
