@@ -15,7 +15,7 @@ import numpy as np
 
 from .interval_search import interval_search
 
-__all__ = ["bake_landmarks", "Scratch"]
+__all__ = ["bake_landmarks", "triangle_components", "Scratch"]
 
 
 class Scratch:
@@ -24,9 +24,7 @@ class Scratch:
     def __init__(self, vertex_count: int) -> None:
         self.best = np.zeros(vertex_count)
         self.stamp = np.zeros(vertex_count, dtype=np.int64)
-        self.g = np.zeros(vertex_count)
-        self.parent = np.zeros(vertex_count, dtype=np.int64)
-        self.h = np.zeros(vertex_count)
+        self.node = np.zeros((vertex_count, 4))              # visibility A*: g, h, parent, stamp
         self.query = 0
         self.stats = np.zeros(3, dtype=np.int64)
 
@@ -56,22 +54,27 @@ def distances_from(tables: dict, vertex: int, fan: np.ndarray, scratch: Scratch)
     return record[:-1]
 
 
+def triangle_components(tables: dict) -> np.ndarray:
+    """Connected component of each triangle (through portals)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_tri = len(tables["start"]) - 1
+    src = np.repeat(np.arange(n_tri), np.diff(tables["start"]))
+    graph = csr_matrix((np.ones(len(src)), (src, tables["dst"])), shape=(n_tri, n_tri))
+    return connected_components(graph, directed=False)[1]
+
+
 def bake_landmarks(tables: dict, fans, count: int = 8, progress=None) -> np.ndarray:
     """``(V, count)`` exact distances from ``count`` corner landmarks picked farthest-first in
     the connected part of the mesh with the most corners (each new landmark is the corner
     farthest from all before it). Elsewhere the bound is 0 and the search falls back to
     straight-line distance. ``progress(i, count)`` is called per landmark."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     pts = tables["points"]
     corners = np.flatnonzero(tables["is_corner"])
     if count <= 0 or len(corners) == 0:
         return np.zeros((len(pts), 0))
-    n_tri = len(tables["start"]) - 1
-    src = np.repeat(np.arange(n_tri), np.diff(tables["start"]))
-    graph = csr_matrix((np.ones(len(src)), (src, tables["dst"])), shape=(n_tri, n_tri))
-    _, label = connected_components(graph, directed=False)
+    label = tables["component"]
     fan_start, fan = fans
     corner_label = label[fan[fan_start[corners]]]
     corners = corners[corner_label == np.bincount(corner_label).argmax()]

@@ -24,11 +24,11 @@ from ..result import PathStatus
 from .build import (connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles,
                     walkable_surface)
 from .funnel import string_pull
-from .landmarks import Scratch, bake_landmarks
+from .landmarks import Scratch, bake_landmarks, triangle_components
 from .visibility import (build_visibility_graph, corner_wedges, grazed_corners, sweep, vertex_fans,
                          visibility_astar)
 from .trace import inset_lattice_points, polygons_along
-from .triangulate import boundary_corners, locate_triangle, portal_tables, triangulate_walkable
+from .triangulate import boundary_corners, portal_tables, triangles_holding, triangulate_walkable
 from .search import candidate_astar
 
 __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]
@@ -407,9 +407,8 @@ class NavMesh:
 
     # ------------------------------------------------------- exact interval search
     def _exact_applies(self) -> bool:
-        if self.links or len(self.area_cost) == 0:
-            return False
-        return bool(np.all(self.area_cost == self.area_cost[0]))
+        """The visibility-graph query answers uniform-cost meshes without off-mesh links."""
+        return not self.links and self._interval_tables()["uniform"]
 
     def _interval_tables(self) -> dict:
         """The triangulation's portals as flat arrays for ``interval_search``, plus scratch (lazy)."""
@@ -422,30 +421,16 @@ class NavMesh:
             tables["corner_mask"] = corner
             tables["wedge"] = corner_wedges(self.tri_points, tables["is_corner"], self.poly_of_cell >= 0)
             tables["fans"] = vertex_fans(self.tri_triangles, len(self.tri_points))
+            tables["vinfo"] = np.ascontiguousarray(np.c_[self.tri_points, tables["wedge"]], dtype=np.float64)
             tables["corner_ids"] = np.flatnonzero(tables["is_corner"])
+            tables["uniform"] = bool(len(self.area_cost)) and bool(np.all(self.area_cost == self.area_cost[0]))
+            tables["component"] = triangle_components(tables)
             self._itables = tables
         return tables
 
     def _triangles_holding(self, lx: float, ly: float) -> np.ndarray:
-        """Triangles holding lattice point (lx, ly): the one found by walking from the cell's
-        triangle, plus its neighbours when the point lies on their shared edge."""
-        h, w = self.poly_of_cell.shape
-        cx, cy = min(max(int(math.floor(lx)), 0), w - 1), min(max(int(math.floor(ly)), 0), h - 1)
-        t0 = int(self.cell_triangle[cy, cx])
-        if t0 < 0:
-            return np.zeros(0, dtype=np.int64)
-        t = locate_triangle(self.tri_points, self.tri_triangles, self.tri_touching, t0, lx, ly)
-        if t < 0:
-            return np.zeros(0, dtype=np.int64)
-        out = [t]
-        for j in range(3):
-            a = self.tri_points[self.tri_triangles[t, (j + 1) % 3]]
-            b = self.tri_points[self.tri_triangles[t, (j + 2) % 3]]
-            side = (b[0] - a[0]) * (ly - a[1]) - (b[1] - a[1]) * (lx - a[0])
-            n = int(self.tri_neighbours[t, j])
-            if abs(side) <= 1e-9 and n >= 0:
-                out.append(n)
-        return np.array(out, dtype=np.int64)
+        return triangles_holding(self.tri_points, self.tri_triangles, self.tri_touching, self.tri_neighbours,
+                                 self.cell_triangle, float(lx), float(ly))
 
     def _exact_route(self, s: np.ndarray, g: np.ndarray):
         t = self._interval_tables()
@@ -457,15 +442,17 @@ class NavMesh:
         start_tris, goal_tris = self._triangles_holding(sx, sy), self._triangles_holding(gx, gy)
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
-        to_goal = None if np.intersect1d(start_tris, goal_tris).size else sweep(t, sc, goal_tris, gx, gy,
-                                                                                start_tris, sx, sy)
+        if t["component"][start_tris[0]] != t["component"][goal_tris[0]]:
+            return None                                      # another island: no search needed
+        shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
+        to_goal = None if shared else sweep(t, sc, goal_tris, gx, gy, start_tris, sx, sy)
         if to_goal is None or math.isfinite(to_goal[-1]):    # in plain sight
             lattice = np.array([[sx, sy], [gx, gy]])
         else:
             from_start = sweep(t, sc, start_tris, sx, sy)
-            length, corners = visibility_astar(self.vis_start, self.vis_dst, t["points"], t["wedge"],
-                                               self.landmarks, t["corner_ids"], from_start, to_goal, sx, sy, gx, gy,
-                                               sc.g, sc.parent, sc.h, sc.stamp, sc.next_stamp(), sc.stats)
+            length, corners = visibility_astar(self.vis_start, self.vis_dst, t["vinfo"], self.landmarks,
+                                               t["corner_ids"], from_start, to_goal, sx, sy, gx, gy,
+                                               sc.node, sc.next_stamp(), sc.stats)
             if not math.isfinite(length):
                 return None
             lattice = np.concatenate([[[sx, sy]], t["points"][corners], [[gx, gy]]])

@@ -14,10 +14,12 @@ cliff edge (height step above ``max_climb``) are not neighbours.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-__all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle", "portal_tables"]
+__all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle", "triangles_holding", "portal_tables"]
 
 
 def boundary_corners(covered: np.ndarray, height: np.ndarray, max_climb: float):
@@ -124,6 +126,32 @@ def locate_triangle(points, triangles, touching, start, px, py):
         if not moved:
             return t
     return -1
+
+
+@njit(cache=True)
+def triangles_holding(points, triangles, touching, neighbours, cell_triangle, x, y):
+    """Triangles holding point (x, y): the one a walk from its cell's triangle ends in, plus the
+    neighbours across any edge the point lies on (empty off the mesh)."""
+    h, w = cell_triangle.shape
+    cx = min(max(int(math.floor(x)), 0), w - 1)
+    cy = min(max(int(math.floor(y)), 0), h - 1)
+    out = np.empty(4, dtype=np.int64)
+    t0 = cell_triangle[cy, cx]
+    if t0 < 0:
+        return out[:0]
+    t = locate_triangle(points, triangles, touching, t0, x, y)
+    if t < 0:
+        return out[:0]
+    out[0] = t
+    n = 1
+    for j in range(3):
+        a = triangles[t, (j + 1) % 3]
+        b = triangles[t, (j + 2) % 3]
+        side = (points[b, 0] - points[a, 0]) * (y - points[a, 1]) - (points[b, 1] - points[a, 1]) * (x - points[a, 0])
+        if abs(side) <= 1e-9 and neighbours[t, j] >= 0:
+            out[n] = neighbours[t, j]
+            n += 1
+    return out[:n]
 
 
 def portal_tables(points: np.ndarray, triangles: np.ndarray, neighbours: np.ndarray,

@@ -64,16 +64,6 @@ def sweep(tables: dict, scratch, polys: np.ndarray, px: float, py: float,
     return out
 
 
-@njit(cache=True)
-def taut(wedge, v, dx, dy):
-    """Whether a segment through corner ``v`` along (dx, dy) can be part of a shortest path:
-    its line must not cut the corner's unwalkable cell (either way along it)."""
-    qx, qy = wedge[v, 0], wedge[v, 1]
-    if qx == 0:
-        return True
-    return not ((dx * qx < 0 and dy * qy < 0) or (dx * qx > 0 and dy * qy > 0))
-
-
 def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=None):
     """CSR ``(start, dst int32)`` over vertex ids: for every corner, the corners it sees along
     segments taut at both ends. ``progress(done, total)`` is called now and then."""
@@ -88,7 +78,7 @@ def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=No
                      pts, fan[fan_start[c]:fan_start[c + 1]], float(pts[c, 0]), float(pts[c, 1]), _NO_POLYS,
                      0.0, 0.0, out, scratch.stats)
         seen = corners[np.isfinite(out[corners]) & (corners != c)]
-        seen = seen[_taut_mask(wedge, c, seen, pts[seen] - pts[c])]
+        seen = seen[_taut_mask(wedge, c, seen, pts)]
         rows.append(seen)
         counts[c + 1] = len(seen)
         if progress is not None and (i % 256 == 0 or i == len(corners) - 1):
@@ -97,14 +87,15 @@ def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=No
     return np.cumsum(counts).astype(np.int64), dst.astype(np.int32)
 
 
-def _taut_mask(wedge: np.ndarray, c: int, seen: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Taut at both ends: at ``c`` along d, at each seen corner along -d."""
-    def ok(qx, qy, dx, dy):
-        cut = ((dx * qx < 0) & (dy * qy < 0)) | ((dx * qx > 0) & (dy * qy > 0))
-        return (qx == 0) | ~cut
-    at_c = ok(int(wedge[c, 0]), int(wedge[c, 1]), d[:, 0], d[:, 1])
-    at_v = ok(wedge[seen, 0].astype(np.int64), wedge[seen, 1].astype(np.int64), -d[:, 0], -d[:, 1])
-    return at_c & at_v
+@njit(cache=True)
+def _taut_mask(wedge, c, seen, points):
+    """Taut at both ends: at ``c`` towards each seen corner, and at that corner back."""
+    keep = np.empty(seen.size, dtype=np.bool_)
+    for i in range(seen.size):
+        v = seen[i]
+        dx, dy = points[v, 0] - points[c, 0], points[v, 1] - points[c, 1]
+        keep[i] = taut(wedge[c, 0], wedge[c, 1], dx, dy) and taut(wedge[v, 0], wedge[v, 1], -dx, -dy)
+    return keep
 
 
 @njit(cache=True)
@@ -148,23 +139,6 @@ def _heap_pop(keys, ids, size):
 
 
 @njit(cache=True)
-def wraps(wedge, u, ax, ay, bx, by):
-    """Whether arriving at corner ``u`` along (ax, ay) and leaving along (bx, by) bends round
-    u's unwalkable cell (a shortest path bends only that way; going straight on is allowed)."""
-    qx, qy = wedge[u, 0], wedge[u, 1]
-    if qx == 0:
-        return True
-    turn = ax * by - ay * bx
-    if turn == 0:
-        return True
-    side_in = ax * qy - ay * qx
-    side_out = bx * qy - by * qx
-    if turn > 0:
-        return side_in > 0 and side_out > 0
-    return side_in < 0 and side_out < 0
-
-
-@njit(cache=True)
 def _landmark_h(land, d_goal, v):
     """ALT bound on the distance from vertex v to the goal (``land`` is (V, K))."""
     best = 0.0
@@ -197,13 +171,44 @@ def goal_distances(land, to_goal, corners):
 
 
 @njit(cache=True)
-def visibility_astar(vg_start, vg_dst, points, wedge, land, corners, from_start, to_goal,
-                     sx, sy, gx, gy, g, parent, h_of, stamp_of, stamp, stats):
-    """A* from the start to the goal over the visibility graph. ``from_start`` / ``to_goal``:
-    (V,) distances from the start / to the goal for the vertices each sees (inf elsewhere);
-    ``corners``: all corner ids. ``land``: (V, K) landmark distances. Returns ``(length, corner ids in path order)`` (inf and empty when unreachable). ``g``,
-    ``parent``, ``stamp_of`` are per-vertex scratch (``stamp`` new each call)."""
-    n = points.shape[0]
+def taut(qx, qy, dx, dy):
+    """Whether a segment through a corner with wedge (qx, qy), along (dx, dy), can be part of a
+    shortest path: its line must not cut the corner's unwalkable cell (either way along it)."""
+    if qx == 0:
+        return True
+    return not ((dx * qx < 0 and dy * qy < 0) or (dx * qx > 0 and dy * qy > 0))
+
+
+@njit(cache=True)
+def wraps(qx, qy, ax, ay, bx, by):
+    """Whether arriving at a corner with wedge (qx, qy) along (ax, ay) and leaving along
+    (bx, by) bends round its unwalkable cell (a shortest path bends only that way; going
+    straight on is allowed)."""
+    if qx == 0:
+        return True
+    turn = ax * by - ay * bx
+    if turn == 0:
+        return True
+    side_in = ax * qy - ay * qx
+    side_out = bx * qy - by * qx
+    if turn > 0:
+        return side_in > 0 and side_out > 0
+    return side_in < 0 and side_out < 0
+
+
+_G, _H, _PARENT, _STAMP = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal, sx, sy, gx, gy,
+                     node, stamp, stats):
+    """A* from the start to the goal over the visibility graph. ``vinfo`` (V, 4): each vertex's
+    x, y and wedge qx, qy; ``from_start`` / ``to_goal``: (V,) distances from the start / to the
+    goal for the vertices each sees (inf elsewhere); ``corners``: all corner ids; ``land``:
+    (V, K) landmark distances. Returns ``(length, corner ids in path order)`` (inf and empty when
+    unreachable). ``node`` (V, 4) is per-vertex scratch — g, h, parent, stamp in one cache line —
+    reused across calls (``stamp`` new each call)."""
+    n = vinfo.shape[0]
     goal = n
     cap = 4096
     keys = np.empty(cap)
@@ -211,58 +216,61 @@ def visibility_astar(vg_start, vg_dst, points, wedge, land, corners, from_start,
     size = 0
     best_goal = math.inf
     goal_parent = -1
+    fstamp = float(stamp)
     d_goal = goal_distances(land, to_goal, corners)
     for v in corners:
         d = from_start[v]
-        if d == math.inf or not taut(wedge, v, sx - points[v, 0], sy - points[v, 1]):
+        if d == math.inf or not taut(vinfo[v, 2], vinfo[v, 3], sx - vinfo[v, 0], sy - vinfo[v, 1]):
             continue
-        stamp_of[v] = stamp
-        g[v] = d
-        parent[v] = -1
-        h_of[v] = _landmark_h(land, d_goal, v)
+        nd = node[v]
+        nd[_STAMP] = fstamp
+        nd[_G] = d
+        nd[_PARENT] = -1.0
+        nd[_H] = _landmark_h(land, d_goal, v)
         if size == keys.size:
             keys, ids = _grow(keys, ids)
-        size = _heap_push(keys, ids, size, d + h_of[v] * _TIE, v)
+        size = _heap_push(keys, ids, size, d + nd[_H] * _TIE, v)
     while size > 0:
         u, f, size = _heap_pop(keys, ids, size)
         stats[1] += 1
         if u == goal:
             break
-        gu = g[u]
-        if f > gu + h_of[u] * _TIE + 1e-9:
+        nu = node[u]
+        gu = nu[_G]
+        if f > gu + nu[_H] * _TIE + 1e-9:
             continue                                         # stale: reached cheaper since
         stats[2] += 1
+        ux, uy, qx, qy = vinfo[u, 0], vinfo[u, 1], vinfo[u, 2], vinfo[u, 3]
+        pu = int(nu[_PARENT])
+        # from the way u was reached, only segments that wrap round u's wall the same way
+        ax = ux - (sx if pu < 0 else vinfo[pu, 0])
+        ay = uy - (sy if pu < 0 else vinfo[pu, 1])
         dg = to_goal[u]
-        if (dg < math.inf and gu + dg < best_goal and taut(wedge, u, gx - points[u, 0], gy - points[u, 1])
-                and wraps(wedge, u, points[u, 0] - (sx if parent[u] < 0 else points[parent[u], 0]),
-                          points[u, 1] - (sy if parent[u] < 0 else points[parent[u], 1]),
-                          gx - points[u, 0], gy - points[u, 1])):
+        if (dg < math.inf and gu + dg < best_goal and taut(qx, qy, gx - ux, gy - uy)
+                and wraps(qx, qy, ax, ay, gx - ux, gy - uy)):
             best_goal = gu + dg
             goal_parent = u
             if size == keys.size:
                 keys, ids = _grow(keys, ids)
             size = _heap_push(keys, ids, size, best_goal, goal)
-        # from the way u was reached, only segments that wrap round u's wall the same way
-        pu = parent[u]
-        ax = points[u, 0] - (sx if pu < 0 else points[pu, 0])
-        ay = points[u, 1] - (sy if pu < 0 else points[pu, 1])
         for e in range(vg_start[u], vg_start[u + 1]):
             v = vg_dst[e]
-            if not wraps(wedge, u, ax, ay, points[v, 0] - points[u, 0], points[v, 1] - points[u, 1]):
+            bx, by = vinfo[v, 0] - ux, vinfo[v, 1] - uy
+            if not wraps(qx, qy, ax, ay, bx, by):
                 continue
-            bx, by = points[v, 0] - points[u, 0], points[v, 1] - points[u, 1]
             ng = gu + math.hypot(bx, by)
-            if stamp_of[v] == stamp:
-                if ng >= g[v]:
+            nv = node[v]
+            if nv[_STAMP] == fstamp:
+                if ng >= nv[_G]:
                     continue
             else:
-                stamp_of[v] = stamp
-                h_of[v] = _landmark_h(land, d_goal, v)
-            g[v] = ng
-            parent[v] = u
+                nv[_STAMP] = fstamp
+                nv[_H] = _landmark_h(land, d_goal, v)
+            nv[_G] = ng
+            nv[_PARENT] = u
             if size == keys.size:
                 keys, ids = _grow(keys, ids)
-            size = _heap_push(keys, ids, size, ng + h_of[v] * _TIE, v)
+            size = _heap_push(keys, ids, size, ng + nv[_H] * _TIE, v)
             stats[0] += 1
     if goal_parent < 0 or best_goal == math.inf:
         return math.inf, np.zeros(0, dtype=np.int64)
@@ -270,12 +278,12 @@ def visibility_astar(vg_start, vg_dst, points, wedge, land, corners, from_start,
     v = goal_parent
     while v >= 0:
         k += 1
-        v = parent[v]
+        v = int(node[v, _PARENT])
     out = np.empty(k, dtype=np.int64)
     v = goal_parent
     for i in range(k - 1, -1, -1):
         out[i] = v
-        v = parent[v]
+        v = int(node[v, _PARENT])
     return best_goal, out
 
 
