@@ -1,4 +1,4 @@
-"""Exact any-angle search over the rectangle mesh (numba): Polyanya's interval search.
+"""Exact any-angle search over a convex-polygon mesh (numba): Polyanya's interval search.
 
 After Cui, Harabor & Grastien, "Compromise-free Pathfinding on a Navigation Mesh" (IJCAI 2017).
 A search node is a *root* (the start or an obstacle corner the path bends at) plus an *interval*
@@ -7,12 +7,12 @@ the root's cone through that polygon: portal pieces inside the cone keep the roo
 successors); pieces beside it are reachable only by bending at the interval's end, allowed when
 that end is an obstacle corner (non-observable successors, root = that corner). ``h`` is the
 length of the straight route root → interval → goal, so the first goal node popped is the
-Euclidean shortest path — no candidate points, no funnel, and no error. Roots are pruned
-Polyanya-style: a corner reached again with a larger ``g`` is not expanded again.
+Euclidean shortest path. Roots are pruned Polyanya-style: a corner reached again with a larger
+``g`` is not expanded again.
 
-Everything is in *lattice* coordinates (one unit per cell, origin at the grid's corner), so
-polygon corners are integers; ``corner[vy, vx]`` marks lattice points a path may bend at.
-Uniform area costs only: ``NavMesh`` uses the candidate search when costs differ or links exist.
+The navmesh bakes its landmarks with it (``record`` mode: exhaustive, every vertex's distance)
+and the tests use it to cross-check the visibility-graph query; the query itself runs on the
+visibility graph, which is faster once baked. Coordinates are lattice units (one per cell).
 """
 
 from __future__ import annotations

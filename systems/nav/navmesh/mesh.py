@@ -162,18 +162,18 @@ class NavMesh:
     # ------------------------------------------------------------------- bakes
     @classmethod
     def from_grid(cls, grid: Grid, agent_radius: float = 0.5, *, max_climb: float = 0.5,
-                  max_side: int = 16, landmarks: int = 8) -> "NavMesh":
+                  max_side: int = 16, landmarks: int = 8, progress=None) -> "NavMesh":
         """Bake from a grid level: walkable cells + heights are already a heightfield (stage 2);
         then erode by ``agent_radius`` (world units), grow regions, connect them."""
         cfg = NavMeshConfig(cell_size=grid.cell_size, agent_radius=agent_radius, max_climb=max_climb,
                             max_side=max_side, landmarks=landmarks)
         heights = grid.heights if grid.heights is not None else np.zeros(grid.shape)
         walk = erode(grid.passable, agent_radius / grid.cell_size)
-        return cls(walk, grid.cost, heights.astype(np.float64), cfg, grid.origin)
+        return cls(walk, grid.cost, heights.astype(np.float64), cfg, grid.origin, progress)
 
     @classmethod
     def from_triangles(cls, vertices: np.ndarray, triangles: np.ndarray, config: NavMeshConfig | None = None,
-                       **overrides) -> "NavMesh":
+                       progress=None, **overrides) -> "NavMesh":
         """Bake from triangle soup (``vertices (V, 3)`` world, ``triangles (T, 3)`` indices).
 
         Raises:
@@ -188,7 +188,7 @@ class NavMesh:
         z, slope = rasterize_triangles(v, t, cfg.cell_size, lo[0], lo[1], w, h)
         walk, height = walkable_surface(z, slope, cfg.max_slope, cfg.agent_height)
         walk = erode(walk, cfg.agent_radius / cfg.cell_size)
-        return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])))
+        return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])), progress)
 
     # ------------------------------------------------------------------ cache
     FORMAT_VERSION = 5
@@ -238,7 +238,7 @@ class NavMesh:
         return mesh
 
     @classmethod
-    def cached(cls, grid: Grid, cache_dir, agent_radius: float = 0.5, **kw) -> "NavMesh":
+    def cached(cls, grid: Grid, cache_dir, agent_radius: float = 0.5, progress=None, **kw) -> "NavMesh":
         """The mesh of ``grid`` from ``cache_dir``, or baked and saved there (a corrupt or stale
         file is rebuilt). The file name carries a checksum of the grid and the parameters."""
         import hashlib
@@ -257,7 +257,7 @@ class NavMesh:
                 return cls.load(path)
             except NavError:
                 pass
-        mesh = cls.from_grid(grid, agent_radius, **kw)
+        mesh = cls.from_grid(grid, agent_radius, progress=progress, **kw)
         path.parent.mkdir(parents=True, exist_ok=True)
         mesh.save(path)
         return mesh
@@ -414,11 +414,12 @@ class NavMesh:
         """The triangulation's portals as flat arrays for ``interval_search``, plus scratch (lazy)."""
         tables = getattr(self, "_itables", None)
         if tables is None:
-            _, corner = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
+            _, corner, cliff_dirs = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
             tables = portal_tables(self.tri_points, self.tri_triangles, self.tri_neighbours, corner)
             tables["scratch"] = Scratch(len(self.tri_points))
             tables["no_corner"] = np.zeros(len(self.tri_points), dtype=bool)
             tables["corner_mask"] = corner
+            tables["cliff_dirs"] = cliff_dirs
             tables["wedge"] = corner_wedges(self.tri_points, tables["is_corner"], self.poly_of_cell >= 0)
             tables["fans"] = vertex_fans(self.tri_triangles, len(self.tri_points))
             tables["vinfo"] = np.ascontiguousarray(np.c_[self.tri_points, tables["wedge"]], dtype=np.float64)
@@ -457,7 +458,7 @@ class NavMesh:
                 return None
             lattice = np.concatenate([[[sx, sy]], t["points"][corners], [[gx, gy]]])
         lattice = grazed_corners(np.ascontiguousarray(lattice, dtype=np.float64), t["corner_mask"])
-        lattice = inset_lattice_points(lattice, self.walkable, 2 * CORNER_MARGIN)
+        lattice = inset_lattice_points(lattice, self.walkable, t["cliff_dirs"], 2 * CORNER_MARGIN)
         world = lattice * cs + np.array([ox, oy])
         world[0], world[-1] = s[:2], g[:2]
         cost = float(np.hypot(*np.diff(world, axis=0).T).sum()) * float(self.area_cost[0])

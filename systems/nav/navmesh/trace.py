@@ -53,24 +53,35 @@ def polygons_along(points, poly_of_cell):
 
 
 @njit(cache=True)
-def inset_lattice_points(points, walkable, margin):
+def inset_lattice_points(points, walkable, cliff_dirs, margin):
     """Move each interior point of a path ((K, 2), cell units) that sits on a grid vertex
-    ``margin`` cells toward the walkable cells around it, so no segment runs along a wall's face
-    or through a corner point. The first and last points stay."""
+    ``margin`` cells off the wall or cliff it touches, so no segment runs along a wall's face or
+    through a corner point. A real bend moves to the outside of the turn (the obstacle is on
+    the inside); a point the path only grazes moves away from the unwalkable cells and cliff
+    edges around it. The first and last points stay."""
     h, w = walkable.shape
     out = points.copy()
     for i in range(1, points.shape[0] - 1):
         vx, vy = round(points[i, 0]), round(points[i, 1])
         if abs(points[i, 0] - vx) > 0.01 or abs(points[i, 1] - vy) > 0.01:
             continue
-        dx = 0.0
-        dy = 0.0
-        for ox in (-1, 0):
-            for oy in (-1, 0):
-                cx, cy = int(vx) + ox, int(vy) + oy
-                if 0 <= cx < w and 0 <= cy < h and walkable[cy, cx]:
-                    dx += ox + 0.5
-                    dy += oy + 0.5
+        ax, ay = points[i, 0] - points[i - 1, 0], points[i, 1] - points[i - 1, 1]
+        bx, by = points[i + 1, 0] - points[i, 0], points[i + 1, 1] - points[i, 1]
+        na, nb = math.hypot(ax, ay), math.hypot(bx, by)
+        dx, dy = 0.0, 0.0
+        if na > 0 and nb > 0:
+            dx, dy = ax / na - bx / nb, ay / na - by / nb
+        if math.hypot(dx, dy) < 1e-6:
+            dx, dy = 0.0, 0.0
+            for ox in (-1, 0):
+                for oy in (-1, 0):
+                    cx, cy = int(vx) + ox, int(vy) + oy
+                    if 0 <= cx < w and 0 <= cy < h and walkable[cy, cx]:
+                        dx += ox + 0.5
+                        dy += oy + 0.5
+            bits = cliff_dirs[int(vy), int(vx)]
+            dy -= (1.0 if bits & 1 else 0.0) - (1.0 if bits & 2 else 0.0)
+            dx -= (1.0 if bits & 8 else 0.0) - (1.0 if bits & 4 else 0.0)
         n = math.hypot(dx, dy)
         if n > 0:
             out[i, 0] = points[i, 0] + dx / n * margin

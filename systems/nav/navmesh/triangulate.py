@@ -22,22 +22,32 @@ from numba import njit
 __all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle", "triangles_holding", "portal_tables"]
 
 
+#: bits of ``cliff_dirs``: which of the four unit edges leaving a lattice point is a cliff
+CLIFF_UP, CLIFF_DOWN, CLIFF_LEFT, CLIFF_RIGHT = 1, 2, 4, 8
+
+
 def boundary_corners(covered: np.ndarray, height: np.ndarray, max_climb: float):
-    """``(on_boundary, corner)`` over the ``(H+1, W+1)`` lattice: points on the walkable area's
-    boundary, and the convex corners among them (a shortest path bends only there: three of the
-    four cells around are walkable, or all four with a cliff between some)."""
+    """``(on_boundary, corner, cliff_dirs)`` over the ``(H+1, W+1)`` lattice: points on the
+    walkable area's boundary; the convex corners among them, where a shortest path may bend
+    (three of the four cells around are walkable, or all four with a cliff ending or turning
+    there); and per point the bits of the cliff edges leaving it (``CLIFF_*``)."""
     h, w = covered.shape
     pad = np.zeros((h + 2, w + 2), dtype=bool)
     pad[1:-1, 1:-1] = covered
     around = pad[:-1, :-1].astype(np.int8) + pad[:-1, 1:] + pad[1:, :-1] + pad[1:, 1:]
     hpad = np.zeros((h + 2, w + 2))
     hpad[1:-1, 1:-1] = np.where(covered, height, 0.0)
+    # cliff_v[r, x]: the unit edge on line x between rows r-1 and r; cliff_h[y, c]: on line y
     cliff_v = pad[:, :-1] & pad[:, 1:] & (np.abs(hpad[:, :-1] - hpad[:, 1:]) > max_climb)
     cliff_h = pad[:-1, :] & pad[1:, :] & (np.abs(hpad[:-1, :] - hpad[1:, :]) > max_climb)
-    cliff = cliff_v[1:, :] | cliff_v[:-1, :] | cliff_h[:, 1:] | cliff_h[:, :-1]
-    on_boundary = ((around >= 1) & (around <= 3)) | cliff
-    corner = (around == 3) | ((around == 4) & cliff)
-    return on_boundary, corner
+    up, down = cliff_v[1:, :], cliff_v[:-1, :]
+    right, left = cliff_h[:, 1:], cliff_h[:, :-1]
+    cliff_dirs = (up * CLIFF_UP | down * CLIFF_DOWN | left * CLIFF_LEFT | right * CLIFF_RIGHT).astype(np.uint8)
+    edges = up.astype(np.int8) + down + left + right
+    straight = (edges == 2) & ((up & down) | (left & right))
+    on_boundary = ((around >= 1) & (around <= 3)) | (edges > 0)
+    corner = (around == 3) | ((around == 4) & (edges > 0) & ~straight)
+    return on_boundary, corner, cliff_dirs
 
 
 def triangulate_walkable(covered: np.ndarray, height: np.ndarray, max_climb: float):
@@ -49,7 +59,7 @@ def triangulate_walkable(covered: np.ndarray, height: np.ndarray, max_climb: flo
     from scipy.spatial import Delaunay
 
     h, w = covered.shape
-    on_boundary, _ = boundary_corners(covered, height, max_climb)
+    on_boundary, _, _ = boundary_corners(covered, height, max_climb)
     vy, vx = np.nonzero(on_boundary)
     points = np.c_[vx, vy].astype(np.float64)
     none = np.zeros((0, 3), np.int64)
@@ -69,11 +79,39 @@ def triangulate_walkable(covered: np.ndarray, height: np.ndarray, max_climb: flo
     neighbours = np.where(nb >= 0, new_id[np.maximum(nb, 0)], -1)
     touching = neighbours.copy()
     _cut_cliffs(points, triangles, neighbours, covered, height, max_climb)
+    points, triangles = _split_sheets(points, triangles, neighbours)
     yy, xx = np.nonzero(covered)
     found = tri.find_simplex(np.c_[xx + 0.5, yy + 0.5])
     cell_triangle = np.full((h, w), -1, dtype=np.int32)
     cell_triangle[yy, xx] = np.where(found >= 0, new_id[np.maximum(found, 0)], -1)
     return points, triangles, neighbours, touching, cell_triangle
+
+
+def _split_sheets(points, triangles, neighbours):
+    """Give each vertex one copy per *sheet* around it — the triangles joined to each other
+    through edges at that vertex — so that a vertex on a cliff (or where two walls touch
+    diagonally) is two vertices: a path bending there stays on the side it came from."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    t_count = len(triangles)
+    rows, cols = [], []
+    for k in range(3):
+        t = np.flatnonzero(neighbours[:, k] >= 0)
+        n = neighbours[t, k]
+        for j in ((k + 1) % 3, (k + 2) % 3):           # the two slots on the shared edge
+            v = triangles[t, j]
+            j2 = np.argmax(triangles[n] == v[:, None], axis=1)
+            rows.append(3 * t + j)
+            cols.append(3 * n + j2)
+    r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+    graph = coo_matrix((np.ones(len(r)), (r, c)), shape=(3 * t_count, 3 * t_count))
+    _, label = connected_components(graph, directed=False)
+    first = np.full(label.max() + 1 if len(label) else 0, -1, dtype=np.int64)
+    first[label[::-1]] = np.arange(3 * t_count)[::-1]
+    new_points = points[triangles.reshape(-1)[first]]
+    return new_points, label.reshape(t_count, 3).astype(np.int64)
 
 
 def _cut_cliffs(points, triangles, neighbours, covered, height, max_climb) -> None:

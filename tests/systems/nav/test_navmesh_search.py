@@ -1,0 +1,137 @@
+"""The navmesh's exact query machinery: the boundary triangulation, the visibility graph search
+against the independent interval (Polyanya) search, landmark bounds, cliffs, the bake cache."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from levels import load_movingai_map
+from systems.nav import Grid, NavMesh
+from systems.nav.navmesh.interval_search import interval_search
+from systems.nav.navmesh.landmarks import distances_from
+from systems.nav.navmesh.visibility import goal_distances
+
+
+def _crop():
+    grid = load_movingai_map("AcrosstheCape.map")
+    return Grid(grid.passable[300:556, 200:456].copy())
+
+
+def _interval_length(mesh, s, g):
+    """Shortest length by Polyanya's interval search straight over the triangles."""
+    t = mesh._interval_tables()
+    sc = t["scratch"]
+    length, pts, _ = interval_search(
+        t["start"], t["dst"], t["seg"], t["rev"], t["va"], t["vb"], t["is_corner"], t["vstart"], t["verts"],
+        t["points"], mesh._triangles_holding(*s), mesh._triangles_holding(*g), float(s[0]), float(s[1]),
+        float(g[0]), float(g[1]), sc.best, sc.stamp, sc.next_stamp(), sc.stats, np.zeros(0))
+    return length, pts
+
+
+def _free_cells(grid, n, seed):
+    labels = grid.components()
+    cells = np.argwhere(labels == np.bincount(labels[labels >= 0]).argmax())[:, ::-1]
+    rng = np.random.default_rng(seed)
+    return cells[rng.integers(0, len(cells), (n, 2))] + 0.5
+
+
+@pytest.mark.parametrize("name", ["den520d", "crop"])
+def test_visibility_graph_and_interval_search_agree(name):
+    grid = _crop() if name == "crop" else load_movingai_map(name + ".map")
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    for s, g in _free_cells(grid, 120, 7):
+        exact, pts = _interval_length(mesh, s, g)
+        r = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
+        assert r.found and math.isfinite(exact)
+        # the query nudges each corner 0.002 cells off the wall; nothing else may differ
+        assert exact - 1e-6 <= r.cost <= exact + 0.005 * len(r.points), (s, g, r.cost, exact)
+        # the interval search's own path is as long as it says, and bends only at lattice points
+        assert np.hypot(*np.diff(pts, axis=0).T).sum() == pytest.approx(exact)
+        assert np.allclose(pts[1:-1], np.round(pts[1:-1]))
+
+
+def test_triangles_tile_the_walkable_area_and_only_it():
+    grid = load_movingai_map("den520d.map")
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    p, tri = mesh.tri_points, mesh.tri_triangles
+    a, b, c = p[tri[:, 0]], p[tri[:, 1]], p[tri[:, 2]]
+    area = np.abs((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])) / 2
+    assert area.sum() == pytest.approx(mesh.walkable.sum())
+    assert (area > 0).all()
+    centre = (a + b + c) / 3
+    assert mesh.walkable[np.floor(centre[:, 1]).astype(int), np.floor(centre[:, 0]).astype(int)].all()
+    # every walkable cell centre is located in a triangle that really holds it
+    ys, xs = np.nonzero(mesh.walkable)
+    for x, y in zip(xs[::97] + 0.5, ys[::97] + 0.5):
+        held = mesh._triangles_holding(x, y)
+        assert len(held) >= 1
+        t = tri[held[0]]
+        signs = [np.sign((p[t[(j + 1) % 3], 0] - p[t[j], 0]) * (y - p[t[j], 1])
+                         - (p[t[(j + 1) % 3], 1] - p[t[j], 1]) * (x - p[t[j], 0])) for j in range(3)]
+        assert not (min(signs) < 0 < max(signs))
+
+
+def test_landmark_bounds_never_exceed_the_true_distance():
+    grid = _crop()
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0, landmarks=6)
+    t = mesh._interval_tables()
+    fan_start, fan = t["fans"]
+    corners = t["corner_ids"]
+    rng = np.random.default_rng(3)
+    main = corners[np.isfinite(mesh.landmarks[corners, 0])]      # the part the landmarks cover
+    for goal in rng.choice(main, 5, replace=False):
+        exact = distances_from(t, int(goal), fan[fan_start[goal]:fan_start[goal + 1]], t["scratch"])
+        seen = np.full(len(t["points"]) + 1, np.inf)
+        seen[goal] = 0.0
+        d_goal = goal_distances(mesh.landmarks, seen, corners)
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(mesh.landmarks - d_goal[None, :])
+        bound = np.where(np.isfinite(diff), diff, 0.0).max(axis=1)     # unreached landmarks say nothing
+        reach = np.isfinite(exact)
+        assert reach.sum() > 100
+        assert (bound[reach] <= exact[reach] + 1e-5).all()
+        # and they are worth having: on average within a third of the truth
+        assert bound[reach].mean() >= 0.66 * exact[reach].mean()
+
+
+def test_exact_paths_never_step_off_a_cliff():
+    passable = np.ones((40, 60), dtype=bool)
+    heights = np.zeros((40, 60))
+    heights[10:30, 20:40] = 3.0                         # a plateau, reachable up a ramp only
+    heights[18:22, 40:50] = np.linspace(3.0, 0.0, 10)[None, :]
+    mesh = NavMesh.from_grid(Grid(passable, heights=heights), agent_radius=0.0, max_climb=0.5)
+    up = mesh.find_path((5.5, 20.5, 0.0), (30.5, 20.5, 0.0))
+    assert up.found
+    pts = up.points
+    samples = np.concatenate([np.linspace(a, b, 200) for a, b in zip(pts[:-1, :2], pts[1:, :2])])
+    z = heights[np.floor(samples[:, 1]).astype(int), np.floor(samples[:, 0]).astype(int)]
+    assert np.abs(np.diff(z)).max() <= 0.5 + 1e-9                # only climbs it can take
+    assert up.cost > 40                                           # round to the ramp, not straight up
+    across = mesh.find_path((5.5, 35.5, 0.0), (55.5, 35.5, 0.0))  # below the plateau: straight
+    assert across.found and len(across.points) == 2
+
+
+def test_unreachable_islands_are_answered_without_a_search():
+    passable = np.ones((20, 41), dtype=bool)
+    passable[:, 20] = False
+    mesh = NavMesh.from_grid(Grid(passable), agent_radius=0.0)
+    r = mesh.find_path((2.5, 2.5, 0.0), (38.5, 2.5, 0.0))
+    assert not r.found and r.partial
+    assert r.closest[0] < 20
+
+
+def test_bake_reports_progress_and_cache_keeps_the_query_graph(tmp_path):
+    grid = _crop()
+    seen = []
+    mesh = NavMesh.cached(grid, tmp_path, agent_radius=0.0,
+                          progress=lambda stage, done, total: seen.append((stage, done, total)))
+    last = {stage: (done, total) for stage, done, total in seen}
+    assert set(last) == {"visibility graph", "landmarks"}
+    assert all(done == total > 0 for done, total in last.values())
+    again = NavMesh.cached(grid, tmp_path, agent_radius=0.0)
+    assert np.array_equal(again.vis_dst, mesh.vis_dst) and np.array_equal(again.landmarks, mesh.landmarks)
+    a, b = (10.5, 10.5, 0.0), (240.5, 200.5, 0.0)
+    assert again.find_path(a, b).cost == pytest.approx(mesh.find_path(a, b).cost)
