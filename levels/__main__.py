@@ -26,13 +26,13 @@ from systems.nav.errors import NavError
 DEFAULT_CACHE = Path(__file__).resolve().parent / "cache"
 
 
-def _bar(desc: str):
+def _bar(desc: str, unit: str = "cluster"):
     bars: dict[str, tqdm] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
         bar = bars.get(stage)
         if bar is None:
-            bar = bars[stage] = tqdm(total=max(total, 1), desc=f"{desc}: {stage}", unit="cluster", leave=True)
+            bar = bars[stage] = tqdm(total=max(total, 1), desc=f"{desc}: {stage}", unit=unit, leave=True)
         bar.n = done
         bar.refresh()
         if done >= total:
@@ -67,8 +67,9 @@ def bake(args) -> int:
     from systems.nav import NavMesh
 
     t = time.perf_counter()
-    mesh = NavMesh.cached(grid, args.cache, agent_radius=0.4)
-    print(f"navmesh ready in {time.perf_counter() - t:.2f} s (cached): {mesh.polygon_count} polygons")
+    mesh = NavMesh.cached(grid, args.cache, agent_radius=0.4, progress=_bar("navmesh", unit="step"))
+    print(f"navmesh ready in {time.perf_counter() - t:.2f} s (cached): {mesh.polygon_count} polygons, "
+          f"{int(mesh.vis_start[-1])} visibility edges, {mesh.landmarks.shape[1]} landmarks")
     return 0
 
 

@@ -3,17 +3,22 @@
 Straight-line distance is a weak estimate on maps with long detours (water, cliffs): a search
 then explores most of the map. With exact shortest distances ``d(L, v)`` from a few landmarks
 ``L`` to every mesh vertex, the triangle inequality gives ``d(v, goal) ≥ |d(L, goal) − d(L, v)|``
-(Goldberg & Harrelson 2005). Landmarks sit on convex corners, picked farthest-first, each baked
-by one exhaustive run of the exact interval search. Because a landmark is a corner, the last
-bend of its shortest path to any point is a corner that point sees, so a sweep from the goal
-gives the goal's landmark distances exactly.
+(Goldberg & Harrelson 2005). Landmarks sit on convex corners, picked farthest-first; each one's
+distances come from a view sweep at the landmark plus Dijkstra over the visibility graph (which
+holds every shortest path between corners). Because a landmark is a corner, the last bend of its
+shortest path to any point is a corner that point sees, so a sweep from the goal gives the
+goal's landmark distances exactly.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from .interval_search import interval_search
+import numpy as np
+from numba import njit
+
+from .heap import grow, pop, push
+from .visibility import visible_from
 
 __all__ = ["bake_landmarks", "triangle_components", "Scratch"]
 
@@ -22,8 +27,6 @@ class Scratch:
     """Per-vertex scratch for the numba searches (reused across queries; not thread-safe)."""
 
     def __init__(self, vertex_count: int) -> None:
-        self.best = np.zeros(vertex_count)
-        self.stamp = np.zeros(vertex_count, dtype=np.int64)
         self.node = np.zeros((vertex_count, 4))              # visibility A*: g, h, parent, stamp
         self.query = 0
         self.stats = np.zeros(3, dtype=np.int64)
@@ -37,21 +40,60 @@ class Scratch:
 _NO_POLYS = np.zeros(0, dtype=np.int64)
 
 
-def distances_from(tables: dict, vertex: int, fan: np.ndarray, scratch: Scratch) -> np.ndarray:
-    """Shortest distance from vertex ``vertex`` (its triangles: ``fan``) to every vertex (inf
-    where unreachable). The search starts a hair (1e-6 cells) inside the first triangle: from an
-    exact lattice point, equal-length detours tie everywhere and each tie is searched twice."""
+def distances_from(tables: dict, bends, ends, corner: int, scratch: Scratch) -> np.ndarray:
+    """Exact shortest distance from corner ``corner`` to every corner (inf for other vertices
+    and unreachable corners): Dijkstra along ``bends`` gives every corner a path can bend at;
+    one pass along ``ends`` then adds last segments that stop at a corner without bending."""
     pts = tables["points"]
-    record = np.full(len(pts) + 1, np.inf)
-    tri = int(fan[0])
-    centre = pts[tables["verts"][3 * tri:3 * tri + 3]].mean(axis=0)
-    x, y = pts[vertex] + (centre - pts[vertex]) * (1e-6 / max(np.hypot(*(centre - pts[vertex])), 1e-12))
-    interval_search(tables["start"], tables["dst"], tables["seg"], tables["rev"], tables["va"], tables["vb"],
-                    tables["is_corner"], tables["vstart"], tables["verts"], pts, np.array([tri], dtype=np.int64),
-                    _NO_POLYS, float(x), float(y), float(x), float(y),
-                    scratch.best, scratch.stamp, scratch.next_stamp(), scratch.stats, record)
-    record[vertex] = 0.0
-    return record[:-1]
+    fan_start, fan = tables["fans"]
+    seen = np.full(len(pts) + 1, np.inf)
+    visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
+                 tables["verts"], pts, fan[fan_start[corner]:fan_start[corner + 1]], float(pts[corner, 0]),
+                 float(pts[corner, 1]), _NO_POLYS, 0.0, 0.0, seen, scratch.stats)
+    seen[corner] = 0.0
+    dist = _corner_dijkstra(bends[0], bends[1], pts, tables["corner_ids"], seen[:-1])
+    return _last_segments(ends[0], ends[1], pts, tables["corner_ids"], dist)
+
+
+@njit(cache=True)
+def _last_segments(end_start, end_dst, points, corners, dist):
+    out = dist.copy()
+    for v in corners:
+        for e in range(end_start[v], end_start[v + 1]):
+            u = end_dst[e]
+            d = dist[u] + math.hypot(points[v, 0] - points[u, 0], points[v, 1] - points[u, 1])
+            if d < out[v]:
+                out[v] = d
+    return out
+
+
+@njit(cache=True)
+def _corner_dijkstra(vis_start, vis_dst, points, corners, seeds):
+    """Dijkstra over the visibility graph from the corners in ``seeds`` (their distances; inf
+    for the rest). No taut-turn pruning here: landmark distances must be exact from anywhere."""
+    dist = np.full(points.shape[0], np.inf)
+    keys = np.empty(4096)
+    ids = np.empty(4096, dtype=np.int64)
+    size = 0
+    for c in corners:
+        if seeds[c] < dist[c]:
+            dist[c] = seeds[c]
+            if size == keys.size:
+                keys, ids = grow(keys, ids)
+            size = push(keys, ids, size, seeds[c], c)
+    while size > 0:
+        u, d, size = pop(keys, ids, size)
+        if d > dist[u]:
+            continue
+        for e in range(vis_start[u], vis_start[u + 1]):
+            v = vis_dst[e]
+            nd = d + math.hypot(points[v, 0] - points[u, 0], points[v, 1] - points[u, 1])
+            if nd < dist[v]:
+                dist[v] = nd
+                if size == keys.size:
+                    keys, ids = grow(keys, ids)
+                size = push(keys, ids, size, nd, v)
+    return dist
 
 
 def triangle_components(tables: dict) -> np.ndarray:
@@ -65,7 +107,7 @@ def triangle_components(tables: dict) -> np.ndarray:
     return connected_components(graph, directed=False)[1]
 
 
-def bake_landmarks(tables: dict, fans, count: int = 8, progress=None) -> np.ndarray:
+def bake_landmarks(tables: dict, bends, ends, count: int = 8, progress=None) -> np.ndarray:
     """``(V, count)`` exact distances from ``count`` corner landmarks picked farthest-first in
     the connected part of the mesh with the most corners (each new landmark is the corner
     farthest from all before it). Elsewhere the bound is 0 and the search falls back to
@@ -75,16 +117,16 @@ def bake_landmarks(tables: dict, fans, count: int = 8, progress=None) -> np.ndar
     if count <= 0 or len(corners) == 0:
         return np.zeros((len(pts), 0))
     label = tables["component"]
-    fan_start, fan = fans
+    fan_start, fan = tables["fans"]
     corner_label = label[fan[fan_start[corners]]]
     corners = corners[corner_label == np.bincount(corner_label).argmax()]
     scratch = Scratch(len(pts))
     pick = int(corners[0])
-    gap = distances_from(tables, pick, fan[fan_start[pick]:fan_start[pick + 1]], scratch)
+    gap = distances_from(tables, bends, ends, pick, scratch)
     land = []
     for i in range(count):
         pick = int(corners[int(np.argmax(gap[corners]))])
-        d = distances_from(tables, pick, fan[fan_start[pick]:fan_start[pick + 1]], scratch)
+        d = distances_from(tables, bends, ends, pick, scratch)
         land.append(d)
         gap = np.minimum(gap, d) if i else d
         if progress is not None:

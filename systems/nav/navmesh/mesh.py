@@ -56,7 +56,7 @@ class NavMeshConfig:
     agent_radius: float = 0.5
     agent_height: float = 2.0
     max_slope: float = 35.0
-    max_climb: float = 0.5
+    max_climb: float = 0.9
     max_side: int = 16
     landmarks: int = 8
 
@@ -147,9 +147,9 @@ class NavMesh:
         # the query graph: taut segments between mutually visible corners, and landmarks
         tables = self._interval_tables()
         step = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
-        self.vis_start, self.vis_dst = build_visibility_graph(
-            tables, tables["scratch"], tables["wedge"], step("visibility graph"))
-        self.landmarks = bake_landmarks(tables, tables["fans"], config.landmarks, step("landmarks"))
+        bends, ends = build_visibility_graph(tables, tables["scratch"], tables["wedge"], step("visibility graph"))
+        self.vis_start, self.vis_dst = bends
+        self.landmarks = bake_landmarks(tables, bends, ends, config.landmarks, step("landmarks"))
         # every portal's candidate crossing points, flat (CSR by portal), for the numba search
         per = [self._candidates(e) for e in range(len(self._src))]
         counts = np.array([len(c) for c in per], dtype=np.int64)
@@ -161,7 +161,7 @@ class NavMesh:
 
     # ------------------------------------------------------------------- bakes
     @classmethod
-    def from_grid(cls, grid: Grid, agent_radius: float = 0.5, *, max_climb: float = 0.5,
+    def from_grid(cls, grid: Grid, agent_radius: float = 0.5, *, max_climb: float = 0.9,
                   max_side: int = 16, landmarks: int = 8, progress=None) -> "NavMesh":
         """Bake from a grid level: walkable cells + heights are already a heightfield (stage 2);
         then erode by ``agent_radius`` (world units), grow regions, connect them."""
@@ -411,13 +411,12 @@ class NavMesh:
         return not self.links and self._interval_tables()["uniform"]
 
     def _interval_tables(self) -> dict:
-        """The triangulation's portals as flat arrays for ``interval_search``, plus scratch (lazy)."""
+        """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
         tables = getattr(self, "_itables", None)
         if tables is None:
             _, corner, cliff_dirs = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
             tables = portal_tables(self.tri_points, self.tri_triangles, self.tri_neighbours, corner)
             tables["scratch"] = Scratch(len(self.tri_points))
-            tables["no_corner"] = np.zeros(len(self.tri_points), dtype=bool)
             tables["corner_mask"] = corner
             tables["cliff_dirs"] = cliff_dirs
             tables["wedge"] = corner_wedges(self.tri_points, tables["is_corner"], self.poly_of_cell >= 0)

@@ -194,8 +194,8 @@ def triangles_holding(points, triangles, touching, neighbours, cell_triangle, x,
 
 def portal_tables(points: np.ndarray, triangles: np.ndarray, neighbours: np.ndarray,
                   corner: np.ndarray) -> dict:
-    """Flat arrays for ``interval_search``: portals grouped by triangle (CSR ``start``), their
-    far triangle ``dst``, segment ``seg``, end vertices ``va``/``vb``, reverse portal ``rev``;
+    """Flat arrays for the view sweeps: portals grouped by triangle (CSR ``start``), their far
+    triangle ``dst``, end vertices ``va``/``vb``, reverse portal ``rev``;
     ``is_corner`` per vertex; each triangle's vertices (CSR ``vstart``/``verts``)."""
     src, side = np.nonzero(neighbours >= 0)               # row-major: grouped by source triangle
     dst = neighbours[src, side]
@@ -206,7 +206,7 @@ def portal_tables(points: np.ndarray, triangles: np.ndarray, neighbours: np.ndar
     back = np.argmax(neighbours[dst] == src[:, None], axis=1) if len(src) else np.zeros(0, np.int64)
     vx, vy = points[:, 0].astype(np.int64), points[:, 1].astype(np.int64)
     return {"start": np.searchsorted(src, np.arange(len(triangles) + 1)).astype(np.int64),
-            "dst": dst.astype(np.int64), "seg": np.ascontiguousarray(np.c_[points[va], points[vb]]),
+            "dst": dst.astype(np.int64),
             "rev": edge_id[dst, back].astype(np.int64), "va": va.astype(np.int64), "vb": vb.astype(np.int64),
             "is_corner": np.ascontiguousarray(corner[vy, vx]) if len(points) else np.zeros(0, bool),
             "vstart": np.arange(0, 3 * len(triangles) + 1, 3, dtype=np.int64),

@@ -4,7 +4,8 @@ A Euclidean shortest path bends only at convex obstacle corners, and only where 
 the obstacle: each of its segments is *taut* — tangent to the obstacle at both ends (Oh & Leong,
 "Edge N-Level Sparse Visibility Graphs", SoCS 2016). So the corners plus the taut segments
 between mutually visible corners hold every shortest path. Visibility comes from the exact
-interval search (``interval_search``) run as a sweep that never bends; A* over the graph uses
+view sweep ``visible_from`` (Polyanya's cone projection with a fixed root: Cui, Harabor &
+Grastien, IJCAI 2017); A* over the graph uses
 landmark (ALT) bounds, with the goal's landmark distances made exact by a sweep from the goal.
 
 Lattice coordinates throughout. A corner's *wedge* ``(qx, qy)`` points at its one unwalkable
@@ -18,7 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .interval_search import _cross, _positive_span
+from .geometry import cross, positive_span
+from .heap import grow, pop, push
 
 __all__ = ["corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]
@@ -65,77 +67,48 @@ def sweep(tables: dict, scratch, polys: np.ndarray, px: float, py: float,
 
 
 def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=None):
-    """CSR ``(start, dst int32)`` over vertex ids: for every corner, the corners it sees along
-    segments taut at both ends. ``progress(done, total)`` is called now and then."""
+    """Two CSR graphs over vertex ids, ``(start, dst int32)`` each: ``bends`` — for every corner,
+    the corners it sees along segments taut at both ends (what a shortest path can continue
+    along); ``ends`` — for every corner, the corners it sees along segments taut at *their* end
+    (how a shortest path can arrive at it to stop there). ``progress(done, total)`` is called
+    now and then."""
     pts = tables["points"]
     corners = np.flatnonzero(tables["is_corner"])
     fan_start, fan = tables["fans"]
-    rows, counts = [], np.zeros(len(pts) + 1, dtype=np.int64)
+    bends, ends = [], []
+    bend_counts = np.zeros(len(pts) + 1, dtype=np.int64)
+    end_counts = np.zeros(len(pts) + 1, dtype=np.int64)
     out = np.empty(len(pts) + 1)
     for i, c in enumerate(corners):
         out.fill(np.inf)
-        visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"], tables["verts"],
-                     pts, fan[fan_start[c]:fan_start[c + 1]], float(pts[c, 0]), float(pts[c, 1]), _NO_POLYS,
-                     0.0, 0.0, out, scratch.stats)
+        visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
+                     tables["verts"], pts, fan[fan_start[c]:fan_start[c + 1]], float(pts[c, 0]), float(pts[c, 1]),
+                     _NO_POLYS, 0.0, 0.0, out, scratch.stats)
         seen = corners[np.isfinite(out[corners]) & (corners != c)]
-        seen = seen[_taut_mask(wedge, c, seen, pts)]
-        rows.append(seen)
-        counts[c + 1] = len(seen)
+        at_c, at_seen = _taut_ends(wedge, c, seen, pts)
+        bends.append(seen[at_c & at_seen])
+        ends.append(seen[at_seen])
+        bend_counts[c + 1] = bends[-1].size
+        end_counts[c + 1] = ends[-1].size
         if progress is not None and (i % 256 == 0 or i == len(corners) - 1):
             progress(i + 1, len(corners))
-    dst = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-    return np.cumsum(counts).astype(np.int64), dst.astype(np.int32)
+    def csr(rows, counts):
+        dst = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        return np.cumsum(counts).astype(np.int64), dst.astype(np.int32)
+    return csr(bends, bend_counts), csr(ends, end_counts)
 
 
 @njit(cache=True)
-def _taut_mask(wedge, c, seen, points):
-    """Taut at both ends: at ``c`` towards each seen corner, and at that corner back."""
-    keep = np.empty(seen.size, dtype=np.bool_)
+def _taut_ends(wedge, c, seen, points):
+    """For segments from corner ``c`` to each seen corner: taut at ``c``, taut at the other end."""
+    at_c = np.empty(seen.size, dtype=np.bool_)
+    at_v = np.empty(seen.size, dtype=np.bool_)
     for i in range(seen.size):
         v = seen[i]
         dx, dy = points[v, 0] - points[c, 0], points[v, 1] - points[c, 1]
-        keep[i] = taut(wedge[c, 0], wedge[c, 1], dx, dy) and taut(wedge[v, 0], wedge[v, 1], -dx, -dy)
-    return keep
-
-
-@njit(cache=True)
-def _heap_push(keys, ids, size, key, node):
-    i = size
-    while i > 0:
-        parent = (i - 1) >> 1
-        if keys[parent] <= key:
-            break
-        keys[i] = keys[parent]
-        ids[i] = ids[parent]
-        i = parent
-    keys[i] = key
-    ids[i] = node
-    return size + 1
-
-
-@njit(cache=True)
-def _heap_pop(keys, ids, size):
-    top = ids[0]
-    topk = keys[0]
-    size -= 1
-    if size > 0:
-        key = keys[size]
-        node = ids[size]
-        i = 0
-        while True:
-            c = 2 * i + 1
-            if c >= size:
-                break
-            if c + 1 < size and keys[c + 1] < keys[c]:
-                c += 1
-            if keys[c] >= key:
-                break
-            keys[i] = keys[c]
-            ids[i] = ids[c]
-            i = c
-        keys[i] = key
-        ids[i] = node
-    return top, topk, size
+        at_c[i] = taut(wedge[c, 0], wedge[c, 1], dx, dy)
+        at_v[i] = taut(wedge[v, 0], wedge[v, 1], -dx, -dy)
+    return at_c, at_v
 
 
 @njit(cache=True)
@@ -228,10 +201,10 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
         nd[_PARENT] = -1.0
         nd[_H] = _landmark_h(land, d_goal, v)
         if size == keys.size:
-            keys, ids = _grow(keys, ids)
-        size = _heap_push(keys, ids, size, d + nd[_H] * _TIE, v)
+            keys, ids = grow(keys, ids)
+        size = push(keys, ids, size, d + nd[_H] * _TIE, v)
     while size > 0:
-        u, f, size = _heap_pop(keys, ids, size)
+        u, f, size = pop(keys, ids, size)
         stats[1] += 1
         if u == goal:
             break
@@ -251,8 +224,8 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
             best_goal = gu + dg
             goal_parent = u
             if size == keys.size:
-                keys, ids = _grow(keys, ids)
-            size = _heap_push(keys, ids, size, best_goal, goal)
+                keys, ids = grow(keys, ids)
+            size = push(keys, ids, size, best_goal, goal)
         for e in range(vg_start[u], vg_start[u + 1]):
             v = vg_dst[e]
             bx, by = vinfo[v, 0] - ux, vinfo[v, 1] - uy
@@ -269,8 +242,8 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
             nv[_G] = ng
             nv[_PARENT] = u
             if size == keys.size:
-                keys, ids = _grow(keys, ids)
-            size = _heap_push(keys, ids, size, ng + nv[_H] * _TIE, v)
+                keys, ids = grow(keys, ids)
+            size = push(keys, ids, size, ng + nv[_H] * _TIE, v)
             stats[0] += 1
     if goal_parent < 0 or best_goal == math.inf:
         return math.inf, np.zeros(0, dtype=np.int64)
@@ -285,15 +258,6 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
         out[i] = v
         v = int(node[v, _PARENT])
     return best_goal, out
-
-
-@njit(cache=True)
-def _grow(keys, ids):
-    k2 = np.empty(keys.size * 2)
-    i2 = np.empty(ids.size * 2, dtype=np.int64)
-    k2[:keys.size] = keys
-    i2[:ids.size] = ids
-    return k2, i2
 
 
 @njit(cache=True)
@@ -346,7 +310,7 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
     ``out[v]`` gets the distance to every vertex it sees (others untouched), and the return
     value is the distance to (tx, ty) if that point (in ``target_polys``) is seen, else inf.
 
-    The same cone projection as ``interval_search`` with the root fixed, so each polygon is
+    Polyanya's cone projection with the root fixed, so each polygon is
     entered through a window (an interval of a portal) and the view narrows window by window;
     nothing is ordered, so a stack does."""
     cap = 256
@@ -367,7 +331,7 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
         for e in range(poly_start[p], poly_start[p + 1]):
             a, b = edge_va[e], edge_vb[e]
             ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
-            if _cross(ax - px, ay - py, bx - px, by - py) > 0:
+            if cross(ax - px, ay - py, bx - px, by - py) > 0:
                 ax, ay, bx, by = bx, by, ax, ay
             if n == st_poly.size:
                 st_l, st_poly, st_edge = _grow_stack(st_l, st_poly, st_edge)
@@ -385,31 +349,31 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
         rdx, rdy = rx - px, ry - py
         scale = abs(ldx) + abs(ldy) + abs(rdx) + abs(rdy) + 1.0
         tol = 1e-12 * scale * scale
-        if abs(_cross(ldx, ldy, rdx, rdy)) <= tol:
+        if abs(cross(ldx, ldy, rdx, rdy)) <= tol:
             continue                                 # a window seen edge-on shows nothing
         for i in range(poly_vstart[poly], poly_vstart[poly + 1]):
             v = poly_verts[i]
             vx, vy = points[v, 0] - px, points[v, 1] - py
-            if _cross(ldx, ldy, vx, vy) <= tol and _cross(rdx, rdy, vx, vy) >= -tol:
+            if cross(ldx, ldy, vx, vy) <= tol and cross(rdx, rdy, vx, vy) >= -tol:
                 d = math.hypot(vx, vy)
                 if d < out[v]:
                     out[v] = d
         if target == math.inf:
             for q in target_polys:
-                if q == poly and _cross(ldx, ldy, tx - px, ty - py) <= tol and _cross(rdx, rdy, tx - px, ty - py) >= -tol:
+                if q == poly and cross(ldx, ldy, tx - px, ty - py) <= tol and cross(rdx, rdy, tx - px, ty - py) >= -tol:
                     target = math.hypot(tx - px, ty - py)
         for e in range(poly_start[poly], poly_start[poly + 1]):
             if e == skip:
                 continue
             a, b = edge_va[e], edge_vb[e]
             ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
-            cl0 = _cross(ldx, ldy, ax - px, ay - py)
-            cl1 = _cross(ldx, ldy, bx - px, by - py)
-            cr0 = _cross(rdx, rdy, ax - px, ay - py)
-            cr1 = _cross(rdx, rdy, bx - px, by - py)
+            cl0 = cross(ldx, ldy, ax - px, ay - py)
+            cl1 = cross(ldx, ldy, bx - px, by - py)
+            cr0 = cross(rdx, rdy, ax - px, ay - py)
+            cr1 = cross(rdx, rdy, bx - px, by - py)
             # the part of a→b inside the window: right of the left ray, left of the right ray
-            lo_a, hi_a = _positive_span(-cl0 + 2 * tol, -cl1 + 2 * tol, tol)
-            lo_b, hi_b = _positive_span(cr0 + 2 * tol, cr1 + 2 * tol, tol)
+            lo_a, hi_a = positive_span(-cl0 + 2 * tol, -cl1 + 2 * tol, tol)
+            lo_b, hi_b = positive_span(cr0 + 2 * tol, cr1 + 2 * tol, tol)
             lo, hi = max(lo_a, lo_b), min(hi_a, hi_b)
             if hi - lo <= 1e-12:
                 continue
@@ -417,7 +381,7 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
             wx, wy = ax + hi * (bx - ax), ay + hi * (by - ay)
             if abs(wx - ux) + abs(wy - uy) <= 1e-7:
                 continue
-            if _cross(ux - px, uy - py, wx - px, wy - py) > 0:
+            if cross(ux - px, uy - py, wx - px, wy - py) > 0:
                 ux, uy, wx, wy = wx, wy, ux, uy
             if n == st_poly.size:
                 st_l, st_poly, st_edge = _grow_stack(st_l, st_poly, st_edge)
