@@ -8,8 +8,14 @@
    unwalkable (the agent then plans as a point).
 4. ``grow_regions``: split walkable cells into rectangles of equal area cost whose neighbouring
    cells differ in height by at most ``max_climb`` — rectangles are already convex polygons (4
-   vertices), so Recast's contour tracing/simplification stages are not needed here.
-5. ``connect_regions``: portals (shared edge segments) between touching rectangles.
+   vertices): the mesh's polygons (area costs, overlays, off-mesh links, point location).
+5. ``connect_regions``: portals (shared edge segments) between touching rectangles, one per
+   contiguous run (a climb too high part-way along a shared side splits it).
+
+The query layer is baked after these (``triangulate.py``, ``visibility.py``, ``landmarks.py``):
+the walkable area's boundary — Recast's contours, kept exact on the lattice rather than
+simplified, so paths stay exact — is triangulated with every vertex on the boundary, and a
+visibility graph over its convex corners plus landmark distances are precomputed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""``NavMesh``: convex polygons over the walkable area, A* across them, funnel-pulled paths.
+"""``NavMesh``: convex polygons over the walkable area and exact any-angle queries on it.
+
+A query is answered on the baked visibility graph (see ``visibility.py``): a view sweep from the
+goal (which corners it sees, and its exact landmark distances), a sweep from the start, then A*
+over the corners with landmark bounds — the Euclidean shortest path through the walkable area,
+not an approximation of it. Meshes with differing area costs or with off-mesh links use A* over
+portal crossing points with funnel string-pulling instead (near-optimal).
 
 >>> import numpy as np
 >>> from systems.nav import Grid, NavMesh
@@ -46,8 +52,10 @@ class NavMeshConfig:
         agent_radius: world units, ≥ 0: walkable area is eroded by this much.
         agent_height: world units, > 0: free space needed above a surface (triangle bakes).
         max_slope: degrees, 0..90: steeper surfaces are not walkable (triangle bakes).
-        max_climb: world units, ≥ 0: largest height step between neighbouring cells.
-        max_side: cells, ≥ 1: longest polygon side (shorter sides give better A* corridors).
+        max_climb: world units, ≥ 0: largest height step between neighbouring cells (Recast's
+            walkableClimb; larger steps are cliffs no path crosses).
+        max_side: cells, ≥ 1: longest polygon side (shorter sides price crossings better in the
+            search used with area costs or off-mesh links).
         landmarks: count, ≥ 0: landmarks for the exact search's heuristic (each costs one
             exhaustive search at bake time and 8 bytes per boundary vertex; 0 = straight line).
     """
@@ -116,12 +124,16 @@ class MeshPath:
 
 
 class NavMesh:
-    """Convex polygons (axis-aligned rectangles of cells) over the walkable, eroded area.
+    """Convex polygons (axis-aligned rectangles of cells) over the walkable, eroded area, plus
+    the query layer baked with them.
 
     Attributes:
         rects: ``(P, 4)`` cell rectangles x0, y0, x1, y1 (exclusive); ``area_cost``: ``(P,)``.
         poly_of_cell: ``int32 [H, W]`` polygon per cell (-1 = off mesh): the point-location grid.
         height: ``[H, W]`` surface height per cell (the detail layer).
+        tri_points / tri_triangles: the walkable area triangulated with every vertex on its
+            boundary (lattice units); ``vis_start`` / ``vis_dst``: the visibility graph over its
+            convex corners (CSR); ``landmarks``: ``(V, K)`` exact corner distances from K landmarks.
     """
 
     def __init__(self, walkable: np.ndarray, cost: np.ndarray, height: np.ndarray, config: NavMeshConfig,
@@ -145,7 +157,7 @@ class NavMesh:
         self._labels = None
         self._itables = None
         # the query graph: taut segments between mutually visible corners, and landmarks
-        tables = self._interval_tables()
+        tables = self._query_tables()
         step = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
         bends, ends = build_visibility_graph(tables, tables["scratch"], tables["wedge"], step("visibility graph"))
         self.vis_start, self.vis_dst = bends
@@ -362,8 +374,11 @@ class NavMesh:
 
     # ----------------------------------------------------------------- queries
     def find_path(self, start: Sequence[float], goal: Sequence[float]) -> MeshPath:
-        """Shortest path on the mesh between world points (funnel-pulled). An unreachable goal
-        gives a PARTIAL result leading to the reachable point closest to it."""
+        """Shortest path on the mesh between world points: exact (Euclidean shortest, with each
+        corner nudged 0.002 cells off its wall) on uniform-cost meshes without off-mesh links,
+        funnel-pulled A* over portal crossing points otherwise. Points off the mesh snap to the
+        nearest point on it; an unreachable goal gives a PARTIAL result leading to the reachable
+        point closest to it."""
         s = np.asarray(start, dtype=np.float64)
         g = np.asarray(goal, dtype=np.float64)
         if s.shape[0] < 2 or g.shape[0] < 2 or not (np.isfinite(s).all() and np.isfinite(g).all()):
@@ -398,7 +413,7 @@ class NavMesh:
 
     def _route(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
         """``(points, cost, links, polygons, link kinds)`` from ``s`` in ``ps`` to ``g`` in ``pg``,
-        or None when unreachable. Uniform meshes without links get the exact interval search;
+        or None when unreachable. Uniform meshes without links get the exact visibility-graph search;
         otherwise A* over crossing points, funnel-pulled."""
         if self._exact_applies():
             return self._exact_route(s, g)
@@ -408,9 +423,9 @@ class NavMesh:
     # ------------------------------------------------------- exact interval search
     def _exact_applies(self) -> bool:
         """The visibility-graph query answers uniform-cost meshes without off-mesh links."""
-        return not self.links and self._interval_tables()["uniform"]
+        return not self.links and self._query_tables()["uniform"]
 
-    def _interval_tables(self) -> dict:
+    def _query_tables(self) -> dict:
         """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
         tables = getattr(self, "_itables", None)
         if tables is None:
@@ -433,7 +448,7 @@ class NavMesh:
                                  self.cell_triangle, float(lx), float(ly))
 
     def _exact_route(self, s: np.ndarray, g: np.ndarray):
-        t = self._interval_tables()
+        t = self._query_tables()
         sc = t["scratch"]
         cs = self.config.cell_size
         ox, oy = self.origin
@@ -457,7 +472,8 @@ class NavMesh:
                 return None
             lattice = np.concatenate([[[sx, sy]], t["points"][corners], [[gx, gy]]])
         lattice = grazed_corners(np.ascontiguousarray(lattice, dtype=np.float64), t["corner_mask"])
-        lattice = inset_lattice_points(lattice, self.walkable, t["cliff_dirs"], 2 * CORNER_MARGIN)
+        lattice = inset_lattice_points(lattice, self.walkable, t["cliff_dirs"], 2 * CORNER_MARGIN,
+                                       np.zeros(len(lattice), dtype=bool))
         world = lattice * cs + np.array([ox, oy])
         world[0], world[-1] = s[:2], g[:2]
         cost = float(np.hypot(*np.diff(world, axis=0).T).sum()) * float(self.area_cost[0])
@@ -658,29 +674,16 @@ class NavMesh:
         return out, float(seg_cost + cost), tuple(link_at), np.array(polys, dtype=np.int64), tuple(kinds)
 
     def _inset_corners(self, pts: np.ndarray, keep: set) -> np.ndarray:
-        """Move each path point that sits on a grid vertex a hair toward the walkable cells
-        around it, so no segment runs along a wall's face or through a corner point."""
+        """Nudge path points that sit on grid vertices off their walls (see
+        ``inset_lattice_points``); indices in ``keep`` stay put."""
         cs = self.config.cell_size
-        h, w = self.walkable.shape
-        lat = (pts[:, :2] - np.array(self.origin)) / cs
-        v = np.round(lat)
-        on_vertex = (np.abs(lat - v) <= 0.01).all(axis=1)
-        on_vertex[list(keep)] = False
-        idx = np.flatnonzero(on_vertex)
-        if len(idx) == 0:
-            return pts
-        vx, vy = v[idx, 0].astype(np.int64), v[idx, 1].astype(np.int64)
-        d = np.zeros((len(idx), 2))
-        for cx_off, cy_off in ((-1, -1), (0, -1), (-1, 0), (0, 0)):
-            cx, cy = vx + cx_off, vy + cy_off
-            inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
-            free = np.zeros(len(idx), dtype=bool)
-            free[inside] = self.walkable[cy[inside], cx[inside]]
-            d[free] += np.array([cx_off + 0.5, cy_off + 0.5])
-        n = np.hypot(d[:, 0], d[:, 1])
-        ok = n > 0
+        lattice = (pts[:, :2] - np.array(self.origin)) / cs
+        mask = np.zeros(len(pts), dtype=bool)
+        mask[list(keep)] = True
+        moved = inset_lattice_points(np.ascontiguousarray(lattice), self.walkable, self._query_tables()["cliff_dirs"],
+                                     2 * CORNER_MARGIN, mask)
         out = pts.copy()
-        out[idx[ok], :2] += d[ok] / n[ok, None] * 2 * CORNER_MARGIN * cs
+        out[:, :2] = moved * cs + np.array(self.origin)
         return out
 
     def _heights(self, world: np.ndarray) -> np.ndarray:

@@ -53,15 +53,17 @@ def polygons_along(points, poly_of_cell):
 
 
 @njit(cache=True)
-def inset_lattice_points(points, walkable, cliff_dirs, margin):
+def inset_lattice_points(points, walkable, cliff_dirs, margin, keep):
     """Move each interior point of a path ((K, 2), cell units) that sits on a grid vertex
     ``margin`` cells off the wall or cliff it touches, so no segment runs along a wall's face or
     through a corner point. A real bend moves to the outside of the turn (the obstacle is on
     the inside); a point the path only grazes moves away from the unwalkable cells and cliff
-    edges around it. The first and last points stay."""
+    edges around it. The first and last points stay, and so do points where ``keep`` is True."""
     h, w = walkable.shape
     out = points.copy()
     for i in range(1, points.shape[0] - 1):
+        if keep[i]:
+            continue
         vx, vy = round(points[i, 0]), round(points[i, 1])
         if abs(points[i, 0] - vx) > 0.01 or abs(points[i, 1] - vy) > 0.01:
             continue

@@ -62,7 +62,7 @@ def test_landmark_bounds_never_exceed_the_true_distance():
     grid = _crop()
     mesh = NavMesh.from_grid(grid, agent_radius=0.0, landmarks=6)
     reference = AnyAngle(grid.passable)
-    t = mesh._interval_tables()
+    t = mesh._query_tables()
     corners = t["corner_ids"]
     main = corners[np.isfinite(mesh.landmarks[corners, 0])]      # the part the landmarks cover
     rng = np.random.default_rng(3)
