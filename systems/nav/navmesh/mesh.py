@@ -444,8 +444,18 @@ class NavMesh:
         return tables
 
     def _triangles_holding(self, lx: float, ly: float) -> np.ndarray:
-        return triangles_holding(self.tri_points, self.tri_triangles, self.tri_touching, self.tri_neighbours,
+        """Triangles holding lattice point (lx, ly) — all of them when it is a mesh vertex, so a
+        sweep from there looks every way."""
+        held = triangles_holding(self.tri_points, self.tri_triangles, self.tri_touching, self.tri_neighbours,
                                  self.cell_triangle, float(lx), float(ly))
+        if len(held):
+            corners = self.tri_triangles[held[0]]
+            at = np.flatnonzero(np.abs(self.tri_points[corners] - (lx, ly)).max(axis=1) <= 1e-9)
+            if len(at):
+                fan_start, fan = self._query_tables()["fans"]
+                v = corners[at[0]]
+                return fan[fan_start[v]:fan_start[v + 1]]
+        return held
 
     def _exact_route(self, s: np.ndarray, g: np.ndarray):
         t = self._query_tables()

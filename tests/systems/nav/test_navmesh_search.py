@@ -37,6 +37,21 @@ def test_queries_are_exact(name):
         assert best - 1e-3 <= r.cost <= best + 5e-3 * len(r.points), (s, g, r.cost, best)
 
 
+def test_queries_from_mesh_vertices_look_every_way():
+    grid = load_movingai_map("arena.map")
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    reference = AnyAngle(grid.passable)
+    t = mesh._query_tables()
+    corners = t["corner_ids"][t["wedge"][t["corner_ids"], 0] != 0]    # a wall corner: 3 cells free
+    rng = np.random.default_rng(11)
+    for v in rng.choice(corners, 20, replace=False):
+        s = t["points"][v]
+        for g in _free_cells(grid, 5, int(v))[:, 0]:
+            r = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
+            best = reference.shortest(s - t["wedge"][v] * 1e-4, g)          # a hair off the wall
+            assert r.found and best - 1e-3 <= r.cost <= best + 5e-3 * len(r.points), (s, g, r.cost, best)
+
+
 def test_triangles_tile_the_walkable_area_and_only_it():
     grid = load_movingai_map("den520d.map")
     mesh = NavMesh.from_grid(grid, agent_radius=0.0)
