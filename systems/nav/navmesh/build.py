@@ -205,14 +205,14 @@ def connect_regions(poly: np.ndarray, height: np.ndarray, max_climb: float):
         cuts = np.flatnonzero((key[1:] != key[:-1]) | (along[1:] != along[:-1] + 1)) + 1
         starts = np.r_[0, cuts]
         ends = np.r_[cuts, len(key)]
-        for s, e in zip(starts, ends):
-            if axis == 1:                     # vertical border at x = xs + 1, spanning rows
-                seg = (xs[s] + 1, ys[s], xs[s] + 1, ys[e - 1] + 1)
-            else:                             # horizontal border at y = ys + 1
-                seg = (xs[s], ys[s] + 1, xs[e - 1] + 1, ys[s] + 1)
-            rows.append((pa[s], pb[s]) + seg)
-            rows.append((pb[s], pa[s]) + seg)
+        last = ends - 1
+        if axis == 1:                         # vertical borders at x = xs + 1, spanning rows
+            seg = np.c_[xs[starts] + 1, ys[starts], xs[starts] + 1, ys[last] + 1]
+        else:                                 # horizontal borders at y = ys + 1
+            seg = np.c_[xs[starts], ys[starts] + 1, xs[last] + 1, ys[starts] + 1]
+        both = np.r_[np.c_[pa[starts], pb[starts], seg], np.c_[pb[starts], pa[starts], seg]]
+        rows.append(both)
     if not rows:
         return np.zeros((0, 2), np.int64), np.zeros((0, 4))
-    arr = np.array(rows, dtype=np.float64)
+    arr = np.concatenate(rows).astype(np.float64)
     return arr[:, :2].astype(np.int64), arr[:, 2:]

@@ -138,10 +138,14 @@ class NavMesh:
 
     def __init__(self, walkable: np.ndarray, cost: np.ndarray, height: np.ndarray, config: NavMeshConfig,
                  origin: tuple[float, float] = (0.0, 0.0), progress=None) -> None:
+        step = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
         self.config = config
         self.origin = (float(origin[0]), float(origin[1]))
         self.walkable = walkable
         self.height = np.where(np.isnan(height), 0.0, height)
+        regions = step("regions")
+        if regions:
+            regions(0, 1)
         self.poly_of_cell, self.rects = grow_regions(walkable, cost.astype(np.float64), self.height,
                                                      config.max_climb, config.max_side)
         self.area_cost = cost[self.rects[:, 1], self.rects[:, 0]].astype(np.float64) if len(self.rects) else np.zeros(0)
@@ -149,6 +153,11 @@ class NavMesh:
         order = np.argsort(pairs[:, 0], kind="stable")
         self._src, self._dst, self._seg = pairs[order, 0], pairs[order, 1], segs[order]
         self._start = np.searchsorted(self._src, np.arange(len(self.rects) + 1))
+        if regions:
+            regions(1, 1)
+        triangulation = step("triangulation")
+        if triangulation:
+            triangulation(0, 1)
         # the same walkable area triangulated with every vertex on its boundary: the exact
         # any-angle search runs on this (see triangulate.py)
         (self.tri_points, self.tri_triangles, self.tri_neighbours, self.tri_touching,
@@ -158,18 +167,11 @@ class NavMesh:
         self._itables = None
         # the query graph: taut segments between mutually visible corners, and landmarks
         tables = self._query_tables()
-        step = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
+        if triangulation:
+            triangulation(1, 1)
         bends, ends = build_visibility_graph(tables, tables["scratch"], tables["wedge"], step("visibility graph"))
         self.vis_start, self.vis_dst = bends
         self.landmarks = bake_landmarks(tables, bends, ends, config.landmarks, step("landmarks"))
-        # every portal's candidate crossing points, flat (CSR by portal), for the numba search
-        per = [self._candidates(e) for e in range(len(self._src))]
-        counts = np.array([len(c) for c in per], dtype=np.int64)
-        self._cand_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        flat = np.concatenate(per) if per else np.zeros((0, 2))
-        self._cand_x = np.ascontiguousarray(flat[:, 0])
-        self._cand_y = np.ascontiguousarray(flat[:, 1])
-        self._cand_edge = np.repeat(np.arange(len(per), dtype=np.int64), counts)
 
     # ------------------------------------------------------------------- bakes
     @classmethod
@@ -203,9 +205,8 @@ class NavMesh:
         return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])), progress)
 
     # ------------------------------------------------------------------ cache
-    FORMAT_VERSION = 5
-    _ARRAYS = ("walkable", "height", "poly_of_cell", "rects", "area_cost", "_src", "_dst", "_seg", "_start",
-               "_cand_start", "_cand_x", "_cand_y", "_cand_edge", "tri_points", "tri_triangles",
+    FORMAT_VERSION = 6
+    _ARRAYS = ("walkable", "height", "poly_of_cell", "rects", "area_cost", "_src", "_dst", "_seg", "_start", "tri_points", "tri_triangles",
                "tri_neighbours", "tri_touching", "cell_triangle", "vis_start", "vis_dst", "landmarks")
 
     def save(self, path) -> None:
@@ -531,6 +532,19 @@ class NavMesh:
             return a, b
         return b, a
 
+    def _candidate_points(self):
+        """Every portal's candidate crossing points, flat (CSR by portal), for the crossing-point
+        search (built on first use: only meshes with area costs or links need them)."""
+        cached = getattr(self, "_cands", None)
+        if cached is None:
+            per = [self._candidates(e) for e in range(len(self._src))]
+            counts = np.array([len(c) for c in per], dtype=np.int64)
+            flat = np.concatenate(per) if per else np.zeros((0, 2))
+            cached = self._cands = (np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                                    np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]),
+                                    np.repeat(np.arange(len(per), dtype=np.int64), counts))
+        return cached
+
     def _candidates(self, e: int) -> np.ndarray:
         """Points a path may cross portal ``e`` at: both ends (inset off the corners: shortest
         paths bend only at corners, which are portal ends) and every 4 cells between them, so
@@ -552,12 +566,12 @@ class NavMesh:
             return [(ps, None)]
         if self.links:
             return self._astar_links(ps, pg, s, g)
-        _, chain = candidate_astar(self._start, self._dst, self._cand_start, self._cand_x, self._cand_y,
-                                   self._cand_edge, self.area_cost, ps, pg, float(s[0]), float(s[1]),
-                                   float(g[0]), float(g[1]))
+        cand_start, cand_x, cand_y, cand_edge = self._candidate_points()
+        _, chain = candidate_astar(self._start, self._dst, cand_start, cand_x, cand_y, cand_edge, self.area_cost,
+                                   ps, pg, float(s[0]), float(s[1]), float(g[0]), float(g[1]))
         if len(chain) == 0:
             return None
-        edges = self._cand_edge[chain]
+        edges = cand_edge[chain]
         return [(ps, None)] + [(int(self._dst[e]), ("portal", int(e))) for e in edges]
 
     def _astar_links(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):

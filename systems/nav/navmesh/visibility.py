@@ -60,9 +60,9 @@ def sweep(tables: dict, scratch, polys: np.ndarray, px: float, py: float,
     """Distances from point (px, py) (inside every polygon of ``polys``) to every vertex it sees
     (inf elsewhere); the last entry is the distance to the target point if it is seen."""
     out = np.full(len(tables["points"]) + 1, np.inf)
-    out[-1] = visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
-                           tables["verts"], tables["points"], polys, float(px), float(py), target_polys,
-                           float(tx), float(ty), out, scratch.stats)
+    out[-1], _ = visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"],
+                              tables["vstart"], tables["verts"], tables["points"], polys, float(px), float(py),
+                              target_polys, float(tx), float(ty), out, _NO_POLYS, scratch.stats)
     return out
 
 
@@ -75,40 +75,72 @@ def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=No
     pts = tables["points"]
     corners = np.flatnonzero(tables["is_corner"])
     fan_start, fan = tables["fans"]
-    bends, ends = [], []
+    out = np.full(len(pts), np.inf)
+    touched = np.empty(len(pts), dtype=np.int64)
     bend_counts = np.zeros(len(pts) + 1, dtype=np.int64)
     end_counts = np.zeros(len(pts) + 1, dtype=np.int64)
-    out = np.empty(len(pts) + 1)
-    for i, c in enumerate(corners):
-        out.fill(np.inf)
-        visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
-                     tables["verts"], pts, fan[fan_start[c]:fan_start[c + 1]], float(pts[c, 0]), float(pts[c, 1]),
-                     _NO_POLYS, 0.0, 0.0, out, scratch.stats)
-        seen = corners[np.isfinite(out[corners]) & (corners != c)]
-        at_c, at_seen = _taut_ends(wedge, c, seen, pts)
-        bends.append(seen[at_c & at_seen])
-        ends.append(seen[at_seen])
-        bend_counts[c + 1] = bends[-1].size
-        end_counts[c + 1] = ends[-1].size
-        if progress is not None and (i % 256 == 0 or i == len(corners) - 1):
-            progress(i + 1, len(corners))
+    bend_rows, end_rows = [], []
+    chunk = 2048
+    for lo in range(0, len(corners), chunk):
+        part = corners[lo:lo + chunk]
+        bc, bd, ec, ed = _corner_rows(part, tables["is_corner"], wedge, fan_start, fan, tables["start"], tables["dst"],
+                                      tables["va"], tables["vb"], tables["rev"], tables["vstart"], tables["verts"],
+                                      pts, out, touched, scratch.stats)
+        bend_counts[part + 1], end_counts[part + 1] = bc, ec
+        bend_rows.append(bd)
+        end_rows.append(ed)
+        if progress is not None:
+            progress(min(lo + chunk, len(corners)), len(corners))
     def csr(rows, counts):
-        dst = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        dst = np.concatenate(rows) if rows else np.zeros(0, np.int32)
         return np.cumsum(counts).astype(np.int64), dst.astype(np.int32)
-    return csr(bends, bend_counts), csr(ends, end_counts)
+    return csr(bend_rows, bend_counts), csr(end_rows, end_counts)
 
 
 @njit(cache=True)
-def _taut_ends(wedge, c, seen, points):
-    """For segments from corner ``c`` to each seen corner: taut at ``c``, taut at the other end."""
-    at_c = np.empty(seen.size, dtype=np.bool_)
-    at_v = np.empty(seen.size, dtype=np.bool_)
-    for i in range(seen.size):
-        v = seen[i]
-        dx, dy = points[v, 0] - points[c, 0], points[v, 1] - points[c, 1]
-        at_c[i] = taut(wedge[c, 0], wedge[c, 1], dx, dy)
-        at_v[i] = taut(wedge[v, 0], wedge[v, 1], -dx, -dy)
-    return at_c, at_v
+def _corner_rows(part, is_corner, wedge, fan_start, fan, poly_start, edge_dst, edge_va, edge_vb, edge_rev,
+                 poly_vstart, poly_verts, points, out, touched, stats):
+    """Sweep from each corner of ``part``: its bend and end neighbours (see
+    ``build_visibility_graph``) as counts per corner and flat id lists."""
+    bend_counts = np.zeros(part.size, dtype=np.int64)
+    end_counts = np.zeros(part.size, dtype=np.int64)
+    bends = np.empty(1024, dtype=np.int32)
+    ends = np.empty(1024, dtype=np.int32)
+    nb = 0
+    ne = 0
+    none = np.empty(0, dtype=np.int64)
+    for i in range(part.size):
+        c = part[i]
+        _, nt = visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, poly_verts, points,
+                             fan[fan_start[c]:fan_start[c + 1]], points[c, 0], points[c, 1], none, 0.0, 0.0,
+                             out, touched, stats)
+        for k in range(nt):
+            v = touched[k]
+            out[v] = math.inf
+            if v == c or not is_corner[v]:
+                continue
+            dx, dy = points[v, 0] - points[c, 0], points[v, 1] - points[c, 1]
+            if not taut(wedge[v, 0], wedge[v, 1], -dx, -dy):
+                continue
+            if ne == ends.size:
+                ends = _grow_ids(ends)
+            ends[ne] = v
+            ne += 1
+            end_counts[i] += 1
+            if taut(wedge[c, 0], wedge[c, 1], dx, dy):
+                if nb == bends.size:
+                    bends = _grow_ids(bends)
+                bends[nb] = v
+                nb += 1
+                bend_counts[i] += 1
+    return bend_counts, bends[:nb].copy(), end_counts, ends[:ne].copy()
+
+
+@njit(cache=True)
+def _grow_ids(a):
+    b = np.empty(a.size * 2, dtype=a.dtype)
+    b[:a.size] = a
+    return b
 
 
 @njit(cache=True)
@@ -305,10 +337,12 @@ def grazed_corners(lattice, corner_mask):
 
 @njit(cache=True)
 def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, poly_verts, points, polys,
-                 px, py, target_polys, tx, ty, out, stats):
+                 px, py, target_polys, tx, ty, out, touched, stats):
     """Sweep the view from point (px, py) (inside every polygon of ``polys``) across the mesh:
-    ``out[v]`` gets the distance to every vertex it sees (others untouched), and the return
-    value is the distance to (tx, ty) if that point (in ``target_polys``) is seen, else inf.
+    ``out[v]`` gets the distance to every vertex it sees (others untouched; pass them inf).
+    Returns ``(distance to (tx, ty) if that point, in ``target_polys``, is seen else inf, n)``;
+    when ``touched`` is not empty its first ``n`` entries list the vertices written, so a caller
+    sweeping many times can reset just those.
 
     Polyanya's cone projection with the root fixed, so each polygon is
     entered through a window (an interval of a portal) and the view narrows window by window;
@@ -318,12 +352,17 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
     st_poly = np.empty(cap, dtype=np.int64)
     st_edge = np.empty(cap, dtype=np.int64)
     n = 0
+    nt = 0
+    record = touched.size > 0
     target = math.inf
     for p in polys:
         for i in range(poly_vstart[p], poly_vstart[p + 1]):
             v = poly_verts[i]
             d = math.hypot(points[v, 0] - px, points[v, 1] - py)
             if d < out[v]:
+                if record and out[v] == math.inf:
+                    touched[nt] = v
+                    nt += 1
                 out[v] = d
         for q in target_polys:
             if q == p:
@@ -357,6 +396,9 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
             if cross(ldx, ldy, vx, vy) <= tol and cross(rdx, rdy, vx, vy) >= -tol:
                 d = math.hypot(vx, vy)
                 if d < out[v]:
+                    if record and out[v] == math.inf:
+                        touched[nt] = v
+                        nt += 1
                     out[v] = d
         if target == math.inf:
             for q in target_polys:
@@ -389,7 +431,7 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
             st_poly[n] = edge_dst[e]
             st_edge[n] = e
             n += 1
-    return target
+    return target, nt
 
 
 @njit(cache=True)

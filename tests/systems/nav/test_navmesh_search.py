@@ -127,7 +127,7 @@ def test_bake_reports_progress_and_cache_keeps_the_query_graph(tmp_path):
     mesh = NavMesh.cached(grid, tmp_path, agent_radius=0.0,
                           progress=lambda stage, done, total: seen.append((stage, done, total)))
     last = {stage: (done, total) for stage, done, total in seen}
-    assert set(last) == {"visibility graph", "landmarks"}
+    assert set(last) == {"regions", "triangulation", "visibility graph", "landmarks"}
     assert all(done == total > 0 for done, total in last.values())
     again = NavMesh.cached(grid, tmp_path, agent_radius=0.0)
     assert np.array_equal(again.vis_dst, mesh.vis_dst) and np.array_equal(again.landmarks, mesh.landmarks)
