@@ -133,3 +133,43 @@ def test_bake_reports_progress_and_cache_keeps_the_query_graph(tmp_path):
     assert np.array_equal(again.vis_dst, mesh.vis_dst) and np.array_equal(again.landmarks, mesh.landmarks)
     a, b = (10.5, 10.5, 0.0), (240.5, 200.5, 0.0)
     assert again.find_path(a, b).cost == pytest.approx(mesh.find_path(a, b).cost)
+
+
+def _samples(points, step):
+    pts = points[:, :2]
+    return np.concatenate([np.linspace(a, b, max(2, int(np.hypot(*(b - a)) / step) + 1))
+                           for a, b in zip(pts[:-1], pts[1:])])
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_maps_exact_and_inside(seed):
+    rng = np.random.default_rng(seed)
+    passable = rng.random((24, 32)) > rng.uniform(0.1, 0.45)
+    grid = Grid(passable)
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    reference = AnyAngle(passable)
+    for s, g in _free_cells(grid, 15, seed):
+        r = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
+        best = reference.shortest(s, g)
+        assert r.found and best - 1e-3 <= r.cost <= best + 5e-3 * len(r.points), (s, g, r.cost, best)
+        c = np.floor(_samples(r.points, 0.05)).astype(int)
+        assert passable[c[:, 1], c[:, 0]].all()
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_terraces_never_climb_a_cliff(seed):
+    rng = np.random.default_rng(seed)
+    passable = rng.random((24, 32)) > 0.15
+    heights = np.kron(rng.integers(0, 3, (6, 8)), np.ones((4, 4))) * rng.choice([0.5, 2.0])
+    heights = heights + np.kron(rng.integers(0, 2, (3, 4)), np.ones((8, 8))) * 0.5
+    mesh = NavMesh.from_grid(Grid(passable, heights=heights), agent_radius=0.0, max_climb=0.9)
+    cells = np.argwhere(passable)[:, ::-1]
+    component = mesh._query_tables()["component"][mesh.cell_triangle[cells[:, 1], cells[:, 0]]]
+    for i in rng.integers(0, len(cells), 15):
+        same = np.flatnonzero(component == component[i])           # goals the mesh can reach
+        j = same[rng.integers(0, len(same))]
+        r = mesh.find_path((*(cells[i] + 0.5), 0.0), (*(cells[j] + 0.5), 0.0))
+        assert r.found
+        c = np.floor(_samples(r.points, 0.0005)).astype(int)
+        assert passable[c[:, 1], c[:, 0]].all()
+        assert np.abs(np.diff(heights[c[:, 1], c[:, 0]])).max() <= 0.9 + 1e-9
