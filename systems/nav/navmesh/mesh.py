@@ -399,12 +399,15 @@ class NavMesh:
             pg, g = near[0], near[1]
         found = self._route(ps, pg, s, g)
         if found is None:                                       # unreachable: go as close as possible
-            reach = self._reachable(ps)
-            cand = np.flatnonzero(reach)
-            q = [self.closest_on_polygon(int(p), g) for p in cand]
-            d = [math.hypot(v[0] - g[0], v[1] - g[1]) for v in q]
-            i = int(np.argmin(d))
-            target = q[i]
+            cand = np.flatnonzero(self._reachable(ps))
+            # the reachable polygon point nearest the goal: clamp the goal into every rectangle
+            cs = self.config.cell_size
+            m = CORNER_MARGIN * cs
+            r = self.rects[cand].astype(np.float64) * cs
+            qx = np.clip(g[0], self.origin[0] + r[:, 0] + m, self.origin[0] + r[:, 2] - m)
+            qy = np.clip(g[1], self.origin[1] + r[:, 1] + m, self.origin[1] + r[:, 3] - m)
+            i = int(np.argmin(np.hypot(qx - g[0], qy - g[1])))
+            target = self.closest_on_polygon(int(cand[i]), g)
             pts, cost, links, polys, kinds = self._route(ps, int(cand[i]), s, target)
             return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links, kinds,
                             reason=f"goal {tuple(goal)} is not reachable; path to the closest point",
@@ -497,6 +500,16 @@ class NavMesh:
         return polygons_along(np.ascontiguousarray(cells), self.poly_of_cell)
 
     def _reachable(self, p: int) -> np.ndarray:
+        """Polygons reachable from polygon ``p`` (through portals and off-mesh links)."""
+        if not self.links:
+            if self._labels is None:
+                from scipy.sparse import csr_matrix
+                from scipy.sparse.csgraph import connected_components
+
+                n = len(self.rects)
+                graph = csr_matrix((np.ones(len(self._src)), (self._src, self._dst)), shape=(n, n))
+                self._labels = connected_components(graph, directed=False)[1]
+            return self._labels == self._labels[p]
         seen = np.zeros(len(self.rects), dtype=bool)
         stack = [p]
         seen[p] = True
