@@ -5,10 +5,12 @@ open ground split every line of sight that passes them, which makes an exact any
 over them slow. This stage triangulates the same walkable area with every vertex on the boundary
 (walls, map edge, cliffs) instead — the role of Recast's contour + polygon stages.
 
-How: take every lattice point on the boundary (so each boundary edge is one cell long), and
-Delaunay-triangulate them (scipy/Qhull). A unit lattice edge's diametral circle holds no other
-lattice point, so every boundary edge is an edge of the Delaunay triangulation: no triangle
-crosses the boundary, and a triangle is walkable iff its centroid is. Triangles joined across a
+How: trace the boundary as straight segments between the lattice points where it turns or
+branches (Recast's contours, exact: nothing is simplified away), Delaunay-triangulate those
+points (scipy/Qhull), and split any segment the triangulation misses at a lattice point in its
+middle until all are edges (a conforming Delaunay triangulation; a unit lattice edge's
+diametral circle holds no other lattice point, so splitting always ends). Then no triangle
+crosses the boundary and a triangle is walkable iff its centroid is. Triangles joined across a
 cliff edge (height step above ``max_climb``) are not neighbours.
 """
 
@@ -56,17 +58,13 @@ def triangulate_walkable(covered: np.ndarray, height: np.ndarray, max_climb: flo
     vertex, -1 for none / a wall / a cliff, touching (T, 3): the same but keeping cliffs (for
     point location), cell_triangle (H, W) int32: a triangle holding each walkable cell's centre,
     -1 elsewhere)``."""
-    from scipy.spatial import Delaunay
-
     h, w = covered.shape
-    on_boundary, _, _ = boundary_corners(covered, height, max_climb)
-    vy, vx = np.nonzero(on_boundary)
-    points = np.c_[vx, vy].astype(np.float64)
+    points, segments = _outline(covered, height, max_climb)
     none = np.zeros((0, 3), np.int64)
     empty = (points, none, none, none, np.full((h, w), -1, np.int32))
     if len(points) < 3:
         return empty
-    tri = Delaunay(points)
+    points, tri = _conforming_delaunay(points, segments, w, h)
     simplices = tri.simplices.astype(np.int64)
     centroid = points[simplices].mean(axis=1)
     cx = np.clip(np.floor(centroid[:, 0]).astype(np.int64), 0, w - 1)
@@ -85,6 +83,89 @@ def triangulate_walkable(covered: np.ndarray, height: np.ndarray, max_climb: flo
     cell_triangle = np.full((h, w), -1, dtype=np.int32)
     cell_triangle[yy, xx] = np.where(found >= 0, new_id[np.maximum(found, 0)], -1)
     return points, triangles, neighbours, touching, cell_triangle
+
+
+def _outline(covered, height, max_climb):
+    """The walkable area's boundary as straight segments: ``(points (K, 2) float lattice
+    coordinates of every point where it turns or branches, segments (S, 2) point ids)``."""
+    h, w = covered.shape
+    pad = np.zeros((h + 2, w + 2), dtype=bool)
+    pad[1:-1, 1:-1] = covered
+    hpad = np.zeros((h + 2, w + 2))
+    hpad[1:-1, 1:-1] = np.where(covered, height, 0.0)
+
+    def border(a, b, ha, hb):
+        return (a != b) | (a & b & (np.abs(ha - hb) > max_climb))
+    # h_edge[y, x]: the unit edge (x, y)-(x+1, y); v_edge[y, x]: the unit edge (x, y)-(x, y+1)
+    h_edge = border(pad[:-1, 1:-1], pad[1:, 1:-1], hpad[:-1, 1:-1], hpad[1:, 1:-1])
+    v_edge = border(pad[1:-1, :-1], pad[1:-1, 1:], hpad[1:-1, :-1], hpad[1:-1, 1:])
+    right = np.zeros((h + 1, w + 1), dtype=bool)
+    left = np.zeros_like(right)
+    up = np.zeros_like(right)
+    down = np.zeros_like(right)
+    right[:, :-1] = h_edge
+    left[:, 1:] = h_edge
+    up[:-1, :] = v_edge
+    down[1:, :] = v_edge
+    count = right.astype(np.int8) + left + up + down
+    straight = (count == 2) & ((left & right) | (up & down))
+    keep = (count > 0) & ~straight
+    vy, vx = np.nonzero(keep)                          # row-major: sorted by (y, x)
+    points = np.c_[vx, vy].astype(np.float64)
+    ids = np.full((h + 1, w + 1), -1, dtype=np.int64)
+    ids[vy, vx] = np.arange(len(vx))
+    segs = []
+    # along rows: from each kept point with an edge to its right to the next kept point
+    starts = np.flatnonzero(right[vy, vx])
+    segs.append(np.c_[starts, starts + 1])
+    # along columns: the same in column-major order
+    order = np.lexsort((vy, vx))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    starts = np.flatnonzero(up[vy, vx])
+    segs.append(np.c_[starts, order[rank[starts] + 1]])
+    return points, np.concatenate(segs).astype(np.int64)
+
+
+def _conforming_delaunay(points, segments, w, h):
+    """Delaunay triangulation of ``points`` in which every segment is an edge: a missing segment
+    is split at the lattice point nearest its middle and the triangulation redone."""
+    from scipy.spatial import Delaunay
+
+    ids = {}
+    for i, (x, y) in enumerate(points.astype(np.int64)):
+        ids[(int(x), int(y))] = i
+    points = [tuple(p) for p in points]
+    segments = [tuple(sg) for sg in segments]
+    for _ in range(64):
+        pts = np.array(points, dtype=np.float64)
+        tri = Delaunay(pts)
+        simp = tri.simplices.astype(np.int64)
+        n = len(pts)
+        e = np.concatenate([simp[:, [0, 1]], simp[:, [1, 2]], simp[:, [2, 0]]])
+        have = np.unique(np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1]))
+        sg = np.array(segments, dtype=np.int64)
+        want = np.minimum(sg[:, 0], sg[:, 1]) * n + np.maximum(sg[:, 0], sg[:, 1])
+        missing = np.flatnonzero(~np.isin(want, have))
+        if len(missing) == 0:
+            return pts, tri
+        keep = [segments[i] for i in np.flatnonzero(np.isin(want, have))]
+        for i in missing:
+            a, b = segments[i]
+            (ax, ay), (bx, by) = points[a], points[b]
+            length = int(abs(bx - ax) + abs(by - ay))
+            if length < 2:
+                raise RuntimeError("a unit boundary edge is missing from the Delaunay triangulation")
+            k = length // 2
+            mx = int(ax + np.sign(bx - ax) * k)
+            my = int(ay + np.sign(by - ay) * k)
+            m = ids.get((mx, my))
+            if m is None:
+                m = ids[(mx, my)] = len(points)
+                points.append((float(mx), float(my)))
+            keep += [(a, m), (m, b)]
+        segments = keep
+    raise RuntimeError("boundary segments did not converge into the triangulation")
 
 
 def _split_sheets(points, triangles, neighbours):
@@ -115,17 +196,18 @@ def _split_sheets(points, triangles, neighbours):
 
 
 def _cut_cliffs(points, triangles, neighbours, covered, height, max_climb) -> None:
-    """Drop adjacency across unit edges whose two cells differ in height by more than max_climb."""
+    """Drop adjacency across axis-aligned edges (boundary segments) whose two sides differ in
+    height by more than max_climb (judged at the segment's first cell)."""
     for j in range(3):
         a = points[triangles[:, (j + 1) % 3]]
         b = points[triangles[:, (j + 2) % 3]]
         d = b - a
-        unit = (np.abs(d).sum(axis=1) == 1) & (neighbours[:, j] >= 0)
+        unit = ((d[:, 0] == 0) | (d[:, 1] == 0)) & (neighbours[:, j] >= 0)
         if not unit.any():
             continue
         lo = np.minimum(a, b)[unit].astype(np.int64)
         vertical = d[unit, 0] == 0
-        # the two cells either side of the unit edge starting at lattice point lo
+        # the two cells either side of the edge's first unit step from lattice point lo
         c1x = np.where(vertical, lo[:, 0] - 1, lo[:, 0])
         c1y = np.where(vertical, lo[:, 1], lo[:, 1] - 1)
         c2x, c2y = lo[:, 0], lo[:, 1]
