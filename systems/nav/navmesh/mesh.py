@@ -438,7 +438,7 @@ class NavMesh:
             tables["scratch"] = Scratch(len(self.tri_points))
             tables["corner_mask"] = corner
             tables["cliff_dirs"] = cliff_dirs
-            tables["wedge"] = corner_wedges(self.tri_points, tables["is_corner"], self.poly_of_cell >= 0)
+            tables["wedge"] = corner_wedges(self.tri_points, tables["is_corner"], self.poly_of_cell >= 0, cliff_dirs)
             tables["fans"] = vertex_fans(self.tri_triangles, len(self.tri_points))
             tables["vinfo"] = np.ascontiguousarray(np.c_[self.tri_points, tables["wedge"]], dtype=np.float64)
             tables["corner_ids"] = np.flatnonzero(tables["is_corner"])

@@ -31,9 +31,11 @@ _NO_POLYS = np.zeros(0, dtype=np.int64)
 _TIE = 1.0 + 1e-9
 
 
-def corner_wedges(points: np.ndarray, is_corner: np.ndarray, covered: np.ndarray) -> np.ndarray:
-    """``(V, 2) int8``: for each corner with exactly one unwalkable cell around it, the direction
-    of that cell (±1, ±1); (0, 0) otherwise."""
+def corner_wedges(points: np.ndarray, is_corner: np.ndarray, covered: np.ndarray,
+                  cliff_dirs: np.ndarray) -> np.ndarray:
+    """``(V, 2) int8``: for each corner with exactly one unwalkable cell around it and no cliff
+    edge at it, the direction of that cell (±1, ±1); (0, 0) otherwise (no tautness filter: a
+    cliff at the corner may be what a path wraps round)."""
     h, w = covered.shape
     pad = np.zeros((h + 2, w + 2), dtype=bool)
     pad[1:-1, 1:-1] = covered
@@ -42,13 +44,13 @@ def corner_wedges(points: np.ndarray, is_corner: np.ndarray, covered: np.ndarray
     free = [(pad[vy + 1 + dy, vx + 1 + dx], dx, dy) for dx in (-1, 0) for dy in (-1, 0)]
     count = sum(f.astype(np.int8) for f, _, _ in free)
     for f, dx, dy in free:
-        hit = is_corner & (count == 3) & ~f
+        hit = is_corner & (count == 3) & ~f & (cliff_dirs[vy, vx] == 0)
         wedge[hit, 0] = 1 if dx == 0 else -1
         wedge[hit, 1] = 1 if dy == 0 else -1
     return wedge
 
 
-def vertex_fans(triangles: np.ndarray, vertex_count: int):
+def vertex_fans(triangles: np.ndarray, vertex_count: int) -> tuple[np.ndarray, np.ndarray]:
     """CSR ``(start, triangles)``: the triangles around each vertex."""
     flat = triangles.reshape(-1)
     order = np.argsort(flat, kind="stable")

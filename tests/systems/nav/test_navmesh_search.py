@@ -173,3 +173,9 @@ def test_random_terraces_never_climb_a_cliff(seed):
         c = np.floor(_samples(r.points, 0.0005)).astype(int)
         assert passable[c[:, 1], c[:, 0]].all()
         assert np.abs(np.diff(heights[c[:, 1], c[:, 0]])).max() <= 0.9 + 1e-9
+        # no reference knows cliffs; the crossing-point search (used with links or area costs)
+        # walks the rectangle portals, so the exact query must never be longer than it
+        start, goal = r.points[0], r.points[-1]
+        route = mesh._astar(mesh.polygon_at(start), mesh.polygon_at(goal), start[:2], goal[:2])
+        _, approx, *_ = mesh._points(route, start, goal)
+        assert r.cost <= approx + 5e-3 * len(r.points)
