@@ -109,11 +109,20 @@ def show(args) -> int:
     if "hierarchy" in args.overlay:
         clusters = 32
     mesh = None
-    if "navmesh" in args.overlay:
+    mesh_paths = []
+    if "navmesh" in args.overlay or "visibility" in args.overlay:
         from systems.nav import NavMesh
 
         mesh = NavMesh.from_grid(grid, agent_radius=0.0)
-    img = level_image(level, args.scale, paths, flow, clusters, navmesh=mesh)
+        if len(teams) >= 2:
+            a = level.spawns[teams[0]][len(level.spawns[teams[0]]) // 2]
+            b = level.spawns[teams[1]][len(level.spawns[teams[1]]) // 2]
+            r = mesh.find_path((a[0] + 0.5, a[1] + 0.5, 0.0), (b[0] + 0.5, b[1] + 0.5, 0.0))
+            if r.found:
+                mesh_paths.append(r.points)
+    img = level_image(level, args.scale, paths, flow, clusters,
+                      navmesh=mesh if "navmesh" in args.overlay else None,
+                      query_layer=mesh if "visibility" in args.overlay else None, mesh_paths=mesh_paths)
     write_png(args.out, img)
     print(f"wrote {args.out} ({img.shape[1]}x{img.shape[0]})")
     return 0
@@ -129,7 +138,7 @@ def main(argv=None) -> int:
     s.add_argument("map")
     s.add_argument("--out", type=Path, default=Path("map.png"))
     s.add_argument("--scale", type=int, default=4, help="pixels per cell")
-    s.add_argument("--overlay", default="", help="comma list: paths, flow, hierarchy, navmesh")
+    s.add_argument("--overlay", default="", help="comma list: paths, flow, hierarchy, navmesh, visibility")
     b = sub.add_parser("bake", help="build and cache a level's navigation data")
     b.add_argument("map", help="a level (.toml, built-in name) or Moving AI .map")
     b.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})")

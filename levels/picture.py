@@ -26,7 +26,7 @@ def write_png(path: str | Path, rgb: np.ndarray) -> None:
 
 
 def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, points=None,
-                navmesh=None) -> np.ndarray:
+                navmesh=None, query_layer=None, mesh_paths=()) -> np.ndarray:
     """``[H·scale, W·scale, 3] uint8`` picture of ``level``.
 
     Args:
@@ -35,6 +35,9 @@ def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, p
         clusters: draw a hierarchy's cluster borders every ``clusters`` cells (0 = none).
         points: ``(N, 2)`` world points (units) drawn as dots.
         navmesh: a ``NavMesh`` whose polygons are outlined.
+        query_layer: a ``NavMesh`` whose query triangulation (pale) and convex corners (red) are
+            drawn — what its exact queries search over.
+        mesh_paths: ``(N, 2)`` world-point paths (navmesh results) drawn in blue.
     """
     colors = level.colors.astype(np.float32).copy()
     g = level.ground
@@ -50,6 +53,18 @@ def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, p
             img[min(y1 * scale, img.shape[0] - 1), x0 * scale:x1 * scale] = (255, 255, 255)
             img[y0 * scale:y1 * scale, x0 * scale] = (255, 255, 255)
             img[y0 * scale:y1 * scale, min(x1 * scale, img.shape[1] - 1)] = (255, 255, 255)
+    if query_layer is not None:
+        pts, tris = query_layer.tri_points, query_layer.tri_triangles
+        edges = np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]])
+        _draw_segments(img, pts[edges[:, 0]] * scale, pts[edges[:, 1]] * scale, (225, 215, 140))
+        corner = query_layer._query_tables()["corner_ids"]
+        c = (pts[corner] * scale).astype(int)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                img[np.clip(c[:, 1] + dy, 0, img.shape[0] - 1), np.clip(c[:, 0] + dx, 0, img.shape[1] - 1)] = (230, 40, 40)
+    for path in mesh_paths:
+        p = np.asarray(path, dtype=np.float64)[:, :2] / level.grid.cell_size * scale
+        _draw_segments(img, p[:-1], p[1:], (40, 120, 255))
     if flow is not None:
         step = max(2, 8 // scale + 2)
         h, w = level.grid.shape
@@ -75,3 +90,16 @@ def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, p
         for x, y in pts:
             img[max(0, y - 1):y + 2, max(0, x - 1):x + 2] = (30, 60, 220)
     return img
+
+
+def _draw_segments(img: np.ndarray, a: np.ndarray, b: np.ndarray, color) -> None:
+    """One-pixel lines from each ``a[i]`` to ``b[i]`` (pixel coordinates), vectorised."""
+    if len(a) == 0:
+        return
+    n = (np.abs(b - a).max(axis=1) + 1).astype(np.int64) + 1
+    seg = np.repeat(np.arange(len(a)), n)
+    t = (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n - 1, n)
+    p = a[seg] + (b - a)[seg] * t[:, None]
+    x = np.clip(p[:, 0].astype(np.int64), 0, img.shape[1] - 1)
+    y = np.clip(p[:, 1].astype(np.int64), 0, img.shape[0] - 1)
+    img[y, x] = color

@@ -136,6 +136,9 @@ def test_cli_list_validate_show(tmp_path, capsys):
     out = tmp_path / "m.png"
     assert levels_cli(["show", "river", "--out", str(out), "--overlay", "paths,flow,hierarchy,navmesh"]) == 0
     assert out.read_bytes()[:4] == b"\x89PNG"
+    layer = tmp_path / "v.png"                      # the navmesh's query layer draws something
+    assert levels_cli(["show", "river", "--out", str(layer), "--overlay", "paths,flow,hierarchy,navmesh,visibility"]) == 0
+    assert layer.read_bytes() != out.read_bytes()
     bad = tmp_path / "bad.toml"
     bad.write_text(GOOD.replace(".#..\n", ".#X.\n", 1))
     assert levels_cli(["validate", str(bad)]) == 2
