@@ -46,12 +46,13 @@ def distances_from(tables: dict, bends, ends, corner: int, scratch: Scratch) -> 
     one pass along ``ends`` then adds last segments that stop at a corner without bending."""
     pts = tables["points"]
     fan_start, fan = tables["fans"]
-    seen = np.full(len(pts) + 1, np.inf)
+    seen = np.full(len(pts), np.inf)
     visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
                  tables["verts"], pts, fan[fan_start[corner]:fan_start[corner + 1]], float(pts[corner, 0]),
-                 float(pts[corner, 1]), _NO_POLYS, 0.0, 0.0, seen, _NO_POLYS, scratch.stats)
+                 float(pts[corner, 1]), _NO_POLYS, _NO_POLYS, np.zeros((0, 2)), np.zeros(0), seen, _NO_POLYS,
+                 scratch.stats)
     seen[corner] = 0.0
-    dist = _corner_dijkstra(bends[0], bends[1], pts, tables["corner_ids"], seen[:-1])
+    dist = _corner_dijkstra(bends[0], bends[1], pts, tables["corner_ids"], seen)
     return _last_segments(ends[0], ends[1], pts, tables["corner_ids"], dist)
 
 

@@ -31,8 +31,8 @@ from .build import (connect_regions, erode, grow_regions, rasterize_triangles, v
                     walkable_surface)
 from .funnel import string_pull
 from .landmarks import Scratch, bake_landmarks, triangle_components
-from .visibility import (build_visibility_graph, corner_wedges, grazed_corners, sweep, vertex_fans,
-                         visibility_astar)
+from .visibility import (build_visibility_graph, corner_wedges, goal_distances, grazed_corners, link_bounds,
+                         sweep, vertex_fans, visibility_astar)
 from .trace import inset_lattice_points, polygons_along
 from .triangulate import boundary_corners, portal_tables, triangles_holding, triangulate_walkable
 from .search import candidate_astar
@@ -371,6 +371,7 @@ class NavMesh:
         link = OffMeshLink(tuple(map(float, a)), tuple(map(float, b)), c, kind, bidirectional)
         self.links.append(link)
         self._labels = None
+        self._ltables = None
         return link
 
     # ----------------------------------------------------------------- queries
@@ -426,8 +427,8 @@ class NavMesh:
 
     # ------------------------------------------------------- exact interval search
     def _exact_applies(self) -> bool:
-        """The visibility-graph query answers uniform-cost meshes without off-mesh links."""
-        return not self.links and self._query_tables()["uniform"]
+        """The visibility-graph query answers uniform-cost meshes (with or without links)."""
+        return self._query_tables()["uniform"]
 
     def _query_tables(self) -> dict:
         """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
@@ -461,6 +462,45 @@ class NavMesh:
                 return fan[fan_start[v]:fan_start[v + 1]]
         return held
 
+    def _link_tables(self) -> dict:
+        """Off-mesh link ends as extra nodes of the visibility-graph query (built lazily, dropped
+        when a link is added): what each end sees, its landmark distances, where each link goes."""
+        cached = getattr(self, "_ltables", None)
+        if cached is not None:
+            return cached
+        t = self._query_tables()
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        ends, link_to, link_cost = [], [], []
+        for i, link in enumerate(self.links):
+            for k, (p, q) in enumerate(((link.a, link.b), (link.b, link.a))):
+                x, y = (p[0] - ox) / cs, (p[1] - oy) / cs
+                ends.append((x, y, self._triangles_holding(x, y)))
+                one_way_back = k == 1 and not link.bidirectional
+                link_to.append(-1 if one_way_back else 2 * i + 1 - k)
+                link_cost.append(math.inf if one_way_back else link.cost)
+        n = len(ends)
+        ids = t["corner_ids"]
+        cstart, cids, cdist = [0], [], []
+        end_end = np.full((n, n), np.inf)
+        end_land = np.zeros((n, self.landmarks.shape[1]))
+        for e, (x, y, tris) in enumerate(ends):
+            seen, others = sweep(t, t["scratch"], tris, x, y, ends)
+            vis = ids[np.isfinite(seen[ids])]
+            cids.append(vis)
+            cdist.append(seen[vis])
+            cstart.append(cstart[-1] + len(vis))
+            end_end[e] = others
+            end_end[e, e] = np.inf
+            end_land[e] = goal_distances(self.landmarks, seen, ids)
+        self._ltables = cached = {
+            "ends": ends, "xy": np.array([(x, y) for x, y, _ in ends], dtype=np.float64).reshape(-1, 2),
+            "land": end_land, "cstart": np.array(cstart, dtype=np.int64),
+            "cids": np.concatenate(cids).astype(np.int64) if cids else np.zeros(0, np.int64),
+            "cdist": np.concatenate(cdist) if cdist else np.zeros(0), "end_end": end_end,
+            "link_to": np.array(link_to, dtype=np.int64), "link_cost": np.array(link_cost, dtype=np.float64)}
+        return cached
+
     def _exact_route(self, s: np.ndarray, g: np.ndarray):
         t = self._query_tables()
         sc = t["scratch"]
@@ -471,28 +511,62 @@ class NavMesh:
         start_tris, goal_tris = self._triangles_holding(sx, sy), self._triangles_holding(gx, gy)
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
-        if t["component"][start_tris[0]] != t["component"][goal_tris[0]]:
+        lt = self._link_tables() if self.links else None
+        if lt is None and t["component"][start_tris[0]] != t["component"][goal_tris[0]]:
             return None                                      # another island: no search needed
+        ends = lt["ends"] if lt else []
         shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
-        to_goal = None if shared else sweep(t, sc, goal_tris, gx, gy, start_tris, sx, sy)
-        if to_goal is None or math.isfinite(to_goal[-1]):    # in plain sight
-            lattice = np.array([[sx, sy], [gx, gy]])
+        to_goal, seen_by_goal = sweep(t, sc, goal_tris, gx, gy, [(sx, sy, start_tris)] + ends)
+        direct = math.hypot(gx - sx, gy - sy) if shared or math.isfinite(seen_by_goal[0]) else math.inf
+        if direct < math.inf and lt is None:                 # in plain sight
+            path = [np.array([sx, sy]), np.array([gx, gy])]
+            link_at = []
         else:
-            from_start = sweep(t, sc, start_tris, sx, sy)
-            length, corners = visibility_astar(self.vis_start, self.vis_dst, t["vinfo"], self.landmarks,
-                                               t["corner_ids"], from_start, to_goal, sx, sy, gx, gy,
-                                               sc.node, sc.next_stamp(), sc.stats)
+            from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
+            n_end = len(ends)
+            node = sc.node if n_end == 0 else np.zeros((len(t["points"]) + n_end, 4))
+            k = self.landmarks.shape[1]
+            e = lt or {"xy": np.zeros((0, 2)), "land": np.zeros((0, k)), "cstart": np.zeros(1, np.int64),
+                       "cids": np.zeros(0, np.int64), "cdist": np.zeros(0), "end_end": np.zeros((0, 0)),
+                       "link_to": np.zeros(0, np.int64), "link_cost": np.zeros(0)}
+            length, route = visibility_astar(
+                self.vis_start, self.vis_dst, t["vinfo"], self.landmarks, t["corner_ids"], from_start, to_goal,
+                sx, sy, gx, gy, node, sc.next_stamp(), sc.stats, e["xy"], e["land"], e["cstart"], e["cids"],
+                e["cdist"], e["end_end"], start_end, seen_by_goal[1:], e["link_to"], e["link_cost"], e["land"],
+                link_bounds(e["land"], goal_distances(self.landmarks, to_goal, t["corner_ids"]), e["link_to"],
+                            e["link_cost"]))
+            if direct <= length:
+                route, length = np.zeros(0, np.int64), direct
             if not math.isfinite(length):
                 return None
-            lattice = np.concatenate([[[sx, sy]], t["points"][corners], [[gx, gy]]])
-        lattice = grazed_corners(np.ascontiguousarray(lattice, dtype=np.float64), t["corner_mask"])
-        lattice = inset_lattice_points(lattice, self.walkable, t["cliff_dirs"], 2 * CORNER_MARGIN,
-                                       np.zeros(len(lattice), dtype=bool))
+            v_count = len(t["points"])
+            path, link_at = [np.array([sx, sy])], []
+            for i, r in enumerate(route):
+                path.append(t["points"][r] if r < v_count else e["xy"][r - v_count])
+                if i + 1 < len(route) and r >= v_count and route[i + 1] >= v_count:
+                    a, b = r - v_count, route[i + 1] - v_count
+                    if e["link_to"][a] == b and e["link_cost"][a] <= e["end_end"][a, b]:
+                        link_at.append((len(path) - 1, a // 2))     # this end and the next: link a // 2
+            path.append(np.array([gx, gy]))
+        # finish each walked stretch (between links): grazed corners, nudges off the walls
+        pieces, kinds, starts, cost = [], [], [], 0.0
+        bounds = [0] + [i + 1 for i, _ in link_at] + [len(path)]
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            lattice = grazed_corners(np.ascontiguousarray(np.array(path[lo:hi]), dtype=np.float64), t["corner_mask"])
+            lattice = inset_lattice_points(lattice, self.walkable, t["cliff_dirs"], 2 * CORNER_MARGIN,
+                                           np.zeros(len(lattice), dtype=bool))
+            if pieces:
+                starts.append(sum(len(p) for p in pieces) - 1)
+            pieces.append(lattice)
+            cost += float(np.hypot(*np.diff(lattice, axis=0).T).sum()) * cs * float(self.area_cost[0])
+        for _, li in link_at:
+            kinds.append(self.links[li].kind)
+            cost += self.links[li].cost
+        lattice = np.concatenate(pieces)
         world = lattice * cs + np.array([ox, oy])
         world[0], world[-1] = s[:2], g[:2]
-        cost = float(np.hypot(*np.diff(world, axis=0).T).sum()) * float(self.area_cost[0])
         out = np.c_[world, self._heights(world)]
-        return out, cost, (), polygons_along(lattice, self.poly_of_cell), ()
+        return out, cost, tuple(starts), polygons_along(lattice, self.poly_of_cell), tuple(kinds)
 
     def _polygons_along(self, world: np.ndarray) -> np.ndarray:
         """Polygon ids under a polyline, in order."""

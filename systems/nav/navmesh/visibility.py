@@ -22,7 +22,7 @@ from numba import njit
 from .geometry import cross, positive_span
 from .heap import grow, pop, push
 
-__all__ = ["corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
+__all__ = ["link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]
 
 _NO_POLYS = np.zeros(0, dtype=np.int64)
@@ -58,14 +58,19 @@ def vertex_fans(triangles: np.ndarray, vertex_count: int) -> tuple[np.ndarray, n
 
 
 def sweep(tables: dict, scratch, polys: np.ndarray, px: float, py: float,
-          target_polys: np.ndarray = _NO_POLYS, tx: float = 0.0, ty: float = 0.0) -> np.ndarray:
-    """Distances from point (px, py) (inside every polygon of ``polys``) to every vertex it sees
-    (inf elsewhere); the last entry is the distance to the target point if it is seen."""
-    out = np.full(len(tables["points"]) + 1, np.inf)
-    out[-1], _ = visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"],
-                              tables["vstart"], tables["verts"], tables["points"], polys, float(px), float(py),
-                              target_polys, float(tx), float(ty), out, _NO_POLYS, scratch.stats)
-    return out
+          targets=()) -> tuple[np.ndarray, np.ndarray]:
+    """What point (px, py) (inside every polygon of ``polys``) sees: ``(distance to every vertex
+    it sees (inf elsewhere), distance to each of ``targets`` — ``(x, y, polygons holding it)``
+    triples — if seen)``."""
+    out = np.full(len(tables["points"]), np.inf)
+    t_poly = [p for _, _, ps in targets for p in ps]
+    t_idx = [i for i, (_, _, ps) in enumerate(targets) for _ in ps]
+    pts = np.array([(x, y) for x, y, _ in targets], dtype=np.float64).reshape(-1, 2)
+    seen = np.full(len(targets), np.inf)
+    visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
+                 tables["verts"], tables["points"], polys, float(px), float(py), np.array(t_poly, dtype=np.int64),
+                 np.array(t_idx, dtype=np.int64), pts, seen, out, _NO_POLYS, scratch.stats)
+    return out, seen
 
 
 def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=None):
@@ -111,11 +116,13 @@ def _corner_rows(part, is_corner, wedge, fan_start, fan, poly_start, edge_dst, e
     nb = 0
     ne = 0
     none = np.empty(0, dtype=np.int64)
+    no_pts = np.empty((0, 2))
+    no_out = np.empty(0)
     for i in range(part.size):
         c = part[i]
-        _, nt = visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, poly_verts, points,
-                             fan[fan_start[c]:fan_start[c + 1]], points[c, 0], points[c, 1], none, 0.0, 0.0,
-                             out, touched, stats)
+        nt = visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, poly_verts, points,
+                          fan[fan_start[c]:fan_start[c + 1]], points[c, 0], points[c, 1], none, none, no_pts,
+                          no_out, out, touched, stats)
         for k in range(nt):
             v = touched[k]
             out[v] = math.inf
@@ -207,16 +214,45 @@ _G, _H, _PARENT, _STAMP = 0, 1, 2, 3
 
 
 @njit(cache=True)
+def _h(land, d_goal, v, link_land, link_bound):
+    """Admissible estimate from node v (landmark row ``land[v]``) to the goal: the landmark bound,
+    or — when off-mesh links could shortcut — the cheapest bound through some link: to its start,
+    then ``link_bound`` (the link's cost plus a bound from its far end onwards)."""
+    best = _landmark_h(land, d_goal, v)
+    for i in range(link_bound.size):
+        b = 0.0
+        for k in range(land.shape[1]):
+            dv = land[v, k]
+            dl = link_land[i, k]
+            if dv == math.inf or dl == math.inf:
+                continue
+            b = max(b, abs(dv - dl))
+        b += link_bound[i]
+        if b < best:
+            best = b
+    return best
+
+
+@njit(cache=True)
 def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal, sx, sy, gx, gy,
-                     node, stamp, stats):
-    """A* from the start to the goal over the visibility graph. ``vinfo`` (V, 4): each vertex's
-    x, y and wedge qx, qy; ``from_start`` / ``to_goal``: (V,) distances from the start / to the
-    goal for the vertices each sees (inf elsewhere); ``corners``: all corner ids; ``land``:
-    (V, K) landmark distances. Returns ``(length, corner ids in path order)`` (inf and empty when
-    unreachable). ``node`` (V, 4) is per-vertex scratch — g, h, parent, stamp in one cache line —
-    reused across calls (``stamp`` new each call)."""
+                     node, stamp, stats, end_xy, end_land, end_cstart, end_cids, end_cdist, end_end,
+                     start_end, end_goal, link_to, link_cost, link_land, link_bound):
+    """A* from the start to the goal over the visibility graph, plus off-mesh link ends.
+
+    ``vinfo`` (V, 4): each vertex's x, y and wedge qx, qy; ``from_start`` / ``to_goal``: (V,)
+    distances from the start / to the goal for the vertices each sees (inf elsewhere);
+    ``corners``: all corner ids; ``land``: (V, K) landmark distances. Link ends are nodes V..V+E-1
+    at ``end_xy`` with landmark rows ``end_land``; end e sees the corners ``end_cids`` (CSR
+    ``end_cstart``) at ``end_cdist``, the other ends at ``end_end[e]``, is seen from the start at
+    ``start_end[e]`` and sees the goal at ``end_goal[e]``; taking the link from end e leads to end
+    ``link_to[e]`` (-1: no link starts there) for ``link_cost[e]``. ``link_land`` (L, K): the
+    landmark rows of the link ends and ``link_bound`` (E,) a lower bound on finishing through the
+    link from each end (inf where none starts), for the estimate (all empty without links). ``node`` (V+E, 4) is
+    per-node scratch — g, h, parent, stamp in one cache line — reused across calls (``stamp`` new
+    each call). Returns ``(length, node ids in path order)`` (inf, empty when unreachable)."""
     n = vinfo.shape[0]
-    goal = n
+    n_end = end_xy.shape[0]
+    goal = n + n_end
     cap = 4096
     keys = np.empty(cap)
     ids = np.empty(cap, dtype=np.int64)
@@ -225,18 +261,16 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
     goal_parent = -1
     fstamp = float(stamp)
     d_goal = goal_distances(land, to_goal, corners)
+    # the start's successors: corners it sees (taut there) and link ends it sees
     for v in corners:
         d = from_start[v]
         if d == math.inf or not taut(vinfo[v, 2], vinfo[v, 3], sx - vinfo[v, 0], sy - vinfo[v, 1]):
             continue
-        nd = node[v]
-        nd[_STAMP] = fstamp
-        nd[_G] = d
-        nd[_PARENT] = -1.0
-        nd[_H] = _landmark_h(land, d_goal, v)
-        if size == keys.size:
-            keys, ids = grow(keys, ids)
-        size = push(keys, ids, size, d + nd[_H] * _TIE, v)
+        size, keys, ids = _reach(node, v, d, -1, fstamp, land, d_goal, link_land, link_bound, keys, ids, size)
+    for e in range(n_end):
+        if start_end[e] < math.inf:
+            size, keys, ids = _reach(node, n + e, start_end[e], -1, fstamp, end_land, d_goal, link_land,
+                                     link_bound, keys, ids, size, e)
     while size > 0:
         u, f, size = pop(keys, ids, size)
         stats[1] += 1
@@ -247,38 +281,60 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
         if f > gu + nu[_H] * _TIE + 1e-9:
             continue                                         # stale: reached cheaper since
         stats[2] += 1
-        ux, uy, qx, qy = vinfo[u, 0], vinfo[u, 1], vinfo[u, 2], vinfo[u, 3]
         pu = int(nu[_PARENT])
-        # from the way u was reached, only segments that wrap round u's wall the same way
-        ax = ux - (sx if pu < 0 else vinfo[pu, 0])
-        ay = uy - (sy if pu < 0 else vinfo[pu, 1])
-        dg = to_goal[u]
-        if (dg < math.inf and gu + dg < best_goal and taut(qx, qy, gx - ux, gy - uy)
-                and wraps(qx, qy, ax, ay, gx - ux, gy - uy)):
+        if u < n:
+            ux, uy, qx, qy = vinfo[u, 0], vinfo[u, 1], vinfo[u, 2], vinfo[u, 3]
+        else:
+            ux, uy, qx, qy = end_xy[u - n, 0], end_xy[u - n, 1], 0.0, 0.0
+        if pu < 0:
+            ax, ay = ux - sx, uy - sy
+        elif pu < n:
+            ax, ay = ux - vinfo[pu, 0], uy - vinfo[pu, 1]
+        else:
+            ax, ay = ux - end_xy[pu - n, 0], uy - end_xy[pu - n, 1]
+        if u < n:
+            dg = to_goal[u]
+            ok_goal = taut(qx, qy, gx - ux, gy - uy) and wraps(qx, qy, ax, ay, gx - ux, gy - uy)
+        else:
+            dg = end_goal[u - n]
+            ok_goal = True
+        if dg < math.inf and gu + dg < best_goal and ok_goal:
             best_goal = gu + dg
             goal_parent = u
             if size == keys.size:
                 keys, ids = grow(keys, ids)
             size = push(keys, ids, size, best_goal, goal)
-        for e in range(vg_start[u], vg_start[u + 1]):
-            v = vg_dst[e]
-            bx, by = vinfo[v, 0] - ux, vinfo[v, 1] - uy
-            if not wraps(qx, qy, ax, ay, bx, by):
-                continue
-            ng = gu + math.hypot(bx, by)
-            nv = node[v]
-            if nv[_STAMP] == fstamp:
-                if ng >= nv[_G]:
+        if u < n:
+            # from the way u was reached, only segments that wrap round u's wall the same way
+            for e in range(vg_start[u], vg_start[u + 1]):
+                v = vg_dst[e]
+                bx, by = vinfo[v, 0] - ux, vinfo[v, 1] - uy
+                if not wraps(qx, qy, ax, ay, bx, by):
                     continue
-            else:
-                nv[_STAMP] = fstamp
-                nv[_H] = _landmark_h(land, d_goal, v)
-            nv[_G] = ng
-            nv[_PARENT] = u
-            if size == keys.size:
-                keys, ids = grow(keys, ids)
-            size = push(keys, ids, size, ng + nv[_H] * _TIE, v)
-            stats[0] += 1
+                size, keys, ids = _reach(node, v, gu + math.hypot(bx, by), u, fstamp, land, d_goal, link_land,
+                                         link_bound, keys, ids, size)
+            for e in range(n_end):
+                for k in range(end_cstart[e], end_cstart[e + 1]):
+                    if end_cids[k] != u:
+                        continue
+                    bx, by = end_xy[e, 0] - ux, end_xy[e, 1] - uy
+                    if taut(qx, qy, bx, by) and wraps(qx, qy, ax, ay, bx, by):
+                        size, keys, ids = _reach(node, n + e, gu + end_cdist[k], u, fstamp, end_land, d_goal,
+                                                 link_land, link_bound, keys, ids, size, e)
+        else:
+            e = u - n
+            if link_to[e] >= 0:                               # take the link
+                size, keys, ids = _reach(node, n + link_to[e], gu + link_cost[e], u, fstamp, end_land, d_goal,
+                                         link_land, link_bound, keys, ids, size, link_to[e])
+            for k in range(end_cstart[e], end_cstart[e + 1]):
+                v = end_cids[k]
+                if taut(vinfo[v, 2], vinfo[v, 3], ux - vinfo[v, 0], uy - vinfo[v, 1]):
+                    size, keys, ids = _reach(node, v, gu + end_cdist[k], u, fstamp, land, d_goal, link_land,
+                                             link_bound, keys, ids, size)
+            for j in range(n_end):
+                if j != e and end_end[e, j] < math.inf:
+                    size, keys, ids = _reach(node, n + j, gu + end_end[e, j], u, fstamp, end_land, d_goal,
+                                             link_land, link_bound, keys, ids, size, j)
     if goal_parent < 0 or best_goal == math.inf:
         return math.inf, np.zeros(0, dtype=np.int64)
     k = 0
@@ -292,6 +348,25 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
         out[i] = v
         v = int(node[v, _PARENT])
     return best_goal, out
+
+
+@njit(cache=True)
+def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, size, row=-1):
+    """Relax node ``v`` to cost ``ng`` from ``parent``; its estimate comes from ``land[row]``
+    (``row`` -1: ``land[v]``). Returns the heap ``(size, keys, ids)``."""
+    nv = node[v]
+    if nv[_STAMP] == fstamp:
+        if ng >= nv[_G]:
+            return size, keys, ids
+    else:
+        nv[_STAMP] = fstamp
+        nv[_H] = _h(land, d_goal, v if row < 0 else row, link_land, link_bound)
+    nv[_G] = ng
+    nv[_PARENT] = parent
+    if size == keys.size:
+        keys, ids = grow(keys, ids)
+    size = push(keys, ids, size, ng + nv[_H] * _TIE, v)
+    return size, keys, ids
 
 
 @njit(cache=True)
@@ -339,11 +414,13 @@ def grazed_corners(lattice, corner_mask):
 
 @njit(cache=True)
 def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, poly_verts, points, polys,
-                 px, py, target_polys, tx, ty, out, touched, stats):
+                 px, py, target_poly, target_idx, targets, target_out, out, touched, stats):
     """Sweep the view from point (px, py) (inside every polygon of ``polys``) across the mesh:
-    ``out[v]`` gets the distance to every vertex it sees (others untouched; pass them inf).
-    Returns ``(distance to (tx, ty) if that point, in ``target_polys``, is seen else inf, n)``;
-    when ``touched`` is not empty its first ``n`` entries list the vertices written, so a caller
+    ``out[v]`` gets the distance to every vertex it sees (others untouched; pass them inf), and
+    ``target_out[i]`` the distance to point ``targets[i]`` if it is seen (entry ``j`` of
+    ``target_poly`` / ``target_idx`` says target ``target_idx[j]`` lies in polygon
+    ``target_poly[j]``; a point on an edge has one entry per polygon). Returns ``n``: when
+    ``touched`` is not empty its first ``n`` entries list the vertices written, so a caller
     sweeping many times can reset just those.
 
     Polyanya's cone projection with the root fixed, so each polygon is
@@ -356,7 +433,6 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
     n = 0
     nt = 0
     record = touched.size > 0
-    target = math.inf
     for p in polys:
         for i in range(poly_vstart[p], poly_vstart[p + 1]):
             v = poly_verts[i]
@@ -366,9 +442,10 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
                     touched[nt] = v
                     nt += 1
                 out[v] = d
-        for q in target_polys:
-            if q == p:
-                target = math.hypot(tx - px, ty - py)
+        for j in range(target_poly.size):
+            if target_poly[j] == p:
+                k = target_idx[j]
+                target_out[k] = min(target_out[k], math.hypot(targets[k, 0] - px, targets[k, 1] - py))
         for e in range(poly_start[p], poly_start[p + 1]):
             a, b = edge_va[e], edge_vb[e]
             ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
@@ -402,10 +479,12 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
                         touched[nt] = v
                         nt += 1
                     out[v] = d
-        if target == math.inf:
-            for q in target_polys:
-                if q == poly and cross(ldx, ldy, tx - px, ty - py) <= tol and cross(rdx, rdy, tx - px, ty - py) >= -tol:
-                    target = math.hypot(tx - px, ty - py)
+        for j in range(target_poly.size):
+            if target_poly[j] == poly:
+                k = target_idx[j]
+                tx, ty = targets[k, 0] - px, targets[k, 1] - py
+                if cross(ldx, ldy, tx, ty) <= tol and cross(rdx, rdy, tx, ty) >= -tol:
+                    target_out[k] = min(target_out[k], math.hypot(tx, ty))
         for e in range(poly_start[poly], poly_start[poly + 1]):
             if e == skip:
                 continue
@@ -433,7 +512,7 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
             st_poly[n] = edge_dst[e]
             st_edge[n] = e
             n += 1
-    return target, nt
+    return nt
 
 
 @njit(cache=True)
@@ -446,3 +525,33 @@ def _grow_stack(st_l, st_poly, st_edge):
     p2[:st_poly.size] = st_poly
     e2[:st_poly.size] = st_edge
     return l2, p2, e2
+
+
+def link_bounds(end_land: np.ndarray, d_goal: np.ndarray, link_to: np.ndarray, link_cost: np.ndarray) -> np.ndarray:
+    """Per link end: a lower bound on reaching the goal by taking the link that starts there —
+    its cost plus ``H`` of its far end, where ``H(b) = min(bound(b, goal), min over links j of
+    bound(b, start_j) + cost_j + H(far end of j))`` (landmark bounds; Bellman-Ford over the few
+    links). inf where no link starts."""
+    n = len(link_to)
+    if n == 0:
+        return np.zeros(0)
+
+    def bound(x, y):
+        with np.errstate(invalid="ignore"):
+            d = np.abs(x - y)
+        return float(np.where(np.isfinite(d), d, 0.0).max(initial=0.0))
+    to_goal = np.array([bound(end_land[e], d_goal) for e in range(n)])
+    h = to_goal.copy()                                   # H of each end, refined by links
+    for _ in range(n):
+        changed = False
+        for b in range(n):
+            for a in range(n):
+                if link_to[a] < 0:
+                    continue
+                v = bound(end_land[b], end_land[a]) + link_cost[a] + h[link_to[a]]
+                if v < h[b] - 1e-12:
+                    h[b] = v
+                    changed = True
+        if not changed:
+            break
+    return np.array([link_cost[a] + h[link_to[a]] if link_to[a] >= 0 else np.inf for a in range(n)])

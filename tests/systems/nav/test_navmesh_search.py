@@ -83,7 +83,7 @@ def test_landmark_bounds_never_exceed_the_true_distance():
     rng = np.random.default_rng(3)
     bounds, truths = [], []
     for gx, gy in _free_cells(grid, 4, 5)[:, 0]:
-        seen = sweep(t, t["scratch"], mesh._triangles_holding(gx, gy), gx, gy)
+        seen, _ = sweep(t, t["scratch"], mesh._triangles_holding(gx, gy), gx, gy)
         d_goal = goal_distances(mesh.landmarks, seen, corners)
         for v in rng.choice(main, 40, replace=False):
             bound = np.abs(mesh.landmarks[v] - d_goal).max()
@@ -179,3 +179,33 @@ def test_random_terraces_never_climb_a_cliff(seed):
         route = mesh._astar(mesh.polygon_at(start), mesh.polygon_at(goal), start[:2], goal[:2])
         _, approx, *_ = mesh._points(route, start, goal)
         assert r.cost <= approx + 5e-3 * len(r.points)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_links_join_the_exact_query(seed):
+    rng = np.random.default_rng(100 + seed)
+    passable = rng.random((24, 32)) > 0.3
+    grid = Grid(passable)
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    reference = AnyAngle(passable)
+    free = np.argwhere(passable)[:, ::-1] + 0.5
+    a, b = free[rng.integers(0, len(free), 2)]
+    cost = float(rng.uniform(0.5, 5.0))                          # often cheaper than walking: a teleport
+    one_way = bool(seed % 2)
+    mesh.add_link((a[0], a[1], 0.0), (b[0], b[1], 0.0), cost=cost, kind="teleport", bidirectional=not one_way)
+
+    def d(p, q):
+        return reference.shortest(p, q)
+    for s, g in free[rng.integers(0, len(free), (12, 2))]:
+        best = min(d(s, g), d(s, a) + cost + d(b, g))
+        if not one_way:
+            best = min(best, d(s, b) + cost + d(a, g))
+        r = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
+        if not np.isfinite(best):
+            assert not r.found
+            continue
+        assert r.found and best - 1e-3 <= r.cost <= best + 5e-3 * len(r.points), (s, g, r.cost, best)
+        for i in r.links:                                        # a link's ends, in its direction
+            ends = (tuple(r.points[i, :2]), tuple(r.points[i + 1, :2]))
+            assert ends == (tuple(a), tuple(b)) or (not one_way and ends == (tuple(b), tuple(a)))
+            assert r.link_kinds == ("teleport",) * len(r.links)
