@@ -3,8 +3,8 @@
 A query is answered on the baked visibility graph (see ``visibility.py``): a view sweep from the
 goal (which corners it sees, and its exact landmark distances), a sweep from the start, then A*
 over the corners with landmark bounds — the Euclidean shortest path through the walkable area,
-not an approximation of it. Meshes with differing area costs or with off-mesh links use A* over
-portal crossing points with funnel string-pulling instead (near-optimal).
+not an approximation of it. Off-mesh links join that graph as extra nodes. Meshes with differing
+area costs use A* over portal crossing points with funnel string-pulling instead (near-optimal).
 
 >>> import numpy as np
 >>> from systems.nav import Grid, NavMesh
@@ -55,7 +55,7 @@ class NavMeshConfig:
         max_climb: world units, ≥ 0: largest height step between neighbouring cells (Recast's
             walkableClimb; larger steps are cliffs no path crosses).
         max_side: cells, ≥ 1: longest polygon side (shorter sides price crossings better in the
-            search used with area costs or off-mesh links).
+            search used with area costs).
         landmarks: count, ≥ 0: landmarks for the exact search's heuristic (each costs one
             exhaustive search at bake time and 8 bytes per boundary vertex; 0 = straight line).
     """
@@ -377,8 +377,8 @@ class NavMesh:
     # ----------------------------------------------------------------- queries
     def find_path(self, start: Sequence[float], goal: Sequence[float]) -> MeshPath:
         """Shortest path on the mesh between world points: exact (Euclidean shortest, with each
-        corner nudged 0.002 cells off its wall) on uniform-cost meshes without off-mesh links,
-        funnel-pulled A* over portal crossing points otherwise. Points off the mesh snap to the
+        corner nudged 0.002 cells off its wall; off-mesh links taken where they pay) on
+        uniform-cost meshes, funnel-pulled A* over portal crossing points with area costs. Points off the mesh snap to the
         nearest point on it; an unreachable goal gives a PARTIAL result leading to the reachable
         point closest to it."""
         s = np.asarray(start, dtype=np.float64)
@@ -418,7 +418,7 @@ class NavMesh:
 
     def _route(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
         """``(points, cost, links, polygons, link kinds)`` from ``s`` in ``ps`` to ``g`` in ``pg``,
-        or None when unreachable. Uniform meshes without links get the exact visibility-graph search;
+        or None when unreachable. Uniform-cost meshes get the exact visibility-graph search;
         otherwise A* over crossing points, funnel-pulled."""
         if self._exact_applies():
             return self._exact_route(s, g)
