@@ -1,4 +1,5 @@
-"""A* over portal crossing points (numba): the search behind ``NavMesh.find_path``.
+"""A* over portal crossing points (numba): ``NavMesh.find_path`` on meshes with area costs
+(near-optimal; uniform-cost meshes get the exact visibility-graph query instead).
 
 States are candidate points on portals (CSR: ``cand_start[e]..cand_start[e+1]`` belong to portal
 ``e``, which leads into polygon ``edge_dst[e]``). From a point inside polygon ``v`` the search may
