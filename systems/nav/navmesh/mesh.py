@@ -648,92 +648,35 @@ class NavMesh:
         return a + d * ts[:, None]
 
     def _astar(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
-        """The polygon route from ``ps`` to ``pg`` (see ``_astar_links`` for its format)."""
+        """A* over portal crossing points and off-mesh links (polygons are convex: any two points
+        of one see each other). Returns the route as ``[(polygon, via), ...]`` (via:
+        ``("portal", e)`` or ``("link", i)`` — ``-1 - i`` for link i taken backwards; None for the
+        start), or None when unreachable."""
         if ps == pg:
             return [(ps, None)]
-        if self.links:
-            return self._astar_links(ps, pg, s, g)
         cand_start, cand_x, cand_y, cand_edge = self._candidate_points()
+        directed = [(i, L.a, L.b) for i, L in enumerate(self.links)]
+        directed += [(-1 - i, L.b, L.a) for i, L in enumerate(self.links) if L.bidirectional]
+        ids = np.array([d[0] for d in directed], dtype=np.int64)
+        a = np.array([d[1][:2] for d in directed], dtype=np.float64).reshape(-1, 2)
+        b = np.array([d[2][:2] for d in directed], dtype=np.float64).reshape(-1, 2)
+        cost = np.array([self.links[i if i >= 0 else -1 - i].cost for i in ids], dtype=np.float64)
+        poly_a = np.array([self.polygon_at(p) for p in a], dtype=np.int64)
+        poly_b = np.array([self.polygon_at(p) for p in b], dtype=np.int64)
         _, chain = candidate_astar(self._start, self._dst, cand_start, cand_x, cand_y, cand_edge, self.area_cost,
-                                   ps, pg, float(s[0]), float(s[1]), float(g[0]), float(g[1]))
+                                   ps, pg, float(s[0]), float(s[1]), float(g[0]), float(g[1]),
+                                   poly_a, np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1]), poly_b,
+                                   np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]), cost)
         if len(chain) == 0:
             return None
-        edges = cand_edge[chain]
-        return [(ps, None)] + [(int(self._dst[e]), ("portal", int(e))) for e in edges]
-
-    def _astar_links(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
-        """A* over portal crossing points (convex polygons: any two points of one polygon see
-        each other). Returns the route as ``[(polygon, via), ...]`` (via: ``("portal", e)`` or
-        ``("link", i)``; None for the start), or None when unreachable."""
-        import heapq
-
-        if ps == pg:
-            return [(ps, None)]
-        links = self._link_adjacency()
-        cand: dict[int, np.ndarray] = {}
-        # a state is (point id); point ids: ("S",), (e, k) on portal e, ("L", li) at a link end
-        best = {("S",): 0.0}
-        where = {("S",): (ps, np.asarray(s, dtype=np.float64))}
-        parent: dict = {("S",): None}
-        heap = [(math.dist(s, g), 0.0, 0, ("S",))]
-        tie = 1
-        goal_state = ("G",)
-        while heap:
-            f, gu, _, state = heapq.heappop(heap)
-            if gu > best.get(state, math.inf):
-                continue
-            if state == goal_state:
-                break
-            poly, pos = where[state]
-            cost_u = self.area_cost[poly]
-            if poly == pg:
-                ng = gu + math.dist(pos, g) * cost_u
-                if ng < best.get(goal_state, math.inf):
-                    best[goal_state] = ng
-                    parent[goal_state] = state
-                    where[goal_state] = (pg, np.asarray(g, dtype=np.float64))
-                    heapq.heappush(heap, (ng, ng, tie, goal_state))
-                    tie += 1
-            for e in range(self._start[poly], self._start[poly + 1]):
-                v = int(self._dst[e])
-                pts = cand.get(e)
-                if pts is None:
-                    pts = cand[e] = self._candidates(e)
-                for k in range(len(pts)):
-                    q = pts[k]
-                    ng = gu + math.dist(pos, q) * cost_u
-                    key = (e, k)
-                    if ng < best.get(key, math.inf):
-                        best[key] = ng
-                        parent[key] = state
-                        where[key] = (v, q)
-                        heapq.heappush(heap, (ng + math.dist(q, g), ng, tie, key))
-                        tie += 1
-            for v, li in links.get(poly, []):
-                L = self.links[li if li >= 0 else -1 - li]
-                a, b = (L.a, L.b) if li >= 0 else (L.b, L.a)
-                ng = gu + math.dist(pos, a[:2]) * cost_u + L.cost
-                key = ("L", li)
-                if ng < best.get(key, math.inf):
-                    best[key] = ng
-                    parent[key] = state
-                    where[key] = (v, np.array(b[:2], dtype=np.float64))
-                    heapq.heappush(heap, (ng + math.dist(b[:2], g), ng, tie, key))
-                    tie += 1
-        if goal_state not in best:
-            return None
-        chain = []
-        st = parent[goal_state]
-        while st is not None and st != ("S",):
-            chain.append(st)
-            st = parent[st]
-        chain.reverse()
+        n = len(cand_x)
         route = [(ps, None)]
-        for st in chain:
-            if st[0] == "L":
-                route.append((where[st][0], ("link", st[1])))
+        for c in chain:
+            if c < n:
+                e = int(cand_edge[c])
+                route.append((int(self._dst[e]), ("portal", e)))
             else:
-                route.append((where[st][0], ("portal", st[0])))
+                route.append((int(poly_b[c - n]), ("link", int(ids[c - n]))))
         return route
 
     def _points(self, route, s: np.ndarray, g: np.ndarray):

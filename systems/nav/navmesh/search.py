@@ -20,48 +20,32 @@ from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
 
 @njit(cache=True)
 def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, area_cost,
-                    ps, pg, sx, sy, gx, gy):
-    """Returns ``(cost, chain)``: the candidate ids crossed, in order (empty if unreachable)."""
+                    ps, pg, sx, sy, gx, gy, link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost):
+    """Returns ``(cost, chain)``: the states passed, in order (empty if unreachable). States
+    ``0..n-1`` are candidates; ``n + m`` is "arrived at the far end of directed off-mesh link
+    ``m``" (it starts at (link_ax, link_ay) in polygon ``link_from[m]``, ends at (link_bx,
+    link_by) in ``link_to[m]`` and costs ``link_cost[m]``; M may be 0)."""
     n = cand_x.size
-    goal = n
-    g = np.full(n + 1, np.inf)
-    parent = np.full(n + 1, -1, dtype=np.int64)
-    pos = np.full(n + 1, NOT_IN_HEAP, dtype=np.int32)
-    keys = np.empty(n + 1)
-    nodes = np.empty(n + 1, dtype=np.int32)
+    m_links = link_from.size
+    goal = n + m_links
+    g = np.full(goal + 1, np.inf)
+    parent = np.full(goal + 1, -1, dtype=np.int64)
+    pos = np.full(goal + 1, NOT_IN_HEAP, dtype=np.int32)
+    keys = np.empty(goal + 1)
+    nodes = np.empty(goal + 1, dtype=np.int32)
     size = 0
-    cu = area_cost[ps]
-    for e in range(poly_start[ps], poly_start[ps + 1]):
-        for c in range(cand_start[e], cand_start[e + 1]):
-            ng = math.hypot(cand_x[c] - sx, cand_y[c] - sy) * cu
-            if ng < g[c]:
-                g[c] = ng
-                h = math.hypot(cand_x[c] - gx, cand_y[c] - gy)
-                if pos[c] >= 0:
-                    keys[pos[c]] = ng + h
-                    heap_sift_up(keys, nodes, pos, pos[c])
-                else:
-                    size = heap_push(keys, nodes, pos, size, ng + h, c)
-    while size > 0:
-        u, size = heap_pop(keys, nodes, pos, size)
-        pos[u] = CLOSED
-        if u == goal:
-            break
-        v = edge_dst[cand_edge[u]]
-        gu = g[u]
-        ux = cand_x[u]
-        uy = cand_y[u]
+    # the start is state -1: expand it like any state inside polygon ps
+    u = -1
+    gu = 0.0
+    ux, uy, v = sx, sy, ps
+    while True:
         cv = area_cost[v]
         if v == pg:
             ng = gu + math.hypot(gx - ux, gy - uy) * cv
             if ng < g[goal]:
                 g[goal] = ng
                 parent[goal] = u
-                if pos[goal] >= 0:
-                    keys[pos[goal]] = ng
-                    heap_sift_up(keys, nodes, pos, pos[goal])
-                else:
-                    size = heap_push(keys, nodes, pos, size, ng, goal)
+                size = _relax(keys, nodes, pos, size, goal, ng)
         for e in range(poly_start[v], poly_start[v + 1]):
             for c in range(cand_start[e], cand_start[e + 1]):
                 if pos[c] == CLOSED:
@@ -70,12 +54,35 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
                 if ng < g[c]:
                     g[c] = ng
                     parent[c] = u
-                    h = math.hypot(cand_x[c] - gx, cand_y[c] - gy)
-                    if pos[c] >= 0:
-                        keys[pos[c]] = ng + h
-                        heap_sift_up(keys, nodes, pos, pos[c])
-                    else:
-                        size = heap_push(keys, nodes, pos, size, ng + h, c)
+                    size = _relax(keys, nodes, pos, size, c, ng + math.hypot(cand_x[c] - gx, cand_y[c] - gy))
+        for m in range(m_links):
+            if link_from[m] != v or pos[n + m] == CLOSED:
+                continue
+            ng = gu + math.hypot(link_ax[m] - ux, link_ay[m] - uy) * cv + link_cost[m]
+            if ng < g[n + m]:
+                g[n + m] = ng
+                parent[n + m] = u
+                size = _relax(keys, nodes, pos, size, n + m, ng + math.hypot(link_bx[m] - gx, link_by[m] - gy))
+        if size == 0:
+            break
+        u, size = heap_pop(keys, nodes, pos, size)
+        pos[u] = CLOSED
+        if u == goal:
+            break
+        gu = g[u]
+        if u < n:
+            ux, uy, v = cand_x[u], cand_y[u], edge_dst[cand_edge[u]]
+        else:
+            ux, uy, v = link_bx[u - n], link_by[u - n], link_to[u - n]
     if pos[goal] != CLOSED:
         return np.inf, np.zeros(0, dtype=np.int64)
     return g[goal], parent_chain(parent, parent[goal])
+
+
+@njit(cache=True)
+def _relax(keys, nodes, pos, size, node, key):
+    if pos[node] >= 0:
+        keys[pos[node]] = key
+        heap_sift_up(keys, nodes, pos, pos[node])
+        return size
+    return heap_push(keys, nodes, pos, size, key, node)

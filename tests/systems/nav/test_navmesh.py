@@ -180,3 +180,17 @@ def test_cache_round_trip_and_corruption_is_detected(tmp_path):
         NavMesh.load(path)
     rebuilt = NavMesh.cached(grid, tmp_path, agent_radius=0.5)  # corrupt: baked again
     assert rebuilt.polygon_count == mesh.polygon_count
+
+
+def test_off_mesh_link_with_area_costs():
+    p = np.ones((20, 30), dtype=bool)
+    p[:, 15] = False
+    cost = np.ones((20, 30), dtype=np.float32)
+    cost[:, 16:] = 2.0                                          # mud beyond the wall
+    mesh = NavMesh.from_grid(Grid(p, cost), agent_radius=0.0)
+    mesh.add_link((14.5, 10.5, 0), (16.5, 10.5, 0), cost=3.0, kind="jump", bidirectional=False)
+    r = mesh.find_path((3.5, 10.5, 0), (25.5, 10.5, 0))
+    assert r.found and r.link_kinds == ("jump",)
+    assert r.cost == pytest.approx(11.0 + 3.0 + 9.0 * 2.0, rel=0.01)
+    back = mesh.find_path((25.5, 10.5, 0), (3.5, 10.5, 0))          # one way: no way back
+    assert not back.found and back.partial
