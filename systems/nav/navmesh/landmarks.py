@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .heap import grow, pop, push
+from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 from .visibility import visible_from
 
 __all__ = ["bake_landmarks", "triangle_components", "Scratch"]
@@ -72,28 +72,26 @@ def _last_segments(end_start, end_dst, points, corners, dist):
 def _corner_dijkstra(vis_start, vis_dst, points, corners, seeds):
     """Dijkstra over the visibility graph from the corners in ``seeds`` (their distances; inf
     for the rest). No taut-turn pruning here: landmark distances must be exact from anywhere."""
-    dist = np.full(points.shape[0], np.inf)
-    keys = np.empty(4096)
-    ids = np.empty(4096, dtype=np.int64)
+    n = points.shape[0]
+    dist = np.full(n, np.inf)
+    keys = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)
+    pos = np.full(n, NOT_IN_HEAP, dtype=np.int64)
     size = 0
     for c in corners:
         if seeds[c] < dist[c]:
             dist[c] = seeds[c]
-            if size == keys.size:
-                keys, ids = grow(keys, ids)
-            size = push(keys, ids, size, seeds[c], c)
+            size = heap_update(keys, ids, pos, size, c, seeds[c])
     while size > 0:
-        u, d, size = pop(keys, ids, size)
-        if d > dist[u]:
-            continue
+        u, size = heap_pop(keys, ids, pos, size)
+        pos[u] = CLOSED
+        d = dist[u]
         for e in range(vis_start[u], vis_start[u + 1]):
             v = vis_dst[e]
             nd = d + math.hypot(points[v, 0] - points[u, 0], points[v, 1] - points[u, 1])
-            if nd < dist[v]:
+            if nd < dist[v] and pos[v] != CLOSED:
                 dist[v] = nd
-                if size == keys.size:
-                    keys, ids = grow(keys, ids)
-                size = push(keys, ids, size, nd, v)
+                size = heap_update(keys, ids, pos, size, v, nd)
     return dist
 
 

@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..bake_cache import grid_digest, load_or_bake, read_baked, write_baked
 from ..errors import NavError
 from ..grid import Grid, world_segments_clear
 from ..result import PathStatus
@@ -205,46 +206,27 @@ class NavMesh:
         return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])), progress)
 
     # ------------------------------------------------------------------ cache
-    FORMAT_VERSION = 6
+    FORMAT_VERSION = 7
     _ARRAYS = ("walkable", "height", "poly_of_cell", "rects", "area_cost", "_src", "_dst", "_seg", "_start", "tri_points", "tri_triangles",
                "tri_neighbours", "tri_touching", "cell_triangle", "vis_start", "vis_dst", "landmarks")
 
     def save(self, path) -> None:
-        """Write the baked mesh (npz) with the format version and a payload checksum."""
-        import hashlib
-        import io
-
-        payload = io.BytesIO()
-        np.savez(payload, **{name.strip("_"): getattr(self, name) for name in self._ARRAYS})
-        data = payload.getvalue()
+        """Write the baked mesh (checksummed npz, see ``bake_cache``)."""
         cfg = self.config
-        meta = np.array([self.FORMAT_VERSION, cfg.cell_size, cfg.agent_radius, cfg.agent_height, cfg.max_slope,
-                         cfg.max_climb, cfg.max_side, self.origin[0], self.origin[1], cfg.landmarks])
-        np.savez(path, meta=meta, data=np.frombuffer(data, dtype=np.uint8),
-                 checksum=np.array(hashlib.sha256(data).hexdigest()))
+        meta = np.array([cfg.cell_size, cfg.agent_radius, cfg.agent_height, cfg.max_slope, cfg.max_climb,
+                         cfg.max_side, self.origin[0], self.origin[1], cfg.landmarks])
+        write_baked(path, self.FORMAT_VERSION, meta, {name.strip("_"): getattr(self, name) for name in self._ARRAYS})
 
     @classmethod
     def load(cls, path) -> "NavMesh":
         """Read a mesh written by ``save``; ``NavError`` if corrupt or of another format version."""
-        import hashlib
-        import io
-
-        try:
-            with np.load(path, allow_pickle=False) as f:
-                meta, data, checksum = f["meta"], f["data"].tobytes(), str(f["checksum"])
-        except Exception as e:                                       # noqa: BLE001 - any damage
-            raise NavError(f"{path}: unreadable navmesh cache ({type(e).__name__}: {e})") from None
-        if int(meta[0]) != cls.FORMAT_VERSION:
-            raise NavError(f"{path}: format version {int(meta[0])}, expected {cls.FORMAT_VERSION}")
-        if hashlib.sha256(data).hexdigest() != checksum:
-            raise NavError(f"{path}: checksum mismatch (corrupt cache)")
+        meta, arrays, _ = read_baked(path, cls.FORMAT_VERSION, "navmesh")
         mesh = cls.__new__(cls)
-        mesh.config = NavMeshConfig(float(meta[1]), float(meta[2]), float(meta[3]), float(meta[4]),
-                                    float(meta[5]), int(meta[6]), int(meta[9]))
-        mesh.origin = (float(meta[7]), float(meta[8]))
-        with np.load(io.BytesIO(data), allow_pickle=False) as f:
-            for name in cls._ARRAYS:
-                setattr(mesh, name, f[name.strip("_")])
+        mesh.config = NavMeshConfig(float(meta[0]), float(meta[1]), float(meta[2]), float(meta[3]),
+                                    float(meta[4]), int(meta[5]), int(meta[8]))
+        mesh.origin = (float(meta[6]), float(meta[7]))
+        for name in cls._ARRAYS:
+            setattr(mesh, name, arrays[name.strip("_")])
         mesh.links = []
         mesh._labels = None
         mesh._itables = None
@@ -253,27 +235,13 @@ class NavMesh:
     @classmethod
     def cached(cls, grid: Grid, cache_dir, agent_radius: float = 0.5, progress=None, **kw) -> "NavMesh":
         """The mesh of ``grid`` from ``cache_dir``, or baked and saved there (a corrupt or stale
-        file is rebuilt). The file name carries a checksum of the grid and the parameters."""
-        import hashlib
+        file is rebuilt). The file name carries a digest of the grid and the parameters."""
         from pathlib import Path
 
-        h = hashlib.sha256()
-        h.update(np.ascontiguousarray(grid.passable).tobytes())
-        h.update(np.ascontiguousarray(grid.cost).tobytes())
-        if grid.heights is not None:
-            h.update(np.ascontiguousarray(grid.heights).tobytes())
-        h.update(repr((grid.shape, grid.cell_size, grid.origin, agent_radius, sorted(kw.items()),
-                       cls.FORMAT_VERSION)).encode())
-        path = Path(cache_dir) / f"navmesh-{h.hexdigest()[:24]}.npz"
-        if path.exists():
-            try:
-                return cls.load(path)
-            except NavError:
-                pass
-        mesh = cls.from_grid(grid, agent_radius, progress=progress, **kw)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mesh.save(path)
-        return mesh
+        digest = grid_digest(grid, (grid.shape, grid.cell_size, grid.origin, agent_radius, sorted(kw.items()),
+                                    cls.FORMAT_VERSION))
+        return load_or_bake(Path(cache_dir) / f"navmesh-{digest[:24]}.npz", cls.load,
+                            lambda: cls.from_grid(grid, agent_radius, progress=progress, **kw))
 
     # --------------------------------------------------------------- geometry
     @property
@@ -434,7 +402,7 @@ class NavMesh:
         """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
         tables = getattr(self, "_itables", None)
         if tables is None:
-            _, corner, cliff_dirs = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
+            corner, cliff_dirs = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
             tables = portal_tables(self.tri_points, self.tri_triangles, self.tri_neighbours, corner)
             tables["scratch"] = Scratch(len(self.tri_points))
             tables["corner_mask"] = corner
@@ -464,7 +432,8 @@ class NavMesh:
 
     def _link_tables(self) -> dict:
         """Off-mesh link ends as extra nodes of the visibility-graph query (built lazily, dropped
-        when a link is added): what each end sees, its landmark distances, where each link goes."""
+        when a link is added; empty arrays without links): what each end sees, its landmark
+        distances, where each link goes."""
         cached = getattr(self, "_ltables", None)
         if cached is not None:
             return cached
@@ -511,30 +480,26 @@ class NavMesh:
         start_tris, goal_tris = self._triangles_holding(sx, sy), self._triangles_holding(gx, gy)
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
-        lt = self._link_tables() if self.links else None
-        if lt is None and t["component"][start_tris[0]] != t["component"][goal_tris[0]]:
+        e = self._link_tables()
+        if not self.links and t["component"][start_tris[0]] != t["component"][goal_tris[0]]:
             return None                                      # another island: no search needed
-        ends = lt["ends"] if lt else []
+        ends = e["ends"]
         shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
         to_goal, seen_by_goal = sweep(t, sc, goal_tris, gx, gy, [(sx, sy, start_tris)] + ends)
         direct = math.hypot(gx - sx, gy - sy) if shared or math.isfinite(seen_by_goal[0]) else math.inf
-        if direct < math.inf and lt is None:                 # in plain sight
+        if direct < math.inf and not self.links:              # in plain sight
             path = [np.array([sx, sy]), np.array([gx, gy])]
             link_at = []
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
             n_end = len(ends)
             node = sc.node if n_end == 0 else np.zeros((len(t["points"]) + n_end, 4))
-            k = self.landmarks.shape[1]
-            e = lt or {"xy": np.zeros((0, 2)), "land": np.zeros((0, k)), "cstart": np.zeros(1, np.int64),
-                       "cids": np.zeros(0, np.int64), "cdist": np.zeros(0), "end_end": np.zeros((0, 0)),
-                       "link_to": np.zeros(0, np.int64), "link_cost": np.zeros(0)}
+            d_goal = goal_distances(self.landmarks, to_goal, t["corner_ids"])
             length, route = visibility_astar(
-                self.vis_start, self.vis_dst, t["vinfo"], self.landmarks, t["corner_ids"], from_start, to_goal,
-                sx, sy, gx, gy, node, sc.next_stamp(), sc.stats, e["xy"], e["land"], e["cstart"], e["cids"],
-                e["cdist"], e["end_end"], start_end, seen_by_goal[1:], e["link_to"], e["link_cost"], e["land"],
-                link_bounds(e["land"], goal_distances(self.landmarks, to_goal, t["corner_ids"]), e["link_to"],
-                            e["link_cost"]))
+                self.vis_start, self.vis_dst, t["vinfo"], self.landmarks, d_goal, t["corner_ids"], from_start,
+                to_goal, sx, sy, gx, gy, node, sc.next_stamp(), sc.stats, e["xy"], e["land"], e["cstart"],
+                e["cids"], e["cdist"], e["end_end"], start_end, seen_by_goal[1:], e["link_to"], e["link_cost"],
+                e["land"], link_bounds(e["land"], d_goal, e["link_to"], e["link_cost"]))
             if direct <= length:
                 route, length = np.zeros(0, np.int64), direct
             if not math.isfinite(length):
@@ -621,7 +586,7 @@ class NavMesh:
 
     def _candidate_points(self):
         """Every portal's candidate crossing points, flat (CSR by portal), for the crossing-point
-        search (built on first use: only meshes with area costs or links need them)."""
+        search (built on first use: only meshes with area costs need them)."""
         cached = getattr(self, "_cands", None)
         if cached is None:
             per = [self._candidates(e) for e in range(len(self._src))]

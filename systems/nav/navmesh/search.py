@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from ..search.chain import parent_chain
-from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 
 
 @njit(cache=True)
@@ -45,7 +45,7 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
             if ng < g[goal]:
                 g[goal] = ng
                 parent[goal] = u
-                size = _relax(keys, nodes, pos, size, goal, ng)
+                size = heap_update(keys, nodes, pos, size, goal, ng)
         for e in range(poly_start[v], poly_start[v + 1]):
             for c in range(cand_start[e], cand_start[e + 1]):
                 if pos[c] == CLOSED:
@@ -54,7 +54,7 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
                 if ng < g[c]:
                     g[c] = ng
                     parent[c] = u
-                    size = _relax(keys, nodes, pos, size, c, ng + math.hypot(cand_x[c] - gx, cand_y[c] - gy))
+                    size = heap_update(keys, nodes, pos, size, c, ng + math.hypot(cand_x[c] - gx, cand_y[c] - gy))
         for m in range(m_links):
             if link_from[m] != v or pos[n + m] == CLOSED:
                 continue
@@ -62,7 +62,7 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
             if ng < g[n + m]:
                 g[n + m] = ng
                 parent[n + m] = u
-                size = _relax(keys, nodes, pos, size, n + m, ng + math.hypot(link_bx[m] - gx, link_by[m] - gy))
+                size = heap_update(keys, nodes, pos, size, n + m, ng + math.hypot(link_bx[m] - gx, link_by[m] - gy))
         if size == 0:
             break
         u, size = heap_pop(keys, nodes, pos, size)
@@ -77,12 +77,3 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
     if pos[goal] != CLOSED:
         return np.inf, np.zeros(0, dtype=np.int64)
     return g[goal], parent_chain(parent, parent[goal])
-
-
-@njit(cache=True)
-def _relax(keys, nodes, pos, size, node, key):
-    if pos[node] >= 0:
-        keys[pos[node]] = key
-        heap_sift_up(keys, nodes, pos, pos[node])
-        return size
-    return heap_push(keys, nodes, pos, size, key, node)

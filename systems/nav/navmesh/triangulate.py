@@ -28,28 +28,39 @@ __all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle", "trian
 CLIFF_UP, CLIFF_DOWN, CLIFF_LEFT, CLIFF_RIGHT = 1, 2, 4, 8
 
 
+def _unit_edges(covered: np.ndarray, height: np.ndarray, max_climb: float, walls: bool):
+    """``(up, down, left, right)`` over the ``(H+1, W+1)`` lattice: whether the unit edge leaving
+    each point that way is a cliff (walkable both sides, a height step above ``max_climb``) — or,
+    with ``walls``, any edge of the walkable area."""
+    h, w = covered.shape
+    pad = np.zeros((h + 2, w + 2), dtype=bool)
+    pad[1:-1, 1:-1] = covered
+    hpad = np.zeros((h + 2, w + 2))
+    hpad[1:-1, 1:-1] = np.where(covered, height, 0.0)
+
+    def border(a, b, ha, hb):
+        cliff = a & b & (np.abs(ha - hb) > max_climb)
+        return cliff | (a != b) if walls else cliff
+    vertical = border(pad[:, :-1], pad[:, 1:], hpad[:, :-1], hpad[:, 1:])      # [row + 1, x]
+    horizontal = border(pad[:-1, :], pad[1:, :], hpad[:-1, :], hpad[1:, :])    # [y, column + 1]
+    return vertical[1:, :], vertical[:-1, :], horizontal[:, :-1], horizontal[:, 1:]
+
+
 def boundary_corners(covered: np.ndarray, height: np.ndarray, max_climb: float):
-    """``(on_boundary, corner, cliff_dirs)`` over the ``(H+1, W+1)`` lattice: points on the
-    walkable area's boundary; the convex corners among them, where a shortest path may bend
-    (three of the four cells around are walkable, or all four with a cliff ending or turning
-    there); and per point the bits of the cliff edges leaving it (``CLIFF_*``)."""
+    """``(corner, cliff_dirs)`` over the ``(H+1, W+1)`` lattice: the convex corners of the
+    walkable area, where a shortest path may bend (three of the four cells around are walkable,
+    or all four with a cliff ending or turning there), and per point the bits of the cliff
+    edges leaving it (``CLIFF_*``)."""
     h, w = covered.shape
     pad = np.zeros((h + 2, w + 2), dtype=bool)
     pad[1:-1, 1:-1] = covered
     around = pad[:-1, :-1].astype(np.int8) + pad[:-1, 1:] + pad[1:, :-1] + pad[1:, 1:]
-    hpad = np.zeros((h + 2, w + 2))
-    hpad[1:-1, 1:-1] = np.where(covered, height, 0.0)
-    # cliff_v[r, x]: the unit edge on line x between rows r-1 and r; cliff_h[y, c]: on line y
-    cliff_v = pad[:, :-1] & pad[:, 1:] & (np.abs(hpad[:, :-1] - hpad[:, 1:]) > max_climb)
-    cliff_h = pad[:-1, :] & pad[1:, :] & (np.abs(hpad[:-1, :] - hpad[1:, :]) > max_climb)
-    up, down = cliff_v[1:, :], cliff_v[:-1, :]
-    right, left = cliff_h[:, 1:], cliff_h[:, :-1]
+    up, down, left, right = _unit_edges(covered, height, max_climb, walls=False)
     cliff_dirs = (up * CLIFF_UP | down * CLIFF_DOWN | left * CLIFF_LEFT | right * CLIFF_RIGHT).astype(np.uint8)
     edges = up.astype(np.int8) + down + left + right
     straight = (edges == 2) & ((up & down) | (left & right))
-    on_boundary = ((around >= 1) & (around <= 3)) | (edges > 0)
     corner = (around == 3) | ((around == 4) & (edges > 0) & ~straight)
-    return on_boundary, corner, cliff_dirs
+    return corner, cliff_dirs
 
 
 def triangulate_walkable(covered: np.ndarray, height: np.ndarray, max_climb: float):
@@ -89,24 +100,7 @@ def _outline(covered, height, max_climb):
     """The walkable area's boundary as straight segments: ``(points (K, 2) float lattice
     coordinates of every point where it turns or branches, segments (S, 2) point ids)``."""
     h, w = covered.shape
-    pad = np.zeros((h + 2, w + 2), dtype=bool)
-    pad[1:-1, 1:-1] = covered
-    hpad = np.zeros((h + 2, w + 2))
-    hpad[1:-1, 1:-1] = np.where(covered, height, 0.0)
-
-    def border(a, b, ha, hb):
-        return (a != b) | (a & b & (np.abs(ha - hb) > max_climb))
-    # h_edge[y, x]: the unit edge (x, y)-(x+1, y); v_edge[y, x]: the unit edge (x, y)-(x, y+1)
-    h_edge = border(pad[:-1, 1:-1], pad[1:, 1:-1], hpad[:-1, 1:-1], hpad[1:, 1:-1])
-    v_edge = border(pad[1:-1, :-1], pad[1:-1, 1:], hpad[1:-1, :-1], hpad[1:-1, 1:])
-    right = np.zeros((h + 1, w + 1), dtype=bool)
-    left = np.zeros_like(right)
-    up = np.zeros_like(right)
-    down = np.zeros_like(right)
-    right[:, :-1] = h_edge
-    left[:, 1:] = h_edge
-    up[:-1, :] = v_edge
-    down[1:, :] = v_edge
+    up, down, left, right = _unit_edges(covered, height, max_climb, walls=True)
     count = right.astype(np.int8) + left + up + down
     straight = (count == 2) & ((left & right) | (up & down))
     keep = (count > 0) & ~straight

@@ -20,15 +20,15 @@ import numpy as np
 from numba import njit
 
 from .geometry import cross, positive_span
-from .heap import grow, pop, push
+from ..search.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
 
 __all__ = ["link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]
 
 _NO_POLYS = np.zeros(0, dtype=np.int64)
-#: keys are g + h·_TIE: among equal f the node nearer the goal pops first (with landmark bounds
-#: many corners tie exactly with the optimum, and the goal then pops before them)
-_TIE = 1.0 + 1e-9
+#: keys are g + h·_TIE (``TIE_BREAK``): among equal f the node nearer the goal pops first — with
+#: landmark bounds many corners tie exactly with the optimum, and the goal then pops before them
+_TIE = 1.0 + TIE_BREAK
 
 
 def corner_wedges(points: np.ndarray, is_corner: np.ndarray, covered: np.ndarray,
@@ -234,14 +234,15 @@ def _h(land, d_goal, v, link_land, link_bound):
 
 
 @njit(cache=True)
-def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal, sx, sy, gx, gy,
+def visibility_astar(vg_start, vg_dst, vinfo, land, d_goal, corners, from_start, to_goal, sx, sy, gx, gy,
                      node, stamp, stats, end_xy, end_land, end_cstart, end_cids, end_cdist, end_end,
                      start_end, end_goal, link_to, link_cost, link_land, link_bound):
     """A* from the start to the goal over the visibility graph, plus off-mesh link ends.
 
     ``vinfo`` (V, 4): each vertex's x, y and wedge qx, qy; ``from_start`` / ``to_goal``: (V,)
     distances from the start / to the goal for the vertices each sees (inf elsewhere);
-    ``corners``: all corner ids; ``land``: (V, K) landmark distances. Link ends are nodes V..V+E-1
+    ``corners``: all corner ids; ``land``: (V, K) landmark distances, ``d_goal`` (K,) the goal's
+    (``goal_distances``). Link ends are nodes V..V+E-1
     at ``end_xy`` with landmark rows ``end_land``; end e sees the corners ``end_cids`` (CSR
     ``end_cstart``) at ``end_cdist``, the other ends at ``end_end[e]``, is seen from the start at
     ``start_end[e]`` and sees the goal at ``end_goal[e]``; taking the link from end e leads to end
@@ -253,34 +254,31 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
     n = vinfo.shape[0]
     n_end = end_xy.shape[0]
     goal = n + n_end
-    cap = 4096
-    keys = np.empty(cap)
-    ids = np.empty(cap, dtype=np.int64)
+    keys = np.empty(goal + 1)
+    ids = np.empty(goal + 1, dtype=np.int64)
+    pos = np.full(goal + 1, NOT_IN_HEAP, dtype=np.int64)
     size = 0
     best_goal = math.inf
     goal_parent = -1
     fstamp = float(stamp)
-    d_goal = goal_distances(land, to_goal, corners)
     # the start's successors: corners it sees (taut there) and link ends it sees
     for v in corners:
         d = from_start[v]
         if d == math.inf or not taut(vinfo[v, 2], vinfo[v, 3], sx - vinfo[v, 0], sy - vinfo[v, 1]):
             continue
-        size, keys, ids = _reach(node, v, d, -1, fstamp, land, d_goal, link_land, link_bound, keys, ids, size)
+        size = _reach(node, v, d, -1, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size)
     for e in range(n_end):
         if start_end[e] < math.inf:
-            size, keys, ids = _reach(node, n + e, start_end[e], -1, fstamp, end_land, d_goal, link_land,
-                                     link_bound, keys, ids, size, e)
+            size = _reach(node, n + e, start_end[e], -1, fstamp, end_land, d_goal, link_land, link_bound,
+                          keys, ids, pos, size, e)
     while size > 0:
-        u, f, size = pop(keys, ids, size)
+        u, size = heap_pop(keys, ids, pos, size)
+        pos[u] = CLOSED
         stats[1] += 1
         if u == goal:
             break
         nu = node[u]
         gu = nu[_G]
-        if f > gu + nu[_H] * _TIE + 1e-9:
-            continue                                         # stale: reached cheaper since
-        stats[2] += 1
         pu = int(nu[_PARENT])
         if u < n:
             ux, uy, qx, qy = vinfo[u, 0], vinfo[u, 1], vinfo[u, 2], vinfo[u, 3]
@@ -301,9 +299,7 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
         if dg < math.inf and gu + dg < best_goal and ok_goal:
             best_goal = gu + dg
             goal_parent = u
-            if size == keys.size:
-                keys, ids = grow(keys, ids)
-            size = push(keys, ids, size, best_goal, goal)
+            size = heap_update(keys, ids, pos, size, goal, best_goal)
         if u < n:
             # from the way u was reached, only segments that wrap round u's wall the same way
             for e in range(vg_start[u], vg_start[u + 1]):
@@ -311,30 +307,30 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
                 bx, by = vinfo[v, 0] - ux, vinfo[v, 1] - uy
                 if not wraps(qx, qy, ax, ay, bx, by):
                     continue
-                size, keys, ids = _reach(node, v, gu + math.hypot(bx, by), u, fstamp, land, d_goal, link_land,
-                                         link_bound, keys, ids, size)
+                size = _reach(node, v, gu + math.hypot(bx, by), u, fstamp, land, d_goal, link_land,
+                                         link_bound, keys, ids, pos, size)
             for e in range(n_end):
                 for k in range(end_cstart[e], end_cstart[e + 1]):
                     if end_cids[k] != u:
                         continue
                     bx, by = end_xy[e, 0] - ux, end_xy[e, 1] - uy
                     if taut(qx, qy, bx, by) and wraps(qx, qy, ax, ay, bx, by):
-                        size, keys, ids = _reach(node, n + e, gu + end_cdist[k], u, fstamp, end_land, d_goal,
-                                                 link_land, link_bound, keys, ids, size, e)
+                        size = _reach(node, n + e, gu + end_cdist[k], u, fstamp, end_land, d_goal,
+                                                 link_land, link_bound, keys, ids, pos, size, e)
         else:
             e = u - n
             if link_to[e] >= 0:                               # take the link
-                size, keys, ids = _reach(node, n + link_to[e], gu + link_cost[e], u, fstamp, end_land, d_goal,
-                                         link_land, link_bound, keys, ids, size, link_to[e])
+                size = _reach(node, n + link_to[e], gu + link_cost[e], u, fstamp, end_land, d_goal,
+                                         link_land, link_bound, keys, ids, pos, size, link_to[e])
             for k in range(end_cstart[e], end_cstart[e + 1]):
                 v = end_cids[k]
                 if taut(vinfo[v, 2], vinfo[v, 3], ux - vinfo[v, 0], uy - vinfo[v, 1]):
-                    size, keys, ids = _reach(node, v, gu + end_cdist[k], u, fstamp, land, d_goal, link_land,
-                                             link_bound, keys, ids, size)
+                    size = _reach(node, v, gu + end_cdist[k], u, fstamp, land, d_goal, link_land,
+                                             link_bound, keys, ids, pos, size)
             for j in range(n_end):
                 if j != e and end_end[e, j] < math.inf:
-                    size, keys, ids = _reach(node, n + j, gu + end_end[e, j], u, fstamp, end_land, d_goal,
-                                             link_land, link_bound, keys, ids, size, j)
+                    size = _reach(node, n + j, gu + end_end[e, j], u, fstamp, end_land, d_goal,
+                                             link_land, link_bound, keys, ids, pos, size, j)
     if goal_parent < 0 or best_goal == math.inf:
         return math.inf, np.zeros(0, dtype=np.int64)
     k = 0
@@ -351,22 +347,21 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, corners, from_start, to_goal
 
 
 @njit(cache=True)
-def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, size, row=-1):
+def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size, row=-1):
     """Relax node ``v`` to cost ``ng`` from ``parent``; its estimate comes from ``land[row]``
-    (``row`` -1: ``land[v]``). Returns the heap ``(size, keys, ids)``."""
+    (``row`` -1: ``land[v]``). Returns the heap size."""
+    if pos[v] == CLOSED:
+        return size                        # consistent bounds: a closed node cannot improve
     nv = node[v]
     if nv[_STAMP] == fstamp:
         if ng >= nv[_G]:
-            return size, keys, ids
+            return size
     else:
         nv[_STAMP] = fstamp
         nv[_H] = _h(land, d_goal, v if row < 0 else row, link_land, link_bound)
     nv[_G] = ng
     nv[_PARENT] = parent
-    if size == keys.size:
-        keys, ids = grow(keys, ids)
-    size = push(keys, ids, size, ng + nv[_H] * _TIE, v)
-    return size, keys, ids
+    return heap_update(keys, ids, pos, size, v, ng + nv[_H] * _TIE)
 
 
 @njit(cache=True)
@@ -429,50 +424,33 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
     cap = 256
     st_l = np.empty((cap, 4))                        # window ends (left, right) as seen from p
     st_poly = np.empty(cap, dtype=np.int64)
-    st_edge = np.empty(cap, dtype=np.int64)
+    st_edge = np.empty(cap, dtype=np.int64)          # the portal entered by (-1: p's own polygon)
     n = 0
     nt = 0
     record = touched.size > 0
-    for p in polys:
-        for i in range(poly_vstart[p], poly_vstart[p + 1]):
-            v = poly_verts[i]
-            d = math.hypot(points[v, 0] - px, points[v, 1] - py)
-            if d < out[v]:
-                if record and out[v] == math.inf:
-                    touched[nt] = v
-                    nt += 1
-                out[v] = d
-        for j in range(target_poly.size):
-            if target_poly[j] == p:
-                k = target_idx[j]
-                target_out[k] = min(target_out[k], math.hypot(targets[k, 0] - px, targets[k, 1] - py))
-        for e in range(poly_start[p], poly_start[p + 1]):
-            a, b = edge_va[e], edge_vb[e]
-            ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
-            if cross(ax - px, ay - py, bx - px, by - py) > 0:
-                ax, ay, bx, by = bx, by, ax, ay
-            if n == st_poly.size:
-                st_l, st_poly, st_edge = _grow_stack(st_l, st_poly, st_edge)
-            st_l[n, 0], st_l[n, 1], st_l[n, 2], st_l[n, 3] = ax, ay, bx, by
-            st_poly[n] = edge_dst[e]
-            st_edge[n] = e
-            n += 1
+    for p in polys:                                  # p's own polygons: seen whole, no window
+        if n == st_poly.size:
+            st_l, st_poly, st_edge = _grow_stack(st_l, st_poly, st_edge)
+        st_l[n, 0], st_l[n, 1], st_l[n, 2], st_l[n, 3] = px, py, px, py
+        st_poly[n] = p
+        st_edge[n] = -1
+        n += 1
     while n > 0:
         n -= 1
         stats[0] += 1
-        lx, ly, rx, ry = st_l[n, 0], st_l[n, 1], st_l[n, 2], st_l[n, 3]
         poly = st_poly[n]
-        skip = edge_rev[st_edge[n]]
-        ldx, ldy = lx - px, ly - py
-        rdx, rdy = rx - px, ry - py
+        whole = st_edge[n] < 0
+        skip = -1 if whole else edge_rev[st_edge[n]]
+        ldx, ldy = st_l[n, 0] - px, st_l[n, 1] - py
+        rdx, rdy = st_l[n, 2] - px, st_l[n, 3] - py
         scale = abs(ldx) + abs(ldy) + abs(rdx) + abs(rdy) + 1.0
         tol = 1e-12 * scale * scale
-        if abs(cross(ldx, ldy, rdx, rdy)) <= tol:
+        if not whole and abs(cross(ldx, ldy, rdx, rdy)) <= tol:
             continue                                 # a window seen edge-on shows nothing
         for i in range(poly_vstart[poly], poly_vstart[poly + 1]):
             v = poly_verts[i]
             vx, vy = points[v, 0] - px, points[v, 1] - py
-            if cross(ldx, ldy, vx, vy) <= tol and cross(rdx, rdy, vx, vy) >= -tol:
+            if whole or (cross(ldx, ldy, vx, vy) <= tol and cross(rdx, rdy, vx, vy) >= -tol):
                 d = math.hypot(vx, vy)
                 if d < out[v]:
                     if record and out[v] == math.inf:
@@ -483,23 +461,26 @@ def visible_from(poly_start, edge_dst, edge_va, edge_vb, edge_rev, poly_vstart, 
             if target_poly[j] == poly:
                 k = target_idx[j]
                 tx, ty = targets[k, 0] - px, targets[k, 1] - py
-                if cross(ldx, ldy, tx, ty) <= tol and cross(rdx, rdy, tx, ty) >= -tol:
+                if whole or (cross(ldx, ldy, tx, ty) <= tol and cross(rdx, rdy, tx, ty) >= -tol):
                     target_out[k] = min(target_out[k], math.hypot(tx, ty))
         for e in range(poly_start[poly], poly_start[poly + 1]):
             if e == skip:
                 continue
             a, b = edge_va[e], edge_vb[e]
             ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
-            cl0 = cross(ldx, ldy, ax - px, ay - py)
-            cl1 = cross(ldx, ldy, bx - px, by - py)
-            cr0 = cross(rdx, rdy, ax - px, ay - py)
-            cr1 = cross(rdx, rdy, bx - px, by - py)
-            # the part of a→b inside the window: right of the left ray, left of the right ray
-            lo_a, hi_a = positive_span(-cl0 + 2 * tol, -cl1 + 2 * tol, tol)
-            lo_b, hi_b = positive_span(cr0 + 2 * tol, cr1 + 2 * tol, tol)
-            lo, hi = max(lo_a, lo_b), min(hi_a, hi_b)
-            if hi - lo <= 1e-12:
-                continue
+            if whole:
+                lo, hi = 0.0, 1.0
+            else:
+                cl0 = cross(ldx, ldy, ax - px, ay - py)
+                cl1 = cross(ldx, ldy, bx - px, by - py)
+                cr0 = cross(rdx, rdy, ax - px, ay - py)
+                cr1 = cross(rdx, rdy, bx - px, by - py)
+                # the part of a→b inside the window: right of the left ray, left of the right ray
+                lo_a, hi_a = positive_span(-cl0 + 2 * tol, -cl1 + 2 * tol, tol)
+                lo_b, hi_b = positive_span(cr0 + 2 * tol, cr1 + 2 * tol, tol)
+                lo, hi = max(lo_a, lo_b), min(hi_a, hi_b)
+                if hi - lo <= 1e-12:
+                    continue
             ux, uy = ax + lo * (bx - ax), ay + lo * (by - ay)
             wx, wy = ax + hi * (bx - ax), ay + hi * (by - ay)
             if abs(wx - ux) + abs(wy - uy) <= 1e-7:

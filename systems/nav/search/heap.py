@@ -45,6 +45,18 @@ def heap_push(keys, nodes, pos, size, key, node):
 
 
 @njit(cache=True)
+def heap_update(keys, nodes, pos, size, node, key):
+    """Give ``node`` the key ``key``: lower it if the node is queued, else push it (the caller
+    knows the key improved and that the node is not closed). Returns the new size."""
+    i = pos[node]
+    if i >= 0:
+        keys[i] = key
+        heap_sift_up(keys, nodes, pos, i)
+        return size
+    return heap_push(keys, nodes, pos, size, key, node)
+
+
+@njit(cache=True)
 def heap_pop(keys, nodes, pos, size):
     """Remove the minimum; returns ``(node, new_size)``. The caller marks ``pos[node]``."""
     top = nodes[0]

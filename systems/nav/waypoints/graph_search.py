@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..search.chain import parent_chain
-from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up, heap_update
 
 OCTILE_DIAG = math.sqrt(2.0) - 1.0
 
@@ -95,11 +95,7 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
             continue
         g[u] = src_cost[i]
         h = _octile(node_x[u], node_y[u], goal_x, goal_y) if use_heuristic else 0.0
-        if pos[u] >= 0:
-            keys[pos[u]] = g[u] + h
-            heap_sift_up(keys, nodes, pos, pos[u])
-        else:
-            size = heap_push(keys, nodes, pos, size, g[u] + h, u)
+        size = heap_update(keys, nodes, pos, size, u, g[u] + h)
     while size > 0:
         u, size = heap_pop(keys, nodes, pos, size)
         pos[u] = CLOSED
@@ -111,11 +107,7 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
             if ng < g[goal]:
                 g[goal] = ng
                 parent[goal] = u
-                if pos[goal] >= 0:
-                    keys[pos[goal]] = ng
-                    heap_sift_up(keys, nodes, pos, pos[goal])
-                else:
-                    size = heap_push(keys, nodes, pos, size, ng, goal)
+                size = heap_update(keys, nodes, pos, size, goal, ng)
         for e in range(adj_start[u], adj_start[u + 1]):
             v = adj_target[e]
             if allowed[v] == 0:
@@ -128,11 +120,7 @@ def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
                 g[v] = ng
                 parent[v] = u
                 h = _octile(node_x[v], node_y[v], goal_x, goal_y) if use_heuristic else 0.0
-                if pos[v] >= 0:
-                    keys[pos[v]] = ng + h
-                    heap_sift_up(keys, nodes, pos, pos[v])
-                else:
-                    size = heap_push(keys, nodes, pos, size, ng + h, v)
+                size = heap_update(keys, nodes, pos, size, v, ng + h)
     reported = np.full(report.size, np.inf)
     for i in range(report.size):
         u = report[i]
@@ -257,11 +245,7 @@ def csr_dijkstra(adj_start, adj_target, adj_cost, sources, source_costs):
         s = sources[i]
         if source_costs[i] < dist[s]:
             dist[s] = source_costs[i]
-            if pos[s] >= 0:
-                keys[pos[s]] = dist[s]
-                heap_sift_up(keys, nodes, pos, pos[s])
-            else:
-                size = heap_push(keys, nodes, pos, size, dist[s], s)
+            size = heap_update(keys, nodes, pos, size, s, dist[s])
     while size > 0:
         u, size = heap_pop(keys, nodes, pos, size)
         pos[u] = CLOSED
@@ -274,9 +258,5 @@ def csr_dijkstra(adj_start, adj_target, adj_cost, sources, source_costs):
             if nd < dist[v]:
                 dist[v] = nd
                 parent[v] = u
-                if pos[v] >= 0:
-                    keys[pos[v]] = nd
-                    heap_sift_up(keys, nodes, pos, pos[v])
-                else:
-                    size = heap_push(keys, nodes, pos, size, nd, v)
+                size = heap_update(keys, nodes, pos, size, v, nd)
     return dist, parent

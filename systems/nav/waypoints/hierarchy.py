@@ -28,14 +28,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import io
 import math
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from ..bake_cache import grid_digest, load_or_bake, read_baked, write_baked
 from ..errors import NavError
 from ..grid import Grid, legal_moves
 from ..paths import path_cost, smooth_path
@@ -47,7 +46,7 @@ from .graph_search import GraphScratch, graph_search, refine_legs
 
 __all__ = ["Hierarchy", "CoarseRoute"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 SQRT2 = math.sqrt(2.0)
 _ALL = np.ones(1, dtype=np.uint8)
 _NONE = np.zeros(0, dtype=np.int64)
@@ -431,14 +430,10 @@ class Hierarchy:
     # ============================================================== persistence
     def grid_checksum(self) -> str:
         """Identity of the grid and build parameters this hierarchy belongs to."""
-        h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self.grid.passable).tobytes())
-        h.update(np.ascontiguousarray(self.grid.cost).tobytes())
-        h.update(repr((self.levels, self.sizes, self.ratio, self.grid.shape)).encode())
-        return h.hexdigest()
+        return grid_digest(self.grid, (self.levels, self.sizes, self.ratio, self.grid.shape), heights=False)
 
     def save(self, path: str | Path) -> None:
-        """Write to ``path`` (npz) with the format version and checksums."""
+        """Write to ``path`` (checksummed npz, see ``bake_cache``)."""
         arrays: dict[str, np.ndarray] = {}
         for lv, table in enumerate(self._intra):
             for name, idx in (("a", 0), ("b", 1), ("c", 2)):
@@ -447,38 +442,23 @@ class Hierarchy:
             arrays[f"intra{lv}_cluster"] = np.concatenate(
                 [np.full(len(v[2]), k, dtype=np.int64) for k, v in table.items()]) if table else np.zeros(0, np.int64)
             arrays[f"intra{lv}_keys"] = np.array(sorted(table), dtype=np.int64)
-        payload = io.BytesIO()
-        np.savez(payload, **arrays)
-        data = payload.getvalue()
-        meta = np.array([FORMAT_VERSION, self.levels, self.sizes[0], self.ratio], dtype=np.int64)
-        np.savez_compressed(path, meta=meta, grid=np.array(self.grid_checksum()),
-                            data=np.frombuffer(data, dtype=np.uint8),
-                            checksum=np.array(hashlib.sha256(data).hexdigest()))
+        meta = np.array([self.levels, self.sizes[0], self.ratio], dtype=np.int64)
+        write_baked(path, FORMAT_VERSION, meta, arrays, grid=self.grid_checksum(), compress=True)
 
     @classmethod
     def load(cls, path: str | Path, grid: Grid) -> "Hierarchy":
         """Read a hierarchy saved for ``grid``; raises ``NavError`` if the file is corrupt, of
         another format version, or for another grid."""
-        try:
-            with np.load(path, allow_pickle=False) as f:
-                meta, grid_sum = f["meta"], str(f["grid"])
-                data, checksum = f["data"].tobytes(), str(f["checksum"])
-        except Exception as e:                                   # noqa: BLE001 - any damage
-            raise NavError(f"{path}: unreadable hierarchy cache ({type(e).__name__}: {e})") from None
-        if int(meta[0]) != FORMAT_VERSION:
-            raise NavError(f"{path}: format version {int(meta[0])}, expected {FORMAT_VERSION}")
-        if hashlib.sha256(data).hexdigest() != checksum:
-            raise NavError(f"{path}: checksum mismatch (corrupt cache)")
-        h = cls(grid, int(meta[1]), int(meta[2]), int(meta[3]))
-        if h.grid_checksum() != grid_sum:
+        meta, f, digest = read_baked(path, FORMAT_VERSION, "hierarchy")
+        h = cls(grid, int(meta[0]), int(meta[1]), int(meta[2]))
+        if h.grid_checksum() != digest:
             raise NavError(f"{path}: built for another grid or other parameters")
-        with np.load(io.BytesIO(data), allow_pickle=False) as f:
-            for lv in range(h.levels):
-                a, b, c = f[f"intra{lv}_a"], f[f"intra{lv}_b"], f[f"intra{lv}_c"]
-                cl = f[f"intra{lv}_cluster"]
-                for k in f[f"intra{lv}_keys"]:
-                    m = cl == k
-                    h._intra[lv][int(k)] = (a[m].astype(np.int64), b[m].astype(np.int64), c[m])
+        for lv in range(h.levels):
+            a, b, c = f[f"intra{lv}_a"], f[f"intra{lv}_b"], f[f"intra{lv}_c"]
+            cl = f[f"intra{lv}_cluster"]
+            for k in f[f"intra{lv}_keys"]:
+                m = cl == k
+                h._intra[lv][int(k)] = (a[m].astype(np.int64), b[m].astype(np.int64), c[m])
         h._refresh_from_cache()
         return h
 
@@ -494,15 +474,8 @@ class Hierarchy:
         stale cache file is rebuilt."""
         probe = cls(grid, levels, cluster_size, ratio)
         path = Path(cache_dir) / f"hierarchy-{probe.grid_checksum()[:24]}.npz"
-        if path.exists():
-            try:
-                return cls.load(path, grid)
-            except NavError:
-                pass
-        h = cls.build(grid, levels, cluster_size, ratio, progress)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        h.save(path)
-        return h
+        return load_or_bake(path, lambda p: cls.load(p, grid),
+                            lambda: cls.build(grid, levels, cluster_size, ratio, progress))
 
     # ================================================================ statistics
     @property

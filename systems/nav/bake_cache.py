@@ -1,0 +1,78 @@
+"""Baked navigation data on disk (hierarchy, navmesh): one checksummed npz format, a reader that
+refuses anything damaged, of another format version or baked for another grid, and load-or-bake.
+
+A file holds ``version``, ``meta`` (the baker's parameters), ``grid`` (a digest of the grid and
+parameters it was baked for), ``data`` (an inner npz of the arrays) and ``checksum`` (sha256 of
+``data``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+from typing import Callable, TypeVar
+
+import numpy as np
+
+from .errors import NavError
+from .grid import Grid
+
+__all__ = ["grid_digest", "write_baked", "read_baked", "load_or_bake"]
+
+T = TypeVar("T")
+
+
+def grid_digest(grid: Grid, params: tuple, heights: bool = True) -> str:
+    """sha256 of the grid's passability, costs (and heights) and ``params``."""
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(grid.passable).tobytes())
+    h.update(np.ascontiguousarray(grid.cost).tobytes())
+    if heights and grid.heights is not None:
+        h.update(np.ascontiguousarray(grid.heights).tobytes())
+    h.update(repr(params).encode())
+    return h.hexdigest()
+
+
+def write_baked(path: str | Path, version: int, meta: np.ndarray, arrays: dict[str, np.ndarray],
+                grid: str = "", compress: bool = False) -> None:
+    """Write ``arrays`` with ``meta`` to ``path`` in the checksummed format."""
+    payload = io.BytesIO()
+    np.savez(payload, **arrays)
+    data = payload.getvalue()
+    save = np.savez_compressed if compress else np.savez
+    save(path, version=np.array(version), meta=np.asarray(meta), grid=np.array(grid),
+         data=np.frombuffer(data, dtype=np.uint8), checksum=np.array(hashlib.sha256(data).hexdigest()))
+
+
+def read_baked(path: str | Path, version: int, kind: str) -> tuple[np.ndarray, dict[str, np.ndarray], str]:
+    """``(meta, arrays, grid digest)`` from ``path``. Raises ``NavError`` naming the file when it
+    is unreadable, of another format version, or corrupt."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            found, meta, digest = int(f["version"]), f["meta"], str(f["grid"])
+            data, checksum = f["data"].tobytes(), str(f["checksum"])
+    except Exception as e:                                       # noqa: BLE001 - any damage
+        raise NavError(f"{path}: unreadable {kind} cache ({type(e).__name__}: {e})") from None
+    if found != version:
+        raise NavError(f"{path}: format version {found}, expected {version}")
+    if hashlib.sha256(data).hexdigest() != checksum:
+        raise NavError(f"{path}: checksum mismatch (corrupt cache)")
+    with np.load(io.BytesIO(data), allow_pickle=False) as f:
+        arrays = {name: f[name] for name in f.files}
+    return meta, arrays, digest
+
+
+def load_or_bake(path: str | Path, load: Callable[[Path], T], bake: Callable[[], T]) -> T:
+    """``load(path)`` if that works; otherwise ``bake()``, saved to ``path`` (a corrupt or stale
+    file is rebuilt)."""
+    path = Path(path)
+    if path.exists():
+        try:
+            return load(path)
+        except NavError:
+            pass
+    baked = bake()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    baked.save(path)
+    return baked
