@@ -4,7 +4,7 @@ Straight-line distance is a weak estimate on maps with long detours (water, clif
 then explores most of the map. With exact shortest distances ``d(L, v)`` from a few landmarks
 ``L`` to every mesh vertex, the triangle inequality gives ``d(v, goal) ≥ |d(L, goal) − d(L, v)|``
 (Goldberg & Harrelson 2005). Landmarks sit on convex corners, picked farthest-first; each one's
-distances come from a view sweep at the landmark plus Dijkstra over the visibility graph (which
+distances come from a view sweep at the landmark plus ``csr_dijkstra`` over the visibility graph (which
 holds every shortest path between corners). Because a landmark is a corner, the last bend of its
 shortest path to any point is a corner that point sees, so a sweep from the goal gives the
 goal's landmark distances exactly.
@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
+from ..waypoints.graph_search import csr_dijkstra
 from .visibility import visible_from
 
 __all__ = ["bake_landmarks", "triangle_components", "Scratch"]
@@ -42,8 +42,9 @@ _NO_POLYS = np.zeros(0, dtype=np.int64)
 
 def distances_from(tables: dict, bends, ends, corner: int, scratch: Scratch) -> np.ndarray:
     """Exact shortest distance from corner ``corner`` to every corner (inf for other vertices
-    and unreachable corners): Dijkstra along ``bends`` gives every corner a path can bend at;
-    one pass along ``ends`` then adds last segments that stop at a corner without bending."""
+    and unreachable corners): Dijkstra along ``bends`` (``(start, dst, length)``) gives every
+    corner a path can bend at; one pass along ``ends`` then adds last segments that stop at a
+    corner without bending."""
     pts = tables["points"]
     fan_start, fan = tables["fans"]
     seen = np.full(len(pts), np.inf)
@@ -52,12 +53,14 @@ def distances_from(tables: dict, bends, ends, corner: int, scratch: Scratch) -> 
                  float(pts[corner, 1]), _NO_POLYS, _NO_POLYS, np.zeros((0, 2)), np.zeros(0), seen, _NO_POLYS,
                  scratch.stats)
     seen[corner] = 0.0
-    dist = _corner_dijkstra(bends[0], bends[1], pts, tables["corner_ids"], seen)
+    sources = np.flatnonzero(np.isfinite(seen))
+    dist, _ = csr_dijkstra(bends[0], bends[1], bends[2], sources, seen[sources])
     return _last_segments(ends[0], ends[1], pts, tables["corner_ids"], dist)
 
 
 @njit(cache=True)
 def _last_segments(end_start, end_dst, points, corners, dist):
+    """``dist`` improved by one last straight segment from a corner into each corner."""
     out = dist.copy()
     for v in corners:
         for e in range(end_start[v], end_start[v + 1]):
@@ -66,33 +69,6 @@ def _last_segments(end_start, end_dst, points, corners, dist):
             if d < out[v]:
                 out[v] = d
     return out
-
-
-@njit(cache=True)
-def _corner_dijkstra(vis_start, vis_dst, points, corners, seeds):
-    """Dijkstra over the visibility graph from the corners in ``seeds`` (their distances; inf
-    for the rest). No taut-turn pruning here: landmark distances must be exact from anywhere."""
-    n = points.shape[0]
-    dist = np.full(n, np.inf)
-    keys = np.empty(n)
-    ids = np.empty(n, dtype=np.int64)
-    pos = np.full(n, NOT_IN_HEAP, dtype=np.int64)
-    size = 0
-    for c in corners:
-        if seeds[c] < dist[c]:
-            dist[c] = seeds[c]
-            size = heap_update(keys, ids, pos, size, c, seeds[c])
-    while size > 0:
-        u, size = heap_pop(keys, ids, pos, size)
-        pos[u] = CLOSED
-        d = dist[u]
-        for e in range(vis_start[u], vis_start[u + 1]):
-            v = vis_dst[e]
-            nd = d + math.hypot(points[v, 0] - points[u, 0], points[v, 1] - points[u, 1])
-            if nd < dist[v] and pos[v] != CLOSED:
-                dist[v] = nd
-                size = heap_update(keys, ids, pos, size, v, nd)
-    return dist
 
 
 def triangle_components(tables: dict) -> np.ndarray:
@@ -117,6 +93,9 @@ def bake_landmarks(tables: dict, bends, ends, count: int = 8, progress=None) -> 
         return np.zeros((len(pts), 0))
     label = tables["component"]
     fan_start, fan = tables["fans"]
+    # the bend graph with its segment lengths, for Dijkstra
+    src = np.repeat(np.arange(len(bends[0]) - 1), np.diff(bends[0]))
+    bends = (bends[0], bends[1], np.hypot(*(pts[bends[1]] - pts[src]).T))
     corner_label = label[fan[fan_start[corners]]]
     corners = corners[corner_label == np.bincount(corner_label).argmax()]
     scratch = Scratch(len(pts))
