@@ -462,11 +462,18 @@ class NavMesh:
             end_end[e] = others
             end_end[e, e] = np.inf
             end_land[e] = goal_distances(self.landmarks, seen, ids)
+        cids_flat = np.concatenate(cids).astype(np.int64) if cids else np.zeros(0, np.int64)
+        cdist_flat = np.concatenate(cdist) if cdist else np.zeros(0)
+        owner = np.repeat(np.arange(n), np.diff(cstart))
+        by_corner = np.argsort(cids_flat, kind="stable")         # the same pairs, grouped by corner
+        v_count = len(t["points"])
         self._ltables = cached = {
+            "seen_by_start": np.searchsorted(cids_flat[by_corner], np.arange(v_count + 1)).astype(np.int64),
+            "seen_by_end": owner[by_corner].astype(np.int64), "seen_by_dist": cdist_flat[by_corner],
+            "node": t["scratch"].node if n == 0 else np.zeros((v_count + n, 4)),
             "ends": ends, "xy": np.array([(x, y) for x, y, _ in ends], dtype=np.float64).reshape(-1, 2),
             "land": end_land, "cstart": np.array(cstart, dtype=np.int64),
-            "cids": np.concatenate(cids).astype(np.int64) if cids else np.zeros(0, np.int64),
-            "cdist": np.concatenate(cdist) if cdist else np.zeros(0), "end_end": end_end,
+            "cids": cids_flat, "cdist": cdist_flat, "end_end": end_end,
             "link_to": np.array(link_to, dtype=np.int64), "link_cost": np.array(link_cost, dtype=np.float64)}
         return cached
 
@@ -492,13 +499,11 @@ class NavMesh:
             link_at = []
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
-            n_end = len(ends)
-            node = sc.node if n_end == 0 else np.zeros((len(t["points"]) + n_end, 4))
             d_goal = goal_distances(self.landmarks, to_goal, t["corner_ids"])
             length, route = visibility_astar(
                 self.vis_start, self.vis_dst, t["vinfo"], self.landmarks, d_goal, t["corner_ids"], from_start,
-                to_goal, sx, sy, gx, gy, node, sc.next_stamp(), sc.stats, e["xy"], e["land"], e["cstart"],
-                e["cids"], e["cdist"], e["end_end"], start_end, seen_by_goal[1:], e["link_to"], e["link_cost"],
+                to_goal, sx, sy, gx, gy, e["node"], sc.next_stamp(), sc.stats, e["xy"], e["land"], e["cstart"],
+                e["cids"], e["cdist"], e["seen_by_start"], e["seen_by_end"], e["seen_by_dist"], e["end_end"], start_end, seen_by_goal[1:], e["link_to"], e["link_cost"],
                 e["land"], link_bounds(e["land"], d_goal, e["link_to"], e["link_cost"]))
             if direct <= length:
                 route, length = np.zeros(0, np.int64), direct

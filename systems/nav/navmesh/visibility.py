@@ -235,22 +235,28 @@ def _h(land, d_goal, v, link_land, link_bound):
 
 @njit(cache=True)
 def visibility_astar(vg_start, vg_dst, vinfo, land, d_goal, corners, from_start, to_goal, sx, sy, gx, gy,
-                     node, stamp, stats, end_xy, end_land, end_cstart, end_cids, end_cdist, end_end,
+                     node, stamp, stats, end_xy, end_land, end_cstart, end_cids, end_cdist,
+                     seen_by_start, seen_by_end, seen_by_dist, end_end,
                      start_end, end_goal, link_to, link_cost, link_land, link_bound):
     """A* from the start to the goal over the visibility graph, plus off-mesh link ends.
 
     ``vinfo`` (V, 4): each vertex's x, y and wedge qx, qy; ``from_start`` / ``to_goal``: (V,)
     distances from the start / to the goal for the vertices each sees (inf elsewhere);
     ``corners``: all corner ids; ``land``: (V, K) landmark distances, ``d_goal`` (K,) the goal's
-    (``goal_distances``). Link ends are nodes V..V+E-1
-    at ``end_xy`` with landmark rows ``end_land``; end e sees the corners ``end_cids`` (CSR
-    ``end_cstart``) at ``end_cdist``, the other ends at ``end_end[e]``, is seen from the start at
-    ``start_end[e]`` and sees the goal at ``end_goal[e]``; taking the link from end e leads to end
-    ``link_to[e]`` (-1: no link starts there) for ``link_cost[e]``. ``link_land`` (L, K): the
-    landmark rows of the link ends and ``link_bound`` (E,) a lower bound on finishing through the
-    link from each end (inf where none starts), for the estimate (all empty without links). ``node`` (V+E, 4) is
-    per-node scratch — g, h, parent, stamp in one cache line — reused across calls (``stamp`` new
-    each call). Returns ``(length, node ids in path order)`` (inf, empty when unreachable)."""
+    (``goal_distances``).
+
+    Link ends are nodes V..V+E-1 at ``end_xy`` with landmark rows ``end_land``. End e sees the
+    corners ``end_cids`` (CSR ``end_cstart``) at ``end_cdist``; the other way round, corner u is
+    seen by the ends ``seen_by_end`` (CSR ``seen_by_start``) at ``seen_by_dist``. End e sees
+    the other ends at ``end_end[e]``, is seen from the start at ``start_end[e]`` and sees the
+    goal at ``end_goal[e]``; taking the link from end e leads to end ``link_to[e]`` (-1: none
+    starts there) for ``link_cost[e]``. ``link_land`` (E, K) and ``link_bound`` (E,), a lower
+    bound on finishing through the link from each end (inf where none starts), feed the
+    estimate. Without links all of these are empty.
+
+    ``node`` (V+E, 4) is per-node scratch — g, h, parent, stamp in one cache line — reused
+    across calls (``stamp`` new each call). Returns ``(length, node ids in path order)`` (inf,
+    empty when unreachable)."""
     n = vinfo.shape[0]
     n_end = end_xy.shape[0]
     goal = n + n_end
@@ -308,29 +314,27 @@ def visibility_astar(vg_start, vg_dst, vinfo, land, d_goal, corners, from_start,
                 if not wraps(qx, qy, ax, ay, bx, by):
                     continue
                 size = _reach(node, v, gu + math.hypot(bx, by), u, fstamp, land, d_goal, link_land,
-                                         link_bound, keys, ids, pos, size)
-            for e in range(n_end):
-                for k in range(end_cstart[e], end_cstart[e + 1]):
-                    if end_cids[k] != u:
-                        continue
-                    bx, by = end_xy[e, 0] - ux, end_xy[e, 1] - uy
-                    if taut(qx, qy, bx, by) and wraps(qx, qy, ax, ay, bx, by):
-                        size = _reach(node, n + e, gu + end_cdist[k], u, fstamp, end_land, d_goal,
-                                                 link_land, link_bound, keys, ids, pos, size, e)
+                              link_bound, keys, ids, pos, size)
+            for k in range(seen_by_start[u], seen_by_start[u + 1]):      # link ends seeing u
+                e = seen_by_end[k]
+                bx, by = end_xy[e, 0] - ux, end_xy[e, 1] - uy
+                if taut(qx, qy, bx, by) and wraps(qx, qy, ax, ay, bx, by):
+                    size = _reach(node, n + e, gu + seen_by_dist[k], u, fstamp, end_land, d_goal, link_land,
+                                  link_bound, keys, ids, pos, size, e)
         else:
             e = u - n
             if link_to[e] >= 0:                               # take the link
                 size = _reach(node, n + link_to[e], gu + link_cost[e], u, fstamp, end_land, d_goal,
-                                         link_land, link_bound, keys, ids, pos, size, link_to[e])
+                              link_land, link_bound, keys, ids, pos, size, link_to[e])
             for k in range(end_cstart[e], end_cstart[e + 1]):
                 v = end_cids[k]
                 if taut(vinfo[v, 2], vinfo[v, 3], ux - vinfo[v, 0], uy - vinfo[v, 1]):
                     size = _reach(node, v, gu + end_cdist[k], u, fstamp, land, d_goal, link_land,
-                                             link_bound, keys, ids, pos, size)
+                                  link_bound, keys, ids, pos, size)
             for j in range(n_end):
                 if j != e and end_end[e, j] < math.inf:
                     size = _reach(node, n + j, gu + end_end[e, j], u, fstamp, end_land, d_goal,
-                                             link_land, link_bound, keys, ids, pos, size, j)
+                                  link_land, link_bound, keys, ids, pos, size, j)
     if goal_parent < 0 or best_goal == math.inf:
         return math.inf, np.zeros(0, dtype=np.int64)
     k = 0
