@@ -14,12 +14,12 @@ $(VENV)/.installed-%: pyproject.toml
 	@touch $@
 
 # With a display: play in a window. Without: benchmark table, ECS run, offscreen 3D run + screenshot.
-demo: $(VENV)/.installed-test
+demo: $(VENV)/.installed-demo
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
-		$(PY) -m game; \
+		$(PY) -m rtsnav.game; \
 	else \
-		$(PY) -m systems.demo --sample 200 --agents 2000 --ticks 900 && \
-		$(PY) -m game --headless --frames 900 --screenshot out/demo.png; \
+		$(PY) -m rtsnav.systems.demo --sample 200 --agents 2000 --ticks 900 && \
+		$(PY) -m rtsnav.game --headless --frames 900 --screenshot out/demo.png; \
 	fi
 
 test: $(VENV)/.installed-test

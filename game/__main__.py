@@ -1,7 +1,7 @@
-"""``python -m game``: play the rtsnav RTS demo.
+"""``python -m rtsnav.game``: play the rtsnav RTS demo.
 
-    python -m game [--level river] [--units 500]
-    python -m game --headless --frames 300 --screenshot out.png [--orders orders.toml]
+    python -m rtsnav.game [--level river] [--units 500]
+    python -m rtsnav.game --headless --frames 300 --screenshot out.png [--orders orders.toml]
 
 Headless runs render offscreen (``p3tinydisplay``), then print a summary. ``--orders`` scripts
 the player: a TOML file of ``[[order]]`` tables (``tick``, then ``select`` = a team number or
@@ -55,7 +55,7 @@ def _apply(app, kind: str, ev: dict) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m game", description="rtsnav RTS demo")
+    ap = argparse.ArgumentParser(prog="python -m rtsnav.game", description="rtsnav RTS demo")
     ap.add_argument("--level", default="river", help="built-in name, level .toml or Moving AI .map")
     ap.add_argument("--units", type=int, default=500)
     ap.add_argument("--headless", action="store_true", help="render offscreen and exit")
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     size = tuple(int(v) for v in args.size.split("x"))
     headless = args.headless or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("win32", "darwin"))
-    from game.app import RtsApp
+    from rtsnav.game.app import RtsApp
 
     app = RtsApp(args.level, args.units, headless=headless, size=size)
     if not headless:
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     if args.screenshot:
         args.screenshot.parent.mkdir(parents=True, exist_ok=True)
         app.screenshot(args.screenshot)
-    from components import NavState
+    from rtsnav.components import NavState
 
     states = app.navigation.agents.nav_state[: app.navigation.agents.count, 0]
     n = max(args.frames, 1)

@@ -16,9 +16,9 @@ import numpy as np
 from panda3d.core import (AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, TextNode,
                           loadPrcFileData)
 
-from components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
-from levels.level_file import Level, load_level
-from systems import Navigation, install, installed_processors
+from rtsnav.components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
+from rtsnav.levels.level_file import Level, load_level
+from rtsnav.systems import Navigation, install, installed_processors
 
 from .orders import ground_point, issue_move
 from .scene import SELECTED_COLOR, TEAM_COLORS, UnitMesh, build_terrain

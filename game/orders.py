@@ -7,7 +7,7 @@ import itertools
 import esper
 import numpy as np
 
-from components import Flock, NavigationAgent, Selected
+from rtsnav.components import Flock, NavigationAgent, Selected
 
 __all__ = ["ground_point", "issue_move"]
 

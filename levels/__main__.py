@@ -1,4 +1,4 @@
-"""Level tools: ``python -m levels list | validate FILE | show FILE --out map.png | bake FILE``.
+"""Level tools: ``python -m rtsnav.levels list | validate FILE | show FILE --out map.png | bake FILE``.
 
 * ``list``: the built-in levels.
 * ``validate FILE``: load and check a level (``.toml``, a built-in name, or a Moving AI ``.map``);
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from levels import LevelError
-from levels.level_file import builtin_levels, load_level
-from systems.nav.errors import NavError
+from rtsnav.levels import LevelError
+from rtsnav.levels.level_file import builtin_levels, load_level
+from rtsnav.systems.nav.errors import NavError
 
 DEFAULT_CACHE = Path(__file__).resolve().parent / "cache"
 
@@ -42,8 +42,8 @@ def _bar(desc: str, unit: str = "cluster"):
 
 
 def bake(args) -> int:
-    from systems.nav.flow.sectors import SectorGraph
-    from systems.nav.waypoints.hierarchy import Hierarchy
+    from rtsnav.systems.nav.flow.sectors import SectorGraph
+    from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 
     grid = load_level(args.map).grid
     t = time.perf_counter()
@@ -64,7 +64,7 @@ def bake(args) -> int:
     bar.close()
     print(f"sector tiles built in {time.perf_counter() - t:.2f} s: {len(tiles.sectors)} sectors, "
           f"{tiles.portal_count} portals")
-    from systems.nav import NavMesh
+    from rtsnav.systems.nav import NavMesh
 
     t = time.perf_counter()
     mesh = NavMesh.cached(grid, args.cache, agent_radius=0.4, progress=_bar("navmesh", unit="step"))
@@ -89,9 +89,9 @@ def validate(args) -> int:
 
 
 def show(args) -> int:
-    from levels.picture import level_image, write_png
-    from systems.nav import find_path
-    from systems.nav.flow import FlowField
+    from rtsnav.levels.picture import level_image, write_png
+    from rtsnav.systems.nav import find_path
+    from rtsnav.systems.nav.flow import FlowField
 
     level = load_level(args.map)
     grid = level.grid
@@ -111,7 +111,7 @@ def show(args) -> int:
     mesh = None
     mesh_paths = []
     if "navmesh" in args.overlay or "visibility" in args.overlay:
-        from systems.nav import NavMesh
+        from rtsnav.systems.nav import NavMesh
 
         mesh = NavMesh.from_grid(grid, agent_radius=0.0)
         if len(teams) >= 2:
@@ -129,7 +129,7 @@ def show(args) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m levels", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m rtsnav.levels", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="the built-in levels")
     v = sub.add_parser("validate", help="load and check a level file")

@@ -1,4 +1,4 @@
-"""Writes rtsnav's built-in levels (``levels/builtin/*.toml``): ``python -m levels.generate``.
+"""Writes rtsnav's built-in levels (``levels/builtin/*.toml``): ``python -m rtsnav.levels.generate``.
 
 The TOML files are the product (edit them by hand freely); this script records how they were
 first drawn, and is deterministic (fixed seeds).

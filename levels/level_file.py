@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from systems.nav.grid import Grid
+from rtsnav.systems.nav.grid import Grid
 
 from .errors import LevelError
 

@@ -14,7 +14,7 @@ Pathfinding", IEEE TCIAIG 4(2), 2012)::
 x is the column and y the row, as everywhere in rtsnav. A ``name`` that is not an existing path
 is looked up in the maps shipped with rtsnav (``levels/maps/``).
 
->>> from levels import load_movingai_map, load_movingai_scenarios
+>>> from rtsnav.levels import load_movingai_map, load_movingai_scenarios
 >>> grid = load_movingai_map("arena.map")
 >>> grid.width, grid.height
 (49, 49)
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from systems.nav.grid import Grid
+from rtsnav.systems.nav.grid import Grid
 
 from .errors import LevelError
 

@@ -1,5 +1,5 @@
 """Pictures of levels: ``level_image`` draws terrain (shaded by height) with optional overlays as
-an RGB array; ``write_png`` saves one (stdlib zlib only). Used by ``python -m levels show``."""
+an RGB array; ``write_png`` saves one (stdlib zlib only). Used by ``python -m rtsnav.levels show``."""
 
 from __future__ import annotations
 

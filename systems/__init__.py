@@ -1,11 +1,11 @@
-"""rtsnav's esper processors and plugin entry point; the algorithm core lives in ``systems.nav``.
+"""rtsnav's esper processors and plugin entry point; the algorithm core lives in ``rtsnav.systems.nav``.
 
     import esper
-    from systems import Navigation, install
+    from rtsnav.systems import Navigation, install
     install(Navigation(grid))      # adds every processor to the current esper world
     esper.process(1 / 60)
 
-Names are imported lazily so that ``import systems.nav`` (the pure core) never loads esper.
+Names are imported lazily so that ``import rtsnav.systems.nav`` (the pure core) never loads esper.
 """
 
 from __future__ import annotations
@@ -37,4 +37,4 @@ def __getattr__(name: str) -> Any:
         value = module if name == "events" else getattr(module, name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'systems' has no attribute {name!r}")
+    raise AttributeError(f"module 'rtsnav.systems' has no attribute {name!r}")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from components import Flock, NavigationAgent, Position, Velocity
-from components.rows import Column
+from rtsnav.components import Flock, NavigationAgent, Position, Velocity
+from rtsnav.components.rows import Column
 
 __all__ = ["AgentTable", "PathBuffer"]
 

@@ -37,7 +37,7 @@ class NavProcessor(esper.Processor):
     def arrive(self, rows: np.ndarray) -> None:
         """Mark agents at ``rows`` as arrived (``NavState.FINISHED``) and fire ``target_reached``
         then ``navigation_finished`` for each."""
-        from components import NavState
+        from rtsnav.components import NavState
 
         table = self.navigation.agents
         table.nav_state[rows, 0] = NavState.FINISHED

@@ -1,8 +1,8 @@
 """Headless demonstration of what rtsnav does today.
 
-    python -m systems.demo [--map AcrosstheCape.map] [--agents 2000] [--ticks 1800] [--seed 1]
-    python -m systems.demo --scenarios [--sample 300]     # the benchmark table only
-    python -m systems.demo --agents-only                  # the ECS run only
+    python -m rtsnav.systems.demo [--map AcrosstheCape.map] [--agents 2000] [--ticks 1800] [--seed 1]
+    python -m rtsnav.systems.demo --scenarios [--sample 300]     # the benchmark table only
+    python -m rtsnav.systems.demo --agents-only                  # the ECS run only
 
 1. Benchmark table: every Moving AI scenario of the map solved with A*, a stratified sample with
    every other method, each checked against the benchmark's optimal length.
@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from levels import load_movingai_map, load_movingai_scenarios
-from systems.nav import METHODS, find_path, smooth_path, path_length, warm_up
+from rtsnav.levels import load_movingai_map, load_movingai_scenarios
+from rtsnav.systems.nav import METHODS, find_path, smooth_path, path_length, warm_up
 
 
 def _row(label, n, exact, ms, expanded, extra=""):
@@ -78,8 +78,8 @@ def run_agents(map_name: str, agents: int, ticks: int, seed: int = 1, dt: float 
     return a summary (also printed unless ``quiet``)."""
     import esper
 
-    from components import NavigationAgent, NavState, Position, Velocity
-    from systems import Navigation, install, installed_processors
+    from rtsnav.components import NavigationAgent, NavState, Position, Velocity
+    from rtsnav.systems import Navigation, install, installed_processors
 
     world = f"rtsnav-demo-{seed}"
     previous = esper.current_world

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from components import NavState, PLANNERS
-from components.navigation import P_MAX_SPEED, P_RADIUS
-from components.steering import FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION
-from systems.nav.steering.avoidance import wall_repulsion
-from systems.nav.steering.flocking import flock_forces
+from rtsnav.components import NavState, PLANNERS
+from rtsnav.components.navigation import P_MAX_SPEED, P_RADIUS
+from rtsnav.components.steering import FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION
+from rtsnav.systems.nav.steering.avoidance import wall_repulsion
+from rtsnav.systems.nav.steering.flocking import flock_forces
 
 from .base import NavProcessor
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import esper
 import numpy as np
 
-from components import NavState, PLANNERS
-from components.navigation import P_MAX_SPEED, P_RADIUS, P_TARGET_DIST
-from systems.nav import find_path, smooth_path
-from systems.nav.flow.corridor import CorridorField
-from systems.nav.steering.proximity_grid import near_any
+from rtsnav.components import NavState, PLANNERS
+from rtsnav.components.navigation import P_MAX_SPEED, P_RADIUS, P_TARGET_DIST
+from rtsnav.systems.nav import find_path, smooth_path
+from rtsnav.systems.nav.flow.corridor import CorridorField
+from rtsnav.systems.nav.steering.proximity_grid import near_any
 
 from . import events
 from .base import NavProcessor

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from components.navigation import P_MAX_SPEED
-from systems.nav.steering.collision import move_agents
+from rtsnav.components.navigation import P_MAX_SPEED
+from rtsnav.systems.nav.steering.collision import move_agents
 
 from .base import NavProcessor
 

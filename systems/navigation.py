@@ -6,12 +6,12 @@ from collections import OrderedDict
 
 import numpy as np
 
-from systems.nav import Grid, NavError
-from systems.nav.flow.field import FlowField
-from systems.nav.flow.sectors import SectorGraph, SectorOrder
-from systems.nav.navmesh import NavMesh
-from systems.nav.waypoints.graph import WaypointGraph
-from systems.nav.waypoints.hierarchy import Hierarchy
+from rtsnav.systems.nav import Grid, NavError
+from rtsnav.systems.nav.flow.field import FlowField
+from rtsnav.systems.nav.flow.sectors import SectorGraph, SectorOrder
+from rtsnav.systems.nav.navmesh import NavMesh
+from rtsnav.systems.nav.waypoints.graph import WaypointGraph
+from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 
 from .agents import AgentTable
 from .requests import PathRequestQueue
@@ -150,8 +150,8 @@ class Navigation:
         if self._hierarchy is not None:
             self._hierarchy.update(cells)
         # every agent on its way re-plans against the new grid (one request each)
-        from components import NavState
-        from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
+        from rtsnav.components import NavState
+        from rtsnav.components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
 
         n = self.agents.count
         state = self.agents.nav_state[:n, 0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from components import NavState
-from components.navigation import P_MAX_SPEED, P_PATH_DIST, P_TARGET_DIST
+from rtsnav.components import NavState
+from rtsnav.components.navigation import P_MAX_SPEED, P_PATH_DIST, P_TARGET_DIST
 
 from . import events
 from .base import NavProcessor

@@ -7,15 +7,15 @@ import math
 import esper
 import numpy as np
 
-from components import GRID_PLANNERS, PLANNERS, NavState
+from rtsnav.components import GRID_PLANNERS, PLANNERS, NavState
 
 FLOW_PLANNERS = ("flowfield", "leader")
 #: Planners answered at once, outside the budgeted queue (a hierarchy query costs ~1 ms).
 DIRECT_PLANNERS = ("hierarchy",)
 #: Planners queued like grid searches but answered in one step (charged a fixed budget).
 QUERY_PLANNERS = ("navmesh", "waypoints")
-from components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
-from systems.nav import NavError, smooth_path
+from rtsnav.components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
+from rtsnav.systems.nav import NavError, smooth_path
 
 from . import events
 from .base import NavProcessor

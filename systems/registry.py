@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import esper
 
-from components import Flock, NavigationAgent, Position, Velocity
+from rtsnav.components import Flock, NavigationAgent, Position, Velocity
 
 from .base import NavProcessor
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from systems.nav import Grid, NavError, PathResult
-from systems.nav.search.sliced import SlicedSearch, WorkspacePool
-from systems.nav.search.workspace import SearchWorkspace
+from rtsnav.systems.nav import Grid, NavError, PathResult
+from rtsnav.systems.nav.search.sliced import SlicedSearch, WorkspacePool
+from rtsnav.systems.nav.search.workspace import SearchWorkspace
 
 __all__ = ["PathRequest", "PathRequestQueue"]
 

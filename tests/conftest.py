@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from levels import load_movingai_map, load_movingai_scenarios
+from rtsnav.levels import load_movingai_map, load_movingai_scenarios
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +20,7 @@ def cape():
 
 def ascii_grid(text: str):
     """A Grid from a hand-drawn map: '#' blocked, '.' open, digits 1-9 = terrain cost."""
-    from systems.nav import Grid
+    from rtsnav.systems.nav import Grid
 
     rows = [r for r in text.strip("\n").splitlines()]
     passable = np.array([[c != "#" for c in r] for r in rows], dtype=bool)

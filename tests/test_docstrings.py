@@ -5,9 +5,9 @@ import importlib
 
 import pytest
 
-MODULES = ["systems.nav.navmesh.mesh", "systems.nav.grid", "systems.nav.search.facade", "systems.nav.search.sliced", "systems.nav.paths",
-           "systems.nav.waypoints.hierarchy", "systems.nav.waypoints.graph",
-           "levels.movingai", "systems.nav.flow.field", "systems.nav.flow.sectors", "systems.nav.flow.corridor"]
+MODULES = ["rtsnav.systems.nav.navmesh.mesh", "rtsnav.systems.nav.grid", "rtsnav.systems.nav.search.facade", "rtsnav.systems.nav.search.sliced", "rtsnav.systems.nav.paths",
+           "rtsnav.systems.nav.waypoints.hierarchy", "rtsnav.systems.nav.waypoints.graph",
+           "rtsnav.levels.movingai", "rtsnav.systems.nav.flow.field", "rtsnav.systems.nav.flow.sectors", "rtsnav.systems.nav.flow.corridor"]
 
 
 @pytest.mark.parametrize("name", MODULES)

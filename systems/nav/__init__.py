@@ -3,7 +3,7 @@
 Usable from a plain script::
 
     import numpy as np
-    from systems.nav import Grid, find_path
+    from rtsnav.systems.nav import Grid, find_path
     grid = Grid(np.ones((64, 64), dtype=bool))
     result = find_path(grid, (0, 0), (63, 40), method="astar")
     result.found, result.cost, result.cells      # True, 71.79..., (N, 2) int32 array of (x, y)

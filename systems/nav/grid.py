@@ -16,7 +16,7 @@ Array conventions (written down once, here):
   ``[origin_x + x·cell_size, origin_x + (x+1)·cell_size)`` (likewise y); its centre is at ``+0.5``.
 
 >>> import numpy as np
->>> from systems.nav import Grid
+>>> from rtsnav.systems.nav import Grid
 >>> g = Grid(np.array([[1, 1, 1], [1, 0, 1], [1, 1, 1]], dtype=bool), cell_size=2.0)
 >>> g.world_to_cell(3.9, 0.1)
 (1, 0)

@@ -75,7 +75,7 @@ def smooth_path(grid: Grid, cells: np.ndarray, mode: str = "precise") -> np.ndar
     or cuts a corner, and is never longer (nor, with terrain, costlier) than the input.
 
     >>> import numpy as np
-    >>> from systems.nav import Grid, find_path, smooth_path
+    >>> from rtsnav.systems.nav import Grid, find_path, smooth_path
     >>> g = Grid(np.ones((5, 8), dtype=bool))
     >>> smooth_path(g, find_path(g, (0, 0), (7, 2)).cells).tolist()
     [[0, 0], [7, 2]]

@@ -22,7 +22,7 @@ from tests.benchmarks.report import save_json  # noqa: E402
 
 
 def bench(level: str, units: int, frames: int) -> dict:
-    from game.app import RtsApp
+    from rtsnav.game.app import RtsApp
 
     app = RtsApp(level, units, headless=True, size=(800, 500))
     for team, other in ((1, 2), (2, 1)):

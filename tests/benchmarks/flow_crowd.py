@@ -30,12 +30,12 @@ from tests.benchmarks.report import save_json  # noqa: E402
 
 import esper  # noqa: E402
 
-from components import Flock, NavigationAgent, Position, Velocity  # noqa: E402
-from levels import load_movingai_map  # noqa: E402
-from systems import Navigation, install, installed_processors  # noqa: E402
-from systems.nav import Grid, warm_up  # noqa: E402
-from systems.nav.flow import FlowField  # noqa: E402
-from systems.nav.flow.sectors import SectorGraph  # noqa: E402
+from rtsnav.components import Flock, NavigationAgent, Position, Velocity  # noqa: E402
+from rtsnav.levels import load_movingai_map  # noqa: E402
+from rtsnav.systems import Navigation, install, installed_processors  # noqa: E402
+from rtsnav.systems.nav import Grid, warm_up  # noqa: E402
+from rtsnav.systems.nav.flow import FlowField  # noqa: E402
+from rtsnav.systems.nav.flow.sectors import SectorGraph  # noqa: E402
 
 PANDAI = r"""
 import sys, time, numpy as np

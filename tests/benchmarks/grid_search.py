@@ -35,8 +35,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
-from systems.nav import NavError, find_path, path_cost, validate_path, warm_up  # noqa: E402
+from rtsnav.levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
+from rtsnav.systems.nav import NavError, find_path, path_cost, validate_path, warm_up  # noqa: E402
 
 OURS = ("astar", "dijkstra", "weighted", "bidirectional")
 
@@ -151,7 +151,7 @@ def random_queries(grid, count: int, seed: int = 7):
 def jit_times() -> dict:
     """Compile time with an empty numba cache, then load time from that cache (subprocesses)."""
     code = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, %r); "
-            "from systems.nav import warm_up; i = time.perf_counter() - t; print(i, warm_up())" % str(ROOT))
+            "from rtsnav.systems.nav import warm_up; i = time.perf_counter() - t; print(i, warm_up())" % str(ROOT))
     out = {}
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
@@ -214,7 +214,7 @@ def bench_map(map_path: Path, count: int, slow_count: int, peers: list[str]) -> 
     grid = load_movingai_map(map_path)
     scen = Path(str(map_path) + ".scen")
     if not scen.exists():
-        from levels.movingai import resolve_map_path
+        from rtsnav.levels.movingai import resolve_map_path
 
         scen = resolve_map_path(map_path).with_name(Path(map_path).name + ".scen")
     queries, label = long_path_queries(scen, count) if scen.exists() else random_queries(grid, count)

@@ -7,8 +7,8 @@ import math
 import esper
 import pytest
 
-from components import Flock, NavigationAgent, NavState, PLANNERS, Position, Velocity
-from systems.agents import AgentTable
+from rtsnav.components import Flock, NavigationAgent, NavState, PLANNERS, Position, Velocity
+from rtsnav.systems.agents import AgentTable
 
 
 def test_defaults_and_required_fields():
@@ -78,7 +78,7 @@ def test_binding_moves_values_into_the_table_and_back():
 
 
 def test_replacing_a_position_component_teleports_the_agent(arena):
-    from systems import Navigation, install
+    from rtsnav.systems import Navigation, install
 
     nav = Navigation(arena)
     install(nav)
@@ -93,7 +93,7 @@ def test_replacing_a_position_component_teleports_the_agent(arena):
 
 
 def test_removing_the_agent_component_unregisters_the_entity(arena):
-    from systems import Navigation, install
+    from rtsnav.systems import Navigation, install
 
     nav = Navigation(arena)
     install(nav)

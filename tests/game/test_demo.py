@@ -10,9 +10,9 @@ import esper
 import numpy as np
 import pytest
 
-from components import NavState, Selected
-from game.app import RtsApp
-from game.scene import TEAM_COLORS
+from rtsnav.components import NavState, Selected
+from rtsnav.game.app import RtsApp
+from rtsnav.game.scene import TEAM_COLORS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,7 +90,7 @@ def _run_to_arrival(app, ticks, check_gate=None):
 
 
 def test_right_click_order_brings_the_group_to_the_target(app):
-    from game.selection import project_to_screen
+    from rtsnav.game.selection import project_to_screen
 
     chosen = app.select_team(1)
     target = np.array([app.level.grid.cell_to_world(84, 40)])
@@ -113,8 +113,8 @@ def test_closing_a_gate_mid_route_reroutes_the_group(app):
     t = app.navigation.agents
     assert all(t.position[t.row_of[e], 0] < 44 for e in chosen)
     # the group was heading over the north bridge: its leader's path crosses the gate cells
-    from components import NavigationAgent
-    from systems import FlowSteeringProcessor
+    from rtsnav.components import NavigationAgent
+    from rtsnav.systems import FlowSteeringProcessor
 
     (order,) = esper.get_processor(FlowSteeringProcessor).orders.values()
     leader_path = esper.component_for_entity(order.leader, NavigationAgent).path
@@ -136,7 +136,7 @@ def test_headless_command_line_renders_and_summarises(tmp_path):
     orders.write_text('[[order]]\ntick = 1\nselect = 2\ntarget = [10.5, 30.5]\n\n[[gate]]\ntick = 5\nname = "south bridge"\n'
                       '\n[[overlay]]\ntick = 6\nnumber = 1\n')
     out = tmp_path / "demo.png"
-    res = subprocess.run([sys.executable, "-m", "game", "--headless", "--frames", "20", "--units", "60",
+    res = subprocess.run([sys.executable, "-m", "rtsnav.game", "--headless", "--frames", "20", "--units", "60",
                           "--size", "320x200", "--screenshot", str(out), "--orders", str(orders)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]

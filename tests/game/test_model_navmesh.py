@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from panda3d.core import Filename, Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat, GeomVertexWriter, NodePath
 
-from game.model_geometry import triangles_from_model
-from systems.nav import NavMesh
+from rtsnav.game.model_geometry import triangles_from_model
+from rtsnav.systems.nav import NavMesh
 
 
 def _model(path):

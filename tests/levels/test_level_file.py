@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from levels import LevelError
-from levels.__main__ import main as levels_cli
-from levels.level_file import BUILTIN_DIR, builtin_levels, load_level, parse_level
+from rtsnav.levels import LevelError
+from rtsnav.levels.__main__ import main as levels_cli
+from rtsnav.levels.level_file import BUILTIN_DIR, builtin_levels, load_level, parse_level
 
 
 @pytest.mark.parametrize("name", ["river", "fortress", "forest", "highlands"])

@@ -3,7 +3,7 @@ LevelError naming file:line:col and what was expected."""
 
 import pytest
 
-from levels import LevelError, load_movingai_map, load_movingai_scenarios
+from rtsnav.levels import LevelError, load_movingai_map, load_movingai_scenarios
 
 GOOD_MAP = "type octile\nheight 3\nwidth 4\nmap\n..@.\n.GST\nOW..\n"
 

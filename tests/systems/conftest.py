@@ -26,7 +26,7 @@ class EventLog:
     """Records rtsnav events (bound methods, because esper keeps weak references)."""
 
     def __init__(self) -> None:
-        from systems import events
+        from rtsnav.systems import events
 
         self.log: list[tuple] = []
         for name in events.ALL:

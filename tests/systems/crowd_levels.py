@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import esper
 import numpy as np
 
-from components import Flock, NavigationAgent, NavState, Position, Velocity
-from systems import Navigation, install
-from systems.nav import Grid
-from systems.nav.flow import FlowField
+from rtsnav.components import Flock, NavigationAgent, NavState, Position, Velocity
+from rtsnav.systems import Navigation, install
+from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav.flow import FlowField
 
 
 @dataclass
@@ -151,7 +151,7 @@ def seek_leader_baseline():
     """The simple design the seed texts try first: the leader walks its A* path, followers steer
     straight at the leader (plus flocking). Returns a processor class to use instead of
     ``FlowSteeringProcessor``."""
-    from systems.flow_steering import FlowSteeringProcessor
+    from rtsnav.systems.flow_steering import FlowSteeringProcessor
 
     class SeekLeaderProcessor(FlowSteeringProcessor):
         def _steer(self, order, members, dt):

@@ -7,9 +7,9 @@ import esper
 import numpy as np
 import pytest
 
-from components import Flock, NavigationAgent, NavState, Position, Velocity
-from systems import FlowSteeringProcessor, Navigation, install
-from systems.flow_steering import CHAIN_REACH
+from rtsnav.components import Flock, NavigationAgent, NavState, Position, Velocity
+from rtsnav.systems import FlowSteeringProcessor, Navigation, install
+from rtsnav.systems.flow_steering import CHAIN_REACH
 from tests.systems.crowd_levels import (LEVELS, gap_by_the_corner, narrow_passage, open_field, run_crowd,
                                         seek_leader_baseline)
 
@@ -97,7 +97,7 @@ def test_lone_flowfield_unit_without_flock_arrives_at_its_target():
 def test_unreachable_flow_target_fails_with_a_reason():
     p = np.ones((10, 20), dtype=bool)
     p[:, 10] = False
-    from systems.nav import Grid
+    from rtsnav.systems.nav import Grid
 
     nav = Navigation(Grid(p))
     install(nav)

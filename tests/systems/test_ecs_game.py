@@ -14,10 +14,10 @@ import esper
 import numpy as np
 import pytest
 
-from components import NavigationAgent, NavState, Position, Velocity
-from levels import load_movingai_map
-from systems import Navigation, install
-from systems.nav import find_path
+from rtsnav.components import NavigationAgent, NavState, Position, Velocity
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems import Navigation, install
+from rtsnav.systems.nav import find_path
 from tests.systems.conftest import assert_no_agent_in_wall
 
 DT = 1 / 30

@@ -8,10 +8,10 @@ import esper
 import numpy as np
 import pytest
 
-from components import NavigationAgent, Position, Velocity
-from systems import Navigation, install
-from systems.nav import Grid
-from systems.nav.steering.collision import move_agents
+from rtsnav.components import NavigationAgent, Position, Velocity
+from rtsnav.systems import Navigation, install
+from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav.steering.collision import move_agents
 from tests.conftest import ascii_grid
 from tests.systems.conftest import assert_no_agent_in_wall
 

@@ -8,11 +8,11 @@ import esper
 import numpy as np
 import pytest
 
-from components import NavigationAgent, NavState, Position, Velocity
-from levels import load_movingai_map, load_movingai_scenarios
-from systems import Navigation, install
-from systems.nav import find_path
-from systems.requests import PathRequest, PathRequestQueue
+from rtsnav.components import NavigationAgent, NavState, Position, Velocity
+from rtsnav.levels import load_movingai_map, load_movingai_scenarios
+from rtsnav.systems import Navigation, install
+from rtsnav.systems.nav import find_path
+from rtsnav.systems.requests import PathRequest, PathRequestQueue
 
 _cape = {}
 
@@ -234,7 +234,7 @@ def test_navmesh_planner_agent_reaches_its_target_through_the_queue(event_log, a
 
 
 def test_navmesh_link_fires_link_reached_and_carries_the_agent_across(event_log):
-    from systems.nav import Grid, NavMesh
+    from rtsnav.systems.nav import Grid, NavMesh
 
     p = np.ones((20, 30), dtype=bool)
     p[:, 15] = False                                            # a wall with no way round

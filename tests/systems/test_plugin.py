@@ -6,9 +6,9 @@ import esper
 import numpy as np
 import pytest
 
-from components import NavigationAgent, Position, Velocity
-from levels import load_movingai_map
-from systems import PROCESSOR_ORDER, Navigation, install, installed_processors, uninstall
+from rtsnav.components import NavigationAgent, Position, Velocity
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems import PROCESSOR_ORDER, Navigation, install, installed_processors, uninstall
 
 
 def test_install_adds_every_processor_in_the_declared_order(arena):

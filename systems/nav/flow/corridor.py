@@ -10,8 +10,8 @@
    cell it touches.
 
 >>> import numpy as np
->>> from systems.nav import Grid, find_path
->>> from systems.nav.flow.corridor import CorridorField
+>>> from rtsnav.systems.nav import Grid, find_path
+>>> from rtsnav.systems.nav.flow.corridor import CorridorField
 >>> grid = Grid(np.ones((20, 40), dtype=bool))
 >>> path = find_path(grid, (1, 10), (38, 10)).cells
 >>> cf = CorridorField.build(grid, path, width=2.0)

@@ -1,7 +1,7 @@
 """``FlowField``: integration + direction fields toward one goal or a set of goal cells.
 
 >>> import numpy as np
->>> from systems.nav import Grid, FlowField
+>>> from rtsnav.systems.nav import Grid, FlowField
 >>> grid = Grid(np.ones((20, 30), dtype=bool))
 >>> ff = FlowField.build(grid, goals=[(25, 10)])
 >>> float(ff.integration[10, 5])

@@ -9,8 +9,8 @@ sector, ``2p + 1`` in its second. Edges: crossing a portal (one straight step), 
 sides that share a sector (the in-sector shortest distance, from a bounded Dijkstra).
 
 >>> import numpy as np
->>> from systems.nav import Grid
->>> from systems.nav.flow.sectors import SectorGraph
+>>> from rtsnav.systems.nav import Grid
+>>> from rtsnav.systems.nav.flow.sectors import SectorGraph
 >>> grid = Grid(np.ones((32, 32), dtype=bool))
 >>> tiles = SectorGraph(grid, sector_size=16)
 >>> order = tiles.order((30, 30))

@@ -7,7 +7,7 @@ not an approximation of it. Off-mesh links join that graph as extra nodes. Meshe
 area costs use A* over portal crossing points with funnel string-pulling instead (near-optimal).
 
 >>> import numpy as np
->>> from systems.nav import Grid, NavMesh
+>>> from rtsnav.systems.nav import Grid, NavMesh
 >>> passable = np.ones((20, 40), dtype=bool)
 >>> passable[0:15, 20] = False
 >>> mesh = NavMesh.from_grid(Grid(passable), agent_radius=0.0)

@@ -1,7 +1,7 @@
 """``find_path``: one call for every grid search method.
 
 >>> import numpy as np
->>> from systems.nav import find_path
+>>> from rtsnav.systems.nav import find_path
 >>> walls = np.array([[0, 0, 0, 0],
 ...                   [1, 1, 1, 0],
 ...                   [0, 0, 0, 0]], dtype=bool)

@@ -4,8 +4,8 @@ A game gives path finding a per-frame budget; a long query continues over severa
 returns exactly what the one-shot query returns (same kernel, same arrays, resumed).
 
 >>> import numpy as np
->>> from systems.nav import Grid, find_path
->>> from systems.nav.search.sliced import SlicedSearch
+>>> from rtsnav.systems.nav import Grid, find_path
+>>> from rtsnav.systems.nav.search.sliced import SlicedSearch
 >>> grid = Grid(np.ones((50, 50), dtype=bool))
 >>> search = SlicedSearch(grid, (0, 0), (49, 30))
 >>> calls = 0

@@ -8,8 +8,8 @@ the waypoints they can see (line of sight), search the graph with A*, and return
 O(path length); their O(V²) memory is stated and refused above a limit.
 
 >>> import numpy as np
->>> from systems.nav import Grid
->>> from systems.nav.waypoints.graph import WaypointGraph
+>>> from rtsnav.systems.nav import Grid
+>>> from rtsnav.systems.nav.waypoints.graph import WaypointGraph
 >>> grid = Grid(np.ones((20, 30), dtype=bool))
 >>> g = WaypointGraph.floodfill(grid, seed=(2, 2), spacing=4)
 >>> r = g.find_path((0.5, 0.5), (29.5, 19.5))

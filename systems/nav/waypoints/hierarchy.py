@@ -16,8 +16,8 @@
 * ``update(changed_cells)`` recomputes only the clusters the change touches, at every level.
 
 >>> import numpy as np
->>> from systems.nav import Grid
->>> from systems.nav.waypoints.hierarchy import Hierarchy
+>>> from rtsnav.systems.nav import Grid
+>>> from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 >>> passable = np.ones((128, 128), dtype=bool)
 >>> passable[20:120, 60] = False
 >>> h = Hierarchy.build(Grid(passable), levels=3, cluster_size=8)

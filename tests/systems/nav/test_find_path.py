@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from systems.nav import Grid, NavError, PathResult, PathStatus, find_path, path_cost, validate_path
+from rtsnav.systems.nav import Grid, NavError, PathResult, PathStatus, find_path, path_cost, validate_path
 from tests.conftest import ascii_grid
 from tests.systems.nav.reference import reference_costs
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from levels import load_movingai_map
-from systems.nav import find_path, path_cost, validate_path
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems.nav import find_path, path_cost, validate_path
 
 EXACT = ["dijkstra", "astar", "bidirectional"]
 MAPS = {"arena": "arena.map", "rmtst01": "rmtst01.map", "AcrosstheCape": "AcrosstheCape.map"}

@@ -8,16 +8,16 @@ import math
 import numpy as np
 import pytest
 
-from levels import load_movingai_map
-from systems.nav import Grid, NavError
-from systems.nav.flow import FlowField
-from systems.nav.flow.corridor import CorridorField
-from systems.nav.flow.direction import octant_of
-from systems.nav.flow.integration import integration_field
-from systems.nav.flow.sectors import SectorGraph
-from systems.nav.grid import MOVE_DX, MOVE_DY
-from systems.nav.steering.avoidance import wall_repulsion
-from systems.nav.steering.flocking import flock_forces
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems.nav import Grid, NavError
+from rtsnav.systems.nav.flow import FlowField
+from rtsnav.systems.nav.flow.corridor import CorridorField
+from rtsnav.systems.nav.flow.direction import octant_of
+from rtsnav.systems.nav.flow.integration import integration_field
+from rtsnav.systems.nav.flow.sectors import SectorGraph
+from rtsnav.systems.nav.grid import MOVE_DX, MOVE_DY
+from rtsnav.systems.nav.steering.avoidance import wall_repulsion
+from rtsnav.systems.nav.steering.flocking import flock_forces
 from tests.conftest import ascii_grid
 from tests.systems.nav.flow_reference import grid_graph, reference_field
 
@@ -260,7 +260,7 @@ def test_sector_order_rejects_stale_graph_and_blocked_goal():
 # ----------------------------------------------------------------------------- corridor
 def test_corridor_widens_the_path_and_leads_back_into_it():
     grid = _map("arena")
-    from systems.nav import find_path
+    from rtsnav.systems.nav import find_path
 
     a, b = _goal(grid, 1), _goal(grid, 2)
     path = find_path(grid, a, b).cells

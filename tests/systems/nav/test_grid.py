@@ -4,7 +4,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from systems.nav import Grid, NavError
+from rtsnav.systems.nav import Grid, NavError
 from tests.conftest import ascii_grid
 
 

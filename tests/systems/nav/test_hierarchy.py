@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from levels import load_movingai_map, load_movingai_scenarios
-from systems.nav import Grid, NavError, find_path, validate_path
-from systems.nav.waypoints.hierarchy import CoarseRoute, Hierarchy
+from rtsnav.levels import load_movingai_map, load_movingai_scenarios
+from rtsnav.systems.nav import Grid, NavError, find_path, validate_path
+from rtsnav.systems.nav.waypoints.hierarchy import CoarseRoute, Hierarchy
 from tests.conftest import stratified_sample
 
 _built = {}

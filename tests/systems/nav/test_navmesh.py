@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from levels import load_movingai_map
-from systems.nav import Grid, NavError, NavMesh
-from systems.nav.navmesh import NavMeshConfig
-from systems.nav.result import PathStatus
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems.nav import Grid, NavError, NavMesh
+from rtsnav.systems.nav.navmesh import NavMeshConfig
+from rtsnav.systems.nav.result import PathStatus
 from tests.systems.nav.anyangle import AnyAngle
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from levels import load_movingai_map
-from systems.nav import Grid, NavMesh
-from systems.nav.navmesh.visibility import goal_distances, sweep
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems.nav import Grid, NavMesh
+from rtsnav.systems.nav.navmesh.visibility import goal_distances, sweep
 from tests.systems.nav.anyangle import AnyAngle
 
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from levels import load_movingai_map
-from systems.nav import Grid, NavError, find_path, path_length, smooth_path
-from systems.nav.grid import line_max_cost
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems.nav import Grid, NavError, find_path, path_length, smooth_path
+from rtsnav.systems.nav.grid import line_max_cost
 from tests.conftest import ascii_grid
 
 MODES = ["fast", "precise"]

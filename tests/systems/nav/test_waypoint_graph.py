@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from levels import load_movingai_map
-from systems.nav import Grid, NavError
-from systems.nav.waypoints.graph import LookupTables, WaypointGraph
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems.nav import Grid, NavError
+from rtsnav.systems.nav.waypoints.graph import LookupTables, WaypointGraph
 
 
 def test_floodfill_on_arena_reaches_every_cell_of_the_region_within_spacing():
