@@ -36,8 +36,8 @@ class NavState(enum.IntEnum):
 
 
 # Column layout, shared with systems.agents.AgentTable (which allocates these arrays).
-P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST = range(4)
-F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY = range(3)
+P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX = range(5)
+F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY, F_PAUSED = range(4)
 
 
 class NavigationAgent(RowComponent):
@@ -48,10 +48,16 @@ class NavigationAgent(RowComponent):
             (to a different value) makes the agent re-plan once.
         max_speed: world units / s, > 0; the agent's velocity is clamped to it.
         radius: world units, ≥ 0; the agent's body radius (used by flocking / avoidance).
-        path_desired_distance: world units, > 0; a waypoint counts as reached within this.
-        target_desired_distance: world units, > 0; the target counts as reached within this.
+        path_desired_distance: world units, > 0; a waypoint counts as reached within this
+            (Godot's default 1.0).
+        target_desired_distance: world units, > 0; the target counts as reached within this
+            (Godot's default 1.0).
+        path_max_distance: world units, > 0; an agent pushed farther than this from its path
+            re-plans from where it stands (Godot's default 5.0).
         avoidance_enabled: steer around other agents (used by the steering processors).
         method: the planner, one of ``PLANNERS``.
+        paused: a paused agent keeps its target and path but stands still (velocity 0) until
+            unpaused; it is never reported stuck. ``max_speed`` stays as it was.
 
     Raises:
         ValueError: a non-positive speed or distance, a negative radius, an unknown method.
@@ -60,25 +66,27 @@ class NavigationAgent(RowComponent):
     __slots__ = ()
     COLUMNS = {
         "target": Column("f8", 3, np.nan),
-        "agent_params": Column("f8", 4, 0.0),
-        "agent_flags": Column("?", 3, False),
+        "agent_params": Column("f8", 5, 0.0),
+        "agent_flags": Column("?", 4, False),
         "agent_method": Column("i1", 1, 0),
         "nav_state": Column("i1", 1, int(NavState.IDLE)),
     }
     FIELDS = ("target_position", "max_speed", "radius", "path_desired_distance",
-              "target_desired_distance", "avoidance_enabled", "method")
+              "target_desired_distance", "path_max_distance", "avoidance_enabled", "method", "paused")
 
     def __init__(self, target_position: Sequence[float] | None = None, max_speed: float = 4.0,
                  radius: float = 0.4, path_desired_distance: float = 1.0,
-                 target_desired_distance: float = 0.5, avoidance_enabled: bool = False,
-                 method: str = "astar") -> None:
+                 target_desired_distance: float = 1.0, path_max_distance: float = 5.0,
+                 avoidance_enabled: bool = False, method: str = "astar", paused: bool = False) -> None:
         super().__init__()
         self.max_speed = max_speed
         self.radius = radius
         self.path_desired_distance = path_desired_distance
         self.target_desired_distance = target_desired_distance
+        self.path_max_distance = path_max_distance
         self.avoidance_enabled = avoidance_enabled
         self.method = method
+        self.paused = paused
         self.target_position = target_position
 
     # ------------------------------------------------------------------ settings
@@ -131,8 +139,12 @@ class NavigationAgent(RowComponent):
                                    "world units, > 0: a waypoint is reached within this", 0.0, True)
     target_desired_distance = _param(P_TARGET_DIST, "target_desired_distance",
                                      "world units, > 0: the target is reached within this", 0.0, True)
+    path_max_distance = _param(P_PATH_MAX, "path_max_distance",
+                               "world units, > 0: farther than this from the path, the agent re-plans", 0.0, True)
     del _param
     avoidance_enabled = bool_field("agent_flags", F_AVOIDANCE, "steer around other agents")
+    paused = bool_field("agent_flags", F_PAUSED,
+                        "stand still, keeping target and path, until unpaused (never reported stuck)")
 
     @property
     def method(self) -> str:
@@ -186,3 +198,41 @@ class NavigationAgent(RowComponent):
     def is_target_reached(self) -> bool:
         """True once the agent came within ``target_desired_distance`` of the target."""
         return self.state is NavState.FINISHED
+
+    def get_current_navigation_path(self) -> np.ndarray:
+        """Godot's name for ``path``: world points ``(N, 3) float64``."""
+        return self.path
+
+    def get_current_navigation_path_index(self) -> int:
+        """Godot's name for ``path_index``."""
+        return self.path_index
+
+    def get_final_position(self) -> tuple[float, float, float] | None:
+        """The last point of the current path (the target, or the closest reachable point of a
+        partial path); None while there is no path (Godot returns the zero vector)."""
+        path = self.path
+        return tuple(float(v) for v in path[-1]) if len(path) else None  # type: ignore[return-value]
+
+    def is_target_reachable(self) -> bool:
+        """True when the current path ends within ``target_desired_distance`` of the target
+        (Godot's meaning); False with no target, no path yet, or a failed request."""
+        target = self.target_position
+        if target is None or self.state is NavState.FAILED:
+            return False
+        if self.state is NavState.FINISHED:
+            return True
+        final = self.get_final_position()
+        if final is None:
+            # group planners steer by flow field without a path: reachability was checked at order time
+            return self.state is NavState.FOLLOWING
+        return math.hypot(final[0] - target[0], final[1] - target[1]) <= self.target_desired_distance
+
+    def distance_to_target(self) -> float:
+        """Ground-plane distance, world units, from the agent's position to ``target_position``
+        (``math.inf`` without a target or while the agent is not registered with a Navigation)."""
+        target = self.target_position
+        position = getattr(self._store, "position", None) if self.is_bound else None
+        if target is None or position is None:
+            return math.inf
+        x, y = position[self._row, 0], position[self._row, 1]
+        return float(math.hypot(target[0] - x, target[1] - y))

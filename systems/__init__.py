@@ -25,6 +25,9 @@ _LAZY = {
     "MovementProcessor": ".movement",
     "FlowSteeringProcessor": ".flow_steering",
     "FlockingProcessor": ".flocking",
+    "BoundReadProcessor": ".bound_sync",
+    "BoundWriteProcessor": ".bound_sync",
+    "ComponentBinding": ".binding",
     "events": ".events",
 }
 

@@ -92,11 +92,17 @@ class AgentTable:
         self.failure: dict[int, str] = {}
         # entity -> {path index of a link's start: kind} for paths with off-mesh links (rare)
         self.links: dict[int, dict[int, str]] = {}
+        # per row: the game's own (position, velocity) components when bound (systems.binding)
+        self.external: list[tuple[object, object | None] | None] = []
+        self._external_cache: tuple[np.ndarray, list, list] | None = None
+        self.external_with_velocity = np.zeros(0, dtype=bool)
 
     # ------------------------------------------------------------ membership
     def add(self, entity: int, position: Position, velocity: Velocity | None,
-            agent: NavigationAgent, flock: Flock | None = None) -> int:
-        """Register an entity's components; they become views onto the new row."""
+            agent: NavigationAgent, flock: Flock | None = None,
+            external: tuple[object, object | None] | None = None) -> int:
+        """Register an entity's components; they become views onto the new row. ``external``
+        holds the game's own position / velocity components when they are bound instead."""
         if self.count == self.capacity:
             self._grow(2 * self.capacity)
         row = self.count
@@ -114,6 +120,9 @@ class AgentTable:
         if flock is not None:
             flock.bind(self, row)
         self.components.append((position, velocity, agent, flock))
+        self.external.append(external)
+        if external is not None:
+            self._external_cache = None
         self.row_of[entity] = row
         return row
 
@@ -134,6 +143,8 @@ class AgentTable:
     def remove(self, entity: int) -> None:
         """Unregister an entity: its components get their values back; the last row fills the hole."""
         row = self.row_of.pop(entity)
+        if self.external[row] is not None or self.external[-1] is not None:
+            self._external_cache = None
         for comp in self.components[row]:
             if comp is not None:
                 comp.unbind()
@@ -148,12 +159,31 @@ class AgentTable:
                 arr[row] = arr[last]
             moved = self.components[last]
             self.components[row] = moved
+            self.external[row] = self.external[last]
             for comp in moved:
                 if comp is not None:
                     comp._row = row
             self.row_of[int(self.entity[row])] = row
         self.components.pop()
+        self.external.pop()
         self.count = last
+
+    def external_view(self) -> tuple[np.ndarray, list, list]:
+        """Rows whose agents use the game's own components, those position components, and the
+        velocity components of the rows where ``external_with_velocity`` is True."""
+        if self._external_cache is None:
+            rows = [r for r, ext in enumerate(self.external) if ext is not None]
+            positions = [self.external[r][0] for r in rows]  # type: ignore[index]
+            has_velocity = np.array([self.external[r][1] is not None for r in rows], dtype=bool)  # type: ignore[index]
+            velocities = [self.external[r][1] for r in rows if self.external[r][1] is not None]  # type: ignore[index]
+            self._external_cache = (np.array(rows, dtype=np.int64), positions, velocities)
+            self.external_with_velocity = has_velocity
+        return self._external_cache
+
+    def set_external(self, row: int, external: tuple[object, object | None] | None) -> None:
+        """Replace the game components bound to ``row`` (the entity's components changed)."""
+        self.external[row] = external
+        self._external_cache = None
 
     # ----------------------------------------------------------------- paths
     def set_path(self, row: int, points: np.ndarray, index: int) -> None:

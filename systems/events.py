@@ -4,6 +4,27 @@ Godot's NavigationAgent signals, as esper events. Subscribe with
 ``esper.set_handler(events.TARGET_REACHED, handler)``; use a module function or a bound method
 (esper keeps weak references, so a lambda handler silently disappears). Events fire after the
 components were written, inside ``esper.process``, in the world the processors run in.
+
+Event (constant = name)                   Handler arguments
+----------------------------------------  -----------------------------------------------------
+PATH_CHANGED = "path_changed"             entity: int, path: ndarray (N, 3) float64 — a new path
+                                          was planned; world waypoints, the last one the target.
+WAYPOINT_REACHED = "waypoint_reached"     entity: int, index: int, position: (x, y, z) — the
+                                          agent passed waypoint ``index`` of its path.
+TARGET_REACHED = "target_reached"         entity: int — within ``target_desired_distance``.
+NAVIGATION_FINISHED =                     entity: int — navigation ended: arrived (right after
+  "navigation_finished"                   target_reached) or failed (right after path_failed).
+VELOCITY_COMPUTED = "velocity_computed"   entities: ndarray (N,) int64, velocities: ndarray
+                                          (N, 3) float64 — once per tick, batched: the safe
+                                          velocity (walls slid along, speed clamped) of every
+                                          agent following a path or flow. Godot sends one
+                                          ``safe_velocity`` per agent; one batch costs one call
+                                          for 10,000 agents. Dispatched only when handled.
+PATH_FAILED = "path_failed"               entity: int, reason: str — no path to the target
+                                          (unreachable, blocked or off-map, NaN target); stops.
+LINK_REACHED = "link_reached"             entity: int, kind: str, start: tuple, end: tuple —
+                                          the start of an off-mesh link (jump, ladder, teleport)
+                                          on a navmesh path; the agent is carried to ``end``.
 """
 
 #: ``(entity: int, path: ndarray (N, 3) float64)`` — a new path was planned for the agent;
@@ -22,8 +43,8 @@ TARGET_REACHED = "target_reached"
 NAVIGATION_FINISHED = "navigation_finished"
 
 #: ``(entities: ndarray (N,) int64, velocities: ndarray (N, 3) float64)`` — once per tick, the
-#: velocities the path followers computed for every agent that is following a path. Batched
-#: (not per agent) so 10,000 agents cost one call; only dispatched when a handler is set.
+#: safe velocity of every agent following a path or flow (after wall sliding). Batched (not per
+#: agent) so 10,000 agents cost one call; only dispatched when a handler is set.
 VELOCITY_COMPUTED = "velocity_computed"
 
 #: ``(entity: int, reason: str)`` — no path to the target (unreachable, blocked or off-map

@@ -25,7 +25,7 @@ import esper
 import numpy as np
 
 from rtsnav.components import NavState, PLANNERS
-from rtsnav.components.navigation import P_MAX_SPEED, P_RADIUS, P_TARGET_DIST
+from rtsnav.components.navigation import F_PAUSED, P_MAX_SPEED, P_RADIUS, P_TARGET_DIST
 from rtsnav.systems.nav import find_path, smooth_path
 from rtsnav.systems.nav.flow.corridor import CorridorField
 from rtsnav.systems.nav.steering.proximity_grid import near_any
@@ -77,7 +77,8 @@ class FlowSteeringProcessor(NavProcessor):
         method = t.agent_method[:n, 0]
         state = t.nav_state[:n, 0]
         flow = np.isin(method, FLOW_METHODS)
-        rows = np.flatnonzero(flow & (state == NavState.FOLLOWING) & (t.path_len[:n] == 0))
+        rows = np.flatnonzero(flow & (state == NavState.FOLLOWING) & (t.path_len[:n] == 0)
+                              & ~t.agent_flags[:n, F_PAUSED])
         if len(rows) == 0:
             self._forget_orders(set())
             return

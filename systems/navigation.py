@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from pathlib import Path
+from typing import Callable, Iterable
 
 import numpy as np
 
 from rtsnav.systems.nav import Grid, NavError
+from rtsnav.systems.nav.bake_cache import default_cache_dir
 from rtsnav.systems.nav.flow.field import FlowField
 from rtsnav.systems.nav.flow.sectors import SectorGraph, SectorOrder
 from rtsnav.systems.nav.navmesh import NavMesh
@@ -14,6 +17,7 @@ from rtsnav.systems.nav.waypoints.graph import WaypointGraph
 from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 
 from .agents import AgentTable
+from .binding import ComponentBinding
 from .requests import PathRequestQueue
 
 __all__ = ["Navigation"]
@@ -39,7 +43,10 @@ class Navigation:
         wall_avoidance: weight of the push away from walls for flow/leader agents, ≥ 0
             (above the flock weights, so crowds never press units into walls).
         flow_cache: whole-map flow fields kept (LRU), ≥ 1.
-        cache_dir: where bakes (the hierarchy) are cached on disk; None keeps them in memory.
+        cache_dir: where bakes (hierarchy, navmesh) are cached on disk: by default the user's
+            cache directory (``$RTSNAV_CACHE_DIR``, else ``~/.cache/rtsnav`` on Linux), never the
+            installed package; ``False`` keeps bakes in memory only. A folder that cannot be
+            written falls back to memory with one warning.
         waypoint_graph: the graph agents with ``method="waypoints"`` use; by default one is
             flood-filled (spacing 4 cells) from the middle of the largest region on first use.
         navmesh: the mesh agents with ``method="navmesh"`` use; by default baked from the grid on
@@ -50,7 +57,7 @@ class Navigation:
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
-                 flow_cache: int = 8, cache_dir: str | None = None,
+                 flow_cache: int = 8, cache_dir: str | Path | None | bool = None,
                  waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
                  navmesh_radius: float = 0.4) -> None:
         if not isinstance(grid, Grid):
@@ -76,7 +83,13 @@ class Navigation:
         self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
         self._tiles: SectorGraph | None = None
         self._fields_version = grid.version
-        self.cache_dir = cache_dir
+        self.cache_dir: Path | None = (None if cache_dir is False else
+                                       default_cache_dir() if cache_dir is None or cache_dir is True
+                                       else Path(cache_dir))
+        #: which components hold positions / velocities (``install(position=...)`` sets it)
+        self.binding = ComponentBinding()
+        #: ``"rtsnav"``: rtsnav moves the bodies; ``"game"``: rtsnav only computes safe velocities
+        self.movement = "rtsnav"
         self._hierarchy: Hierarchy | None = None
         self._waypoints = waypoint_graph
         self._navmesh = navmesh
@@ -126,10 +139,15 @@ class Navigation:
                 self._hierarchy = Hierarchy.build(self.grid, progress=progress)
         return self._hierarchy
 
-    def navmesh(self) -> NavMesh:
-        """The navmesh of ``method="navmesh"`` agents (baked from the grid on first use)."""
+    def navmesh(self, progress=None) -> NavMesh:
+        """The navmesh of ``method="navmesh"`` agents, baked — or loaded from ``cache_dir`` — on
+        first use (``prepare`` does that at load time)."""
         if self._navmesh is None:
-            self._navmesh = NavMesh.from_grid(self.grid, agent_radius=self.navmesh_radius)
+            if self.cache_dir is not None:
+                self._navmesh = NavMesh.cached(self.grid, self.cache_dir, agent_radius=self.navmesh_radius,
+                                               progress=progress)
+            else:
+                self._navmesh = NavMesh.from_grid(self.grid, agent_radius=self.navmesh_radius, progress=progress)
         return self._navmesh
 
     def waypoints(self) -> WaypointGraph:
@@ -142,6 +160,23 @@ class Navigation:
             seed = cells[np.argmin(np.hypot(*(cells - centre).T))]
             self._waypoints = WaypointGraph.floodfill(self.grid, tuple(int(v) for v in seed), spacing=4)
         return self._waypoints
+
+    def prepare(self, methods: Iterable[str] | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> dict[str, float]:
+        """Do at load time everything a first order would otherwise do inside a tick: compile (or
+        load from numba's cache) every kernel the given planners use, and bake (or load from
+        ``cache_dir``) the navmesh, hierarchy, sector tiles and waypoint graph they need.
+
+        Args:
+            methods: planner names (``components.PLANNERS``); None prepares every planner.
+            progress: optional ``callable(stage, done, total)`` for a loading screen.
+
+        Returns seconds per stage (``kernels``, ``navmesh``, ``hierarchy``, ``tiles``,
+        ``waypoints``). ``install`` calls it unless told ``prepare=False``.
+        """
+        from .prepare import prepare_navigation
+
+        return prepare_navigation(self, methods, progress)
 
     def cells_changed(self, cells: np.ndarray) -> None:
         """Tell the navigation that ``cells`` were opened, blocked or re-costed on its grid

@@ -6,7 +6,8 @@ import esper
 import numpy as np
 
 from rtsnav.components import NavState
-from rtsnav.components.navigation import P_MAX_SPEED, P_PATH_DIST, P_TARGET_DIST
+from rtsnav.components.navigation import (F_PAUSED, F_TARGET_DIRTY, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX,
+                                          P_TARGET_DIST)
 
 from . import events
 from .base import NavProcessor
@@ -21,14 +22,17 @@ class PathFollowProcessor(NavProcessor):
     """Vectorised over all following agents: advance the waypoint within
     ``path_desired_distance``; arrive within ``target_desired_distance`` of the last one; write
     the velocity toward the current waypoint. The speed is capped at ``distance / dt`` so an
-    agent never steps past a waypoint and oscillates around it."""
+    agent never steps past a waypoint and oscillates around it. Paused agents are skipped; an
+    agent farther than ``path_max_distance`` from its current path segment re-plans from where
+    it stands."""
 
     def update(self, dt: float) -> None:
         table = self.navigation.agents
         n = table.count
         # only agents walking a path (group-steered units have none: FlowSteeringProcessor)
-        rows = np.flatnonzero((table.nav_state[:n, 0] == NavState.FOLLOWING) & (table.path_len[:n] > 0))
-        if len(rows) == 0:
+        rows = np.flatnonzero((table.nav_state[:n, 0] == NavState.FOLLOWING) & (table.path_len[:n] > 0)
+                              & ~table.agent_flags[:n, F_PAUSED])
+        if len(rows) == 0 or not dt > 0.0:
             return
         points = table.paths.points
         pos = table.position[rows, :2]
@@ -73,10 +77,23 @@ class PathFollowProcessor(NavProcessor):
         velocity[:, :2] = offset * scale[:, None]
         velocity[arrived] = 0.0
         table.velocity[rows] = velocity
-        if events.has_handler(events.VELOCITY_COMPUTED):
-            esper.dispatch_event(events.VELOCITY_COMPUTED, table.entity[rows].copy(), velocity)
+        self._replan_if_pushed_off(rows, pos, start, idx, params[:, P_PATH_MAX])
         if arrived.any():
             self.arrive(rows[arrived])
+
+    def _replan_if_pushed_off(self, rows, pos, start, idx, limit) -> None:
+        """Agents farther than ``path_max_distance`` from the segment they walk re-plan."""
+        points = self.navigation.agents.paths.points
+        a = points[start + np.maximum(idx - 1, 0), :2]
+        b = points[start + idx, :2]
+        ab = b - a
+        length2 = (ab * ab).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.clip(np.where(length2 > 0, ((pos - a) * ab).sum(axis=1) / length2, 0.0), 0.0, 1.0)
+        off = pos - (a + ab * t[:, None])
+        far = np.flatnonzero((off * off).sum(axis=1) > limit * limit)
+        if len(far):
+            self.navigation.agents.agent_flags[rows[far], F_TARGET_DIRTY] = True
 
     def _take_links(self, rows, advance, idx, start, pos) -> None:
         """Agents passing the start of an off-mesh link: ``link_reached``, then carried to its

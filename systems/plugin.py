@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import esper
 
+from rtsnav.components import Position, Velocity
+
+from .binding import ComponentBinding
+from .bound_sync import BoundReadProcessor, BoundWriteProcessor
 from .flocking import FlockingProcessor
 from .flow_steering import FlowSteeringProcessor
 from .movement import MovementProcessor
@@ -20,26 +26,58 @@ __all__ = ["install", "uninstall", "PROCESSOR_ORDER", "installed_processors"]
 #: movement last, so positions written this tick are the ones everyone reads next tick.
 PROCESSOR_ORDER: tuple[tuple[type[esper.Processor], int], ...] = (
     (AgentRegistryProcessor, 60),
+    (BoundReadProcessor, 55),             # the game's own components in (no-op without a binding)
     (PathRequestProcessor, 50),
     (PathFollowProcessor, 40),
     (FlowSteeringProcessor, 30),
     (FlockingProcessor, 20),
     (MovementProcessor, 10),
+    (BoundWriteProcessor, 5),             # and back out
 )
 
+_DEFAULT = object()
 
-def install(navigation: Navigation, *, priority_base: int = 0) -> tuple[esper.Processor, ...]:
+
+def install(navigation: Navigation, *, priority_base: int = 0, position: type = Position,
+            velocity: type | None | object = _DEFAULT, position_fields: tuple[str, ...] = ("x", "y", "z"),
+            velocity_fields: tuple[str, ...] = ("x", "y", "z"), movement: str = "rtsnav",
+            prepare: bool = True, methods=None,
+            progress: Callable[[str, int, int], None] | None = None) -> tuple[esper.Processor, ...]:
     """Add all rtsnav processors to the *current* esper world; returns them in run order.
 
     Args:
         navigation: the level's ``Navigation`` (one per world).
         priority_base: added to every priority in ``PROCESSOR_ORDER``, to place rtsnav among the
             game's own processors (esper runs higher priorities first).
+        position: the component class holding an agent's position: rtsnav's ``Position`` (the
+            fast, array-backed default) or the game's own (read every tick; see ``systems.binding``).
+        velocity: the game's velocity class (default: rtsnav's ``Velocity`` with rtsnav's
+            ``Position``, none with a game position class), or None.
+        position_fields / velocity_fields: attribute names of x, y (and z) on those classes.
+        movement: ``"rtsnav"`` — rtsnav moves the bodies (positions written back); ``"game"`` —
+            Godot's flow: rtsnav computes the safe velocity (wall sliding applied) and reports it
+            through ``velocity_computed`` and the velocity component; the game moves its bodies.
+        prepare: run ``navigation.prepare(methods, progress)`` now (kernels compiled, bakes made
+            or loaded), so no tick pays for it. Pass False to do it yourself later.
+        methods / progress: passed to ``prepare``.
 
     Installing into a world that already has rtsnav replaces the previous installation.
     """
     if not isinstance(navigation, Navigation):
-        raise TypeError(f"install() needs a systems.Navigation, got {type(navigation).__name__}")
+        raise TypeError(f"install() needs a rtsnav.systems.Navigation, got {type(navigation).__name__}")
+    if movement not in ("rtsnav", "game"):
+        raise ValueError(f"install(movement=...) must be 'rtsnav' or 'game', got {movement!r}")
+    if not isinstance(position, type):
+        raise TypeError(f"install(position=...) must be a component class, got {position!r}")
+    if velocity is _DEFAULT:
+        velocity = Velocity if position is Position else None
+    if velocity is not None and not isinstance(velocity, type):
+        raise TypeError(f"install(velocity=...) must be a component class or None, got {velocity!r}")
+    navigation.binding = ComponentBinding(position, velocity, _fields_of(position, position_fields),  # type: ignore[arg-type]
+                                          _fields_of(velocity, velocity_fields))
+    navigation.movement = movement
+    if prepare:
+        navigation.prepare(methods, progress)
     uninstall()
     handles = []
     for cls, offset in PROCESSOR_ORDER:
@@ -47,6 +85,22 @@ def install(navigation: Navigation, *, priority_base: int = 0) -> tuple[esper.Pr
         esper.add_processor(proc, priority=priority_base + offset)
         handles.append(proc)
     return tuple(handles)
+
+
+def _fields_of(cls: type | None, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """``fields``, without a trailing ``z`` the class does not declare (a 2D game's ``x, y``)."""
+    fields = tuple(fields)
+    if cls is None or len(fields) != 3:
+        return fields
+    declared: set[str] = set()
+    for klass in cls.__mro__:
+        declared.update(getattr(klass, "__annotations__", {}))
+        slots = getattr(klass, "__slots__", ())
+        declared.update([slots] if isinstance(slots, str) else slots)
+        declared.update(name for name, value in vars(klass).items() if isinstance(value, property))
+    if fields[2] not in declared and fields[0] in declared:
+        return fields[:2]
+    return fields
 
 
 def uninstall() -> Navigation | None:

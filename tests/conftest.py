@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
+
+# Bakes made by the tests go to a scratch cache, never the developer's ~/.cache/rtsnav.
+os.environ.setdefault("RTSNAV_CACHE_DIR", tempfile.mkdtemp(prefix="rtsnav-test-cache-"))
 
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios
 

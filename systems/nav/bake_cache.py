@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import warnings
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -18,7 +20,22 @@ import numpy as np
 from .errors import NavError
 from .grid import Grid
 
-__all__ = ["grid_digest", "write_baked", "read_baked", "load_or_bake"]
+__all__ = ["grid_digest", "write_baked", "read_baked", "load_or_bake", "default_cache_dir"]
+
+#: Cache folders already reported unwritable (one warning each per process).
+_WARNED_UNWRITABLE: set[str] = set()
+
+
+def default_cache_dir() -> Path:
+    """Where bakes are cached unless told otherwise: ``$RTSNAV_CACHE_DIR`` when set, else the
+    user's cache directory (``platformdirs``: ``~/.cache/rtsnav`` on Linux, following XDG) —
+    never the installed package."""
+    env = os.environ.get("RTSNAV_CACHE_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("rtsnav", appauthor=False))
 
 T = TypeVar("T")
 
@@ -64,15 +81,28 @@ def read_baked(path: str | Path, version: int, kind: str) -> tuple[np.ndarray, d
 
 
 def load_or_bake(path: str | Path, load: Callable[[Path], T], bake: Callable[[], T]) -> T:
-    """``load(path)`` if that works; otherwise ``bake()``, saved to ``path`` (a corrupt or stale
-    file is rebuilt)."""
+    """``load(path)`` if that works; otherwise ``bake()``, saved to ``path`` (a corrupt, stale or
+    incomplete file is rebuilt). The write is atomic (a temporary file renamed into place); a
+    folder that cannot be written keeps the bake in memory, with one ``RuntimeWarning``."""
     path = Path(path)
     if path.exists():
         try:
             return load(path)
-        except NavError:
-            pass
+        except (NavError, KeyError, ValueError, IndexError, TypeError):
+            pass                                     # damaged or from another layout: bake again
     baked = bake()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    baked.save(path)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        baked.save(tmp)                              # type: ignore[attr-defined]
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if str(path.parent) not in _WARNED_UNWRITABLE:
+            _WARNED_UNWRITABLE.add(str(path.parent))
+            warnings.warn(f"cannot write the bake cache in {path.parent} ({e.strerror or e}); "
+                          "baking in memory instead", RuntimeWarning, stacklevel=2)
     return baked

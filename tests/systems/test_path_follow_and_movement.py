@@ -108,7 +108,8 @@ def test_heights_set_z_while_moving():
     grid = Grid(np.ones((3, 6), dtype=bool), heights=heights)
     nav = Navigation(grid)
     install(nav)
-    e = esper.create_entity(Position(0.5, 1.5), Velocity(), NavigationAgent(target_position=(5.5, 1.5, 0)))
+    e = esper.create_entity(Position(0.5, 1.5), Velocity(), NavigationAgent(target_position=(5.5, 1.5, 0),
+                                                                         target_desired_distance=0.1))
     for _ in range(200):
         esper.process(1 / 30)
     pos = esper.component_for_entity(e, Position)
