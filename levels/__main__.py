@@ -21,9 +21,10 @@ from tqdm import tqdm
 
 from rtsnav.levels import LevelError
 from rtsnav.levels.level_file import builtin_levels, load_level
+from rtsnav.systems.nav.bake_cache import default_cache_dir
 from rtsnav.systems.nav.errors import NavError
 
-DEFAULT_CACHE = Path(__file__).resolve().parent / "cache"
+DEFAULT_CACHE = default_cache_dir()      # the user's cache dir ($RTSNAV_CACHE_DIR overrides), never the package
 
 
 def _bar(desc: str, unit: str = "cluster"):

@@ -158,7 +158,11 @@ class Navigation:
             cells = np.argwhere(labels == big)[:, ::-1]
             centre = cells.mean(axis=0)
             seed = cells[np.argmin(np.hypot(*(cells - centre).T))]
-            self._waypoints = WaypointGraph.floodfill(self.grid, tuple(int(v) for v in seed), spacing=4)
+            seed_cell = tuple(int(v) for v in seed)
+            if self.cache_dir is not None:
+                self._waypoints = WaypointGraph.cached_floodfill(self.grid, self.cache_dir, seed_cell, spacing=4)
+            else:
+                self._waypoints = WaypointGraph.floodfill(self.grid, seed_cell, spacing=4)
         return self._waypoints
 
     def prepare(self, methods: Iterable[str] | None = None,

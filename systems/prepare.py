@@ -71,6 +71,21 @@ def _practice(grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: fl
         esper.delete_world(_SCRATCH_WORLD)
 
 
+def _first_query(planner, grid: Grid, three_d: bool) -> None:
+    """One query between two far cells of the largest region: lazy per-structure tables are
+    built now rather than in the first order's tick."""
+    labels = grid.components()
+    if not (labels >= 0).any():
+        return
+    big = np.bincount(labels[labels >= 0]).argmax()
+    ys, xs = np.nonzero(labels == big)
+    a, b = (int(xs[0]), int(ys[0])), (int(xs[-1]), int(ys[-1]))
+    if three_d:
+        planner.find_path(grid.cell_to_world(*a), grid.cell_to_world(*b))
+    else:
+        planner.find_path(a, b)
+
+
 def prepare_navigation(nav, methods: Iterable[str] | None,
                        progress: Callable[[str, int, int], None] | None) -> dict[str, float]:
     """See ``Navigation.prepare``."""
@@ -100,11 +115,11 @@ def prepare_navigation(nav, methods: Iterable[str] | None,
                 _practice(practice_grid(nav.grid), [m for m in chosen if m in ("flowfield", "leader")],
                           "tiles", nav.navmesh_radius)
         elif stage == "navmesh":
-            nav.navmesh()
+            _first_query(nav.navmesh(), nav.grid, three_d=True)      # builds its lazy query tables too
         elif stage == "hierarchy":
-            nav.hierarchy()
+            _first_query(nav.hierarchy(), nav.grid, three_d=False)
         elif stage == "waypoints":
-            nav.waypoints()
+            _first_query(nav.waypoints(), nav.grid, three_d=True)
         elif stage == "tiles":
             nav.sector_graph()
         seconds[stage] = time.perf_counter() - t0

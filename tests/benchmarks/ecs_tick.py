@@ -8,7 +8,10 @@ the agents follow their paths. Baselines in the same run, on the same entity cou
   * ``esper pos += vel*dt``: a plain esper processor looping over Position/Velocity objects;
   * ``copy to numpy and back``: gathering the component objects into arrays and scattering back
     (what a processor without row views would pay every tick).
-Also measured: one tick in which an entity spawns (esper rebuilds its query cache then).
+Also measured: one tick in which an entity spawns (esper rebuilds its query cache then), and
+the bound-components mode (``install(position=PlainPos, velocity=PlainVel)``: the game's own
+dataclass components, copied in and out once per tick) against the array-backed default.
+The cold-start timeline (import, prepare, first tick) is ``cold_start.py``.
 """
 
 from __future__ import annotations
@@ -72,11 +75,14 @@ def plain_esper_ms(n: int, ticks: int = 50) -> tuple[float, float]:
     return float(np.median(loop) * 1e3), float(np.median(copy) * 1e3)
 
 
-def bench(n: int, ticks: int, grid) -> dict:
-    world = f"bench-{n}"
+def bench(n: int, ticks: int, grid, bound: bool = False) -> dict:
+    world = f"bench-{n}-{bound}"
     esper.switch_world(world)
     nav = Navigation(grid, expansions_per_tick=10**9, max_searches=1)
-    install(nav)
+    if bound:
+        install(nav, position=PlainPos, velocity=PlainVel, methods=("astar",))
+    else:
+        install(nav, methods=("astar",))
     rng = np.random.default_rng(n)
     labels = grid.components()
     big = np.bincount(labels[labels >= 0]).argmax()
@@ -89,8 +95,9 @@ def bench(n: int, ticks: int, grid) -> dict:
             if grid.in_bounds(*c) and labels[c[1], c[0]] == big:
                 t = c
                 break
-        esper.create_entity(Position(*grid.cell_to_world(*s)), Velocity(),
-                            NavigationAgent(target_position=grid.cell_to_world(*t), max_speed=1.5))
+        x, y, z = grid.cell_to_world(*s)
+        body = (PlainPos(x, y, z), PlainVel()) if bound else (Position(x, y, z), Velocity())
+        esper.create_entity(*body, NavigationAgent(target_position=grid.cell_to_world(*t), max_speed=1.5))
     t0 = time.perf_counter()
     esper.process(1 / 60)                               # registers agents and plans every path
     first_tick_s = time.perf_counter() - t0
@@ -104,7 +111,9 @@ def bench(n: int, ticks: int, grid) -> dict:
     following = int((nav.agents.nav_state[: nav.agents.count, 0] == NavState.FOLLOWING).sum())
     spawn = []
     for _ in range(15):
-        e = esper.create_entity(Position(*grid.cell_to_world(*cells[0])), Velocity(), NavigationAgent())
+        x, y, z = grid.cell_to_world(*cells[0])
+        body = (PlainPos(x, y, z), PlainVel()) if bound else (Position(x, y, z), Velocity())
+        e = esper.create_entity(*body, NavigationAgent())
         t = time.perf_counter()
         esper.process(1 / 60)
         spawn.append((time.perf_counter() - t) * 1e3)
@@ -116,8 +125,13 @@ def bench(n: int, ticks: int, grid) -> dict:
     names = [type(p).__name__ for p in procs]
     follow_move = float(np.median(samples[:, names.index("PathFollowProcessor")]
                                   + samples[:, names.index("MovementProcessor")]))
+    sync = 0.0
+    if bound:
+        sync = float(np.median(samples[:, names.index("BoundReadProcessor")] + samples[:, names.index("BoundWriteProcessor")]))
     return {
-        "agents": n, "ticks": ticks, "following_at_end": following,
+        "agents": n, "ticks": ticks, "following_at_end": following, "bound_components": bound,
+        "bound_copy_in_out_median_ms": round(sync, 3),
+        "bound_copy_us_per_agent": round(sync * 1e3 / n, 3),
         "register_and_plan_first_tick_s": round(first_tick_s, 2),
         "processor_median_ms": {name: round(float(m), 4) for name, m in zip(names, med[:-1])},
         "follow_plus_movement_median_ms": round(follow_move, 3),
@@ -148,7 +162,14 @@ def main(argv=None) -> int:
               f"{r['follow_plus_movement_median_ms']:>13.3f}{r['whole_tick_median_ms']:>8.3f}"
               f"{r['tick_with_a_spawn_median_ms']:>12.2f}{r['esper_plain_loop_ms']:>12.3f}"
               f"{r['esper_copy_to_numpy_and_back_ms']:>11.3f}")
-    save_json(args.json, rows)
+    bound_rows = [bench(n, min(args.ticks, 100), grid, bound=True) for n in (2000, 10000)]
+    default_rows = [bench(n, min(args.ticks, 100), grid) for n in (2000, 10000)]
+    print("\nbound components (the game's own dataclasses) vs rtsnav's array-backed default, median ms")
+    print(f"{'agents':>7}{'default tick':>14}{'bound tick':>12}{'copy in+out':>13}{'µs / agent':>12}")
+    for b, d in zip(bound_rows, default_rows):
+        print(f"{b['agents']:>7}{d['whole_tick_median_ms']:>14.3f}{b['whole_tick_median_ms']:>12.3f}"
+              f"{b['bound_copy_in_out_median_ms']:>13.3f}{b['bound_copy_us_per_agent']:>12.3f}")
+    save_json(args.json, {"default": rows, "bound_vs_default": {"bound": bound_rows, "default": default_rows}})
     return 0
 
 

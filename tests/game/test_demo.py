@@ -142,3 +142,13 @@ def test_headless_command_line_renders_and_summarises(tmp_path):
     assert res.returncode == 0, res.stderr[-2000:]
     assert "rtsnav demo (headless)" in res.stdout and "ms per frame" in res.stdout
     assert out.exists() and out.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "game" / "examples").glob("*.toml")), ids=lambda p: p.name)
+def test_example_orders_files_run(example, tmp_path):
+    """Every orders file shipped in game/examples runs headless with no failed order."""
+    res = subprocess.run([sys.executable, "-m", "rtsnav.game", "--headless", "--frames", "150", "--units", "60",
+                          "--size", "320x200", "--orders", str(example)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "failed 0," in res.stdout, res.stdout

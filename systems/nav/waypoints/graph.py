@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
+from ..bake_cache import grid_digest, load_or_bake, read_baked, write_baked
 from ..errors import NavError
 from ..grid import Grid, line_max_cost
 from ..result import PathResult, PathStatus
@@ -123,6 +124,38 @@ class WaypointGraph:
         cells, edges = _cover_gaps(grid, (sx, sy), spacing, cells, edges)
         edges = sorted(set((min(a, b), max(a, b)) for a, b in edges))
         return cls(grid, np.array(cells), np.array(edges, dtype=np.int64).reshape(-1, 2))
+
+    # ------------------------------------------------------------------ caching
+    FORMAT_VERSION = 1
+
+    def edges(self) -> np.ndarray:
+        """Undirected edges ``(E, 2) int64`` (each once, smaller node first)."""
+        src = np.repeat(np.arange(len(self.cells)), np.diff(self.adj_start))
+        keep = src < self.adj_target
+        return np.stack([src[keep], self.adj_target[keep]], axis=1)
+
+    def save(self, path) -> None:
+        """Write the graph (cells and edges) in the checksummed bake format, with the grid's digest."""
+        write_baked(path, self.FORMAT_VERSION, np.zeros(0), {"cells": self.cells, "edges": self.edges()},
+                    grid=grid_digest(self.grid, ("waypoints",)))
+
+    @classmethod
+    def load(cls, path, grid: Grid) -> "WaypointGraph":
+        """Read a graph saved by ``save``; ``NavError`` when the file is damaged or was saved for
+        another grid."""
+        _, arrays, digest = read_baked(path, cls.FORMAT_VERSION, "waypoint graph")
+        if digest != grid_digest(grid, ("waypoints",)):
+            raise NavError(f"{path}: baked for another grid")
+        return cls(grid, arrays["cells"], arrays["edges"])
+
+    @classmethod
+    def cached_floodfill(cls, grid: Grid, cache_dir, seed: Sequence[int], spacing: int = 4) -> "WaypointGraph":
+        """``floodfill(grid, seed, spacing)`` from ``cache_dir``, or flooded and saved there."""
+        from pathlib import Path
+
+        digest = grid_digest(grid, ("waypoints", tuple(int(v) for v in seed), int(spacing), cls.FORMAT_VERSION))
+        return load_or_bake(Path(cache_dir) / f"waypoints-{digest[:24]}.npz", lambda p: cls.load(p, grid),
+                            lambda: cls.floodfill(grid, seed, spacing))
 
     # ----------------------------------------------------------------- lookups
     def nearest(self, point: Sequence[float]) -> int:

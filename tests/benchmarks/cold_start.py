@@ -1,0 +1,126 @@
+"""Cold start: import, ``prepare`` (run by ``install``) and the first order tick of each planner.
+
+    python tests/benchmarks/cold_start.py [--map AcrosstheCape.map] [--agents 200] [--json out.json]
+
+Two fresh processes: one with an empty numba cache and an empty bake cache, one with both warm
+(the second run reuses the first one's caches). In each, after ``install`` (which compiles the
+kernels and bakes the navmesh, hierarchy, tiles and waypoint graph), every planner in turn orders
+``--agents`` new agents. Reported per planner: the first order tick, the same order repeated
+later to other targets (everything compiled, every bake done: the tick's own planning work), and
+a steady tick. The acceptance: first order tick − repeated order tick < 50 ms on an empty cache,
+and ``prepare`` with warm caches < 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "navmesh", "waypoints", "hierarchy", "flowfield",
+            "leader")
+
+
+def child(map_name: str, agents: int) -> dict:
+    t0 = time.perf_counter()
+    import esper
+    import numpy as np
+
+    from rtsnav.components import Flock, NavigationAgent, Position, Velocity
+    from rtsnav.levels import load_movingai_map
+    from rtsnav.systems import Navigation, install
+
+    out: dict = {"import_s": time.perf_counter() - t0}
+    grid = load_movingai_map(map_name)
+    nav = Navigation(grid)
+    t = time.perf_counter()
+    install(nav)
+    out["install_and_prepare_s"] = time.perf_counter() - t
+    labels = grid.components()
+    big = np.bincount(labels[labels >= 0]).argmax()
+    cells = np.argwhere(labels == big)[:, ::-1]
+    rng = np.random.default_rng(7)
+
+    def order(method: str, group: int) -> list[int]:
+        centre = cells[rng.integers(0, len(cells))]
+        goal = cells[rng.integers(0, len(cells))]
+        near = cells[np.argsort(np.abs(cells - centre).sum(axis=1))[:agents]]
+        made = []
+        for c in near:
+            parts = [Position(*grid.cell_to_world(*c)), Velocity(),
+                     NavigationAgent(target_position=grid.cell_to_world(*goal), max_speed=4.0, method=method)]
+            if method in ("flowfield", "leader"):
+                parts.append(Flock(group=group))
+            made.append(esper.create_entity(*parts))
+        return made
+
+    def tick_ms() -> float:
+        t = time.perf_counter()
+        esper.process(1 / 30)
+        return (time.perf_counter() - t) * 1e3
+
+    rows = {}
+    for k, method in enumerate(PLANNERS):
+        first_units = order(method, 2 * k + 1)
+        first = tick_ms()
+        steady = sorted(tick_ms() for _ in range(15))[7]
+        for e in first_units:
+            esper.delete_entity(e, immediate=True)
+        tick_ms()
+        order(method, 2 * k + 2)
+        again = tick_ms()
+        for _ in range(3):
+            tick_ms()
+        for e, _ in list(esper.get_component(NavigationAgent)):
+            esper.delete_entity(e, immediate=True)
+        tick_ms()
+        rows[method] = {"first_order_tick_ms": round(first, 2), "repeated_order_tick_ms": round(again, 2),
+                        "steady_tick_ms": round(steady, 2), "excess_ms": round(first - again, 2)}
+    out["planners"] = rows
+    out["total_s"] = time.perf_counter() - t0
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--map", default="AcrosstheCape.map")
+    ap.add_argument("--agents", type=int, default=200)
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.map, args.agents)))
+        return 0
+    results = {}
+    with tempfile.TemporaryDirectory() as numba_cache, tempfile.TemporaryDirectory() as bake_cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, RTSNAV_CACHE_DIR=bake_cache)
+        for label in ("empty caches", "warm caches"):
+            res = subprocess.run([sys.executable, __file__, "--child", "--map", args.map, "--agents", str(args.agents)],
+                                 env=env, capture_output=True, text=True)
+            if res.returncode != 0:
+                print(res.stderr[-3000:])
+                return 1
+            results[label] = json.loads(res.stdout.strip().splitlines()[-1])
+    for label, r in results.items():
+        print(f"\n{label}: import {r['import_s']:.2f} s, install + prepare {r['install_and_prepare_s']:.2f} s")
+        print(f"{'planner':>14}{'first order tick':>18}{'repeated order':>16}{'excess':>9}{'steady':>9}   (ms)")
+        for method, p in r["planners"].items():
+            print(f"{method:>14}{p['first_order_tick_ms']:>18.1f}{p['repeated_order_tick_ms']:>16.1f}"
+                  f"{p['excess_ms']:>9.1f}{p['steady_tick_ms']:>9.2f}")
+    if args.json:
+        from tests.benchmarks.report import save_json
+
+        save_json(args.json, results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
