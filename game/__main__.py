@@ -16,8 +16,12 @@ import argparse
 import os
 import sys
 import time
-import tomllib
 from pathlib import Path
+
+from rtsnav.levels.cli import add_debug_flag, positive_int, run_command
+from rtsnav.levels.level_file import builtin_levels, load_level
+
+from .script import load_orders
 
 
 
@@ -29,11 +33,17 @@ def _script(path: Path | None, app) -> list[tuple[int, str, dict]]:
         far = app.level.spawns[teams[1]].mean(axis=0)
         target = app.level.grid.cell_to_world(int(far[0]), int(far[1]))
         return [(1, "order", {"select": teams[0], "target": list(target[:2])})]
-    data = tomllib.loads(Path(path).read_text())
-    events = [(int(o["tick"]), "order", o) for o in data.get("order", [])]
-    events += [(int(g["tick"]), "gate", g) for g in data.get("gate", [])]
-    events += [(int(v["tick"]), "overlay", v) for v in data.get("overlay", [])]
-    return sorted(events, key=lambda e: e[0])
+    return load_orders(path, app.level)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels such as 1024x640, got {text!r}") from None
+    if not (64 <= w <= 8192 and 64 <= h <= 8192):
+        raise argparse.ArgumentTypeError(f"window size must be 64..8192 pixels each way, got {w}x{h}")
+    return w, h
 
 
 def _apply(app, kind: str, ev: dict) -> None:
@@ -55,20 +65,28 @@ def _apply(app, kind: str, ev: dict) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m rtsnav.game", description="rtsnav RTS demo")
-    ap.add_argument("--level", default="river", help="built-in name, level .toml or Moving AI .map")
-    ap.add_argument("--units", type=int, default=500)
+    ap = argparse.ArgumentParser(prog="rtsnav-demo", description="rtsnav RTS demo")
+    ap.add_argument("--level", default="river",
+                    help=f"built-in name ({', '.join(builtin_levels())}), level .toml or Moving AI .map")
+    ap.add_argument("--units", type=positive_int, default=500, help="units per team side, >= 1")
     ap.add_argument("--headless", action="store_true", help="render offscreen and exit")
-    ap.add_argument("--frames", type=int, default=300, help="frames to run when headless")
+    ap.add_argument("--frames", type=positive_int, default=300, help="frames to run when headless")
     ap.add_argument("--screenshot", type=Path, help="save the last frame here")
-    ap.add_argument("--orders", type=Path, help="TOML script of selections / orders / gates")
-    ap.add_argument("--size", default="1024x640")
+    ap.add_argument("--orders", type=Path, help="TOML script of selections / orders / gates (see game/script.py)")
+    ap.add_argument("--size", type=_size, default=(1024, 640), help="window size WIDTHxHEIGHT")
+    add_debug_flag(ap)
     args = ap.parse_args(argv)
-    size = tuple(int(v) for v in args.size.split("x"))
+    return run_command(_run, args)
+
+
+def _run(args) -> int:
+    level = load_level(args.level)                 # a bad level or orders file fails before any window opens
+    if args.orders is not None:
+        load_orders(args.orders, level)
     headless = args.headless or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("win32", "darwin"))
     from rtsnav.game.app import RtsApp
 
-    app = RtsApp(args.level, args.units, headless=headless, size=size)
+    app = RtsApp(level, args.units, headless=headless, size=args.size)
     if not headless:
         app.run()
         return 0

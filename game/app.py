@@ -52,7 +52,7 @@ class RtsApp:
         size: window size in pixels.
     """
 
-    def __init__(self, level: str = "river", units: int = 500, *, headless: bool = False,
+    def __init__(self, level: "str | Level" = "river", units: int = 500, *, headless: bool = False,
                  size: tuple[int, int] = (1024, 640), seed: int = 1) -> None:
         configure_panda(headless, size)
         from direct.showbase.ShowBase import ShowBase
@@ -63,7 +63,7 @@ class RtsApp:
         self.headless = headless
         self.world = f"rtsnav-demo-{id(self)}"
         esper.switch_world(self.world)
-        self.level: Level = load_level(level)
+        self.level: Level = level if isinstance(level, Level) else load_level(level)
         self.navigation = Navigation(self.level.grid)
         install(self.navigation)
         self.entities = self._spawn(units, seed)

@@ -19,10 +19,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from rtsnav.levels import LevelError
+from rtsnav.levels.cli import CliError, add_debug_flag, positive_int, run_command
 from rtsnav.levels.level_file import builtin_levels, load_level
 from rtsnav.systems.nav.bake_cache import default_cache_dir
-from rtsnav.systems.nav.errors import NavError
 
 DEFAULT_CACHE = default_cache_dir()      # the user's cache dir ($RTSNAV_CACHE_DIR overrides), never the package
 
@@ -94,6 +93,13 @@ def show(args) -> int:
     from rtsnav.systems.nav import find_path
     from rtsnav.systems.nav.flow import FlowField
 
+    overlays = [o.strip() for o in args.overlay.split(",") if o.strip()]
+    unknown = [o for o in overlays if o not in OVERLAYS]
+    if unknown:
+        raise CliError(f"unknown overlay {', '.join(map(repr, unknown))}; choose from {', '.join(OVERLAYS)}")
+    if not 1 <= args.scale <= MAX_SCALE:
+        raise CliError(f"--scale must be 1..{MAX_SCALE} pixels per cell, got {args.scale}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     level = load_level(args.map)
     grid = level.grid
     paths, flow, clusters = [], None, 0
@@ -129,8 +135,15 @@ def show(args) -> int:
     return 0
 
 
+#: Overlay names ``show`` draws.
+OVERLAYS = ("paths", "flow", "hierarchy", "navmesh", "visibility")
+#: Largest ``--scale`` (pixels per cell) ``show`` accepts.
+MAX_SCALE = 64
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m rtsnav.levels", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="rtsnav-levels", description=__doc__.splitlines()[0])
+    add_debug_flag(ap)
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="the built-in levels")
     v = sub.add_parser("validate", help="load and check a level file")
@@ -138,20 +151,18 @@ def main(argv=None) -> int:
     s = sub.add_parser("show", help="write a picture of a level")
     s.add_argument("map")
     s.add_argument("--out", type=Path, default=Path("map.png"))
-    s.add_argument("--scale", type=int, default=4, help="pixels per cell")
-    s.add_argument("--overlay", default="", help="comma list: paths, flow, hierarchy, navmesh, visibility")
+    s.add_argument("--scale", type=int, default=4, help=f"pixels per cell, 1..{MAX_SCALE}")
+    s.add_argument("--overlay", default="", help=f"comma list of: {', '.join(OVERLAYS)}")
     b = sub.add_parser("bake", help="build and cache a level's navigation data")
     b.add_argument("map", help="a level (.toml, built-in name) or Moving AI .map")
     b.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})")
-    b.add_argument("--levels", type=int, default=3)
-    b.add_argument("--cluster-size", type=int, default=32)
+    b.add_argument("--levels", type=positive_int, default=3)
+    b.add_argument("--cluster-size", type=positive_int, default=32)
+    for p in (v, s, b):
+        add_debug_flag(p, subcommand=True)
     args = ap.parse_args(argv)
     command = {"list": list_levels, "validate": validate, "show": show, "bake": bake}[args.command]
-    try:
-        return command(args)
-    except (LevelError, NavError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return run_command(command, args)
 
 
 if __name__ == "__main__":

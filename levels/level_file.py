@@ -38,6 +38,7 @@ expected. Rows are counted from the top of the layer (y = 0 is the first row).
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -143,24 +144,77 @@ def _flat_level(grid: Grid) -> Level:
                  spawns, np.zeros((0, 2), dtype=np.int64), {}, {}, grid.name)
 
 
-def _line_of(text: str, key: str) -> int:
-    """1-based line of the first line starting with ``key`` (for messages)."""
-    for i, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().startswith(key):
-            return i
-    return 0
+class _Source:
+    """The level text and helpers that find the file line of a key, for messages."""
+
+    def __init__(self, text: str, src: str) -> None:
+        self.text = text
+        self.src = src
+        self.lines = text.splitlines()
+
+    def line_of(self, key: str) -> int:
+        """1-based line of the first line starting with ``key`` (0 when absent)."""
+        for i, line in enumerate(self.lines, start=1):
+            if line.lstrip().startswith(key):
+                return i
+        return 0
+
+    def headers(self, table: str) -> list[int]:
+        """Lines of every ``[[table]]`` header."""
+        return [i for i, line in enumerate(self.lines, 1) if line.strip() == f"[[{table}]]"]
+
+    def key_line(self, header_line: int, keys: tuple[str, ...]) -> int:
+        """Line of the first of ``keys`` inside the table that starts at ``header_line``."""
+        if not header_line:
+            return 0
+        for i in range(header_line, len(self.lines)):
+            stripped = self.lines[i].lstrip()
+            if stripped.startswith("["):
+                break
+            if any(stripped.startswith(k) for k in keys):
+                return i + 1
+        return header_line
+
+    def error(self, line: int, message: str, col: int = 1) -> LevelError:
+        return LevelError(self.src, line, col if line else 0, message)
 
 
-def _layer(text: str, src: str, data: dict, key: str) -> tuple[list[str], int]:
+def _is_number(value) -> bool:
+    """A TOML integer or float (booleans are not numbers here, though Python says they are)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(source: _Source, line: int, what: str, value, *, minimum: float | None = None,
+            strict: bool = False, hint: str = "") -> float:
+    """``value`` as a finite float, else a ``LevelError`` naming ``what``."""
+    bound = "" if minimum is None else (f" > {minimum:g}" if strict else f" >= {minimum:g}")
+    if (not _is_number(value) or not math.isfinite(value)
+            or (minimum is not None and (value < minimum or (strict and value == minimum)))):
+        raise source.error(line, f"{what} must be a number{bound} (finite){hint}, got {value!r}")
+    return float(value)
+
+
+def _boolean(source: _Source, line: int, what: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise source.error(line, f"{what} must be true or false, got {value!r}")
+    return value
+
+
+def _cell(c) -> tuple[int, int]:
+    """A cell as plain ints (messages print ``(3, 4)``, not ``(np.int64(3), ...)``)."""
+    return (int(c[0]), int(c[1]))
+
+
+def _layer(source: _Source, data: dict, key: str) -> tuple[list[str], int]:
     """The rows of a multi-line layer and the file line of its first row."""
     value = data.get(key)
     if value is None:
         return [], 0
-    line = _line_of(text, key)
+    line = source.line_of(key)
     if not isinstance(value, str):
-        raise LevelError(src, line, 1, f"'{key}' must be a multi-line string of rows, got {type(value).__name__}")
+        raise source.error(line, f"'{key}' must be a multi-line string of rows, got {type(value).__name__}")
     rows = value.split("\n")
-    raw = text.splitlines()[line - 1].rstrip() if line else ""
+    raw = source.lines[line - 1].rstrip() if line else ""
     # TOML drops a newline right after the opening quotes: then the rows start on the next line
     first = line + 1 if raw.endswith(("\"\"\"", "\'\'\'")) else line
     if rows and rows[0] == "":
@@ -170,169 +224,216 @@ def _layer(text: str, src: str, data: dict, key: str) -> tuple[list[str], int]:
     return rows, first
 
 
-def _parse_color(src, line, char, value) -> tuple[float, float, float]:
+def _parse_color(source: _Source, line: int, char: str, value) -> tuple[float, float, float]:
     if not isinstance(value, str) or not _COLOR.match(value):
-        raise LevelError(src, line, 1, f"legend '{char}': color must look like \"#rrggbb\", got {value!r}")
+        raise source.error(line, f"legend '{char}': color must look like \"#rrggbb\", got {value!r}")
     return tuple(int(value[i:i + 2], 16) / 255.0 for i in (1, 3, 5))  # type: ignore[return-value]
+
+
+def _read_toml(text: str, src: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        message = str(e).split(" (at")[0]
+        m = re.search(r"line (\d+), column (\d+)", str(e))
+        if m:
+            line, col = int(m.group(1)), int(m.group(2))
+        else:                                  # "at end of document": point at the last line
+            lines = text.splitlines() or [""]
+            line, col = len(lines), len(lines[-1]) + 1
+            message += " (reached the end of the file)"
+        raise LevelError(src, line, col, f"not valid TOML: {message}") from None
+
+
+def _parse_legend(source: _Source, data: dict) -> dict[str, TerrainType]:
+    legend: dict[str, TerrainType] = {}
+    legend_line = source.line_of("[legend]")
+    if not isinstance(data["legend"], dict) or not data["legend"]:
+        raise source.error(legend_line, "legend must be a table of one-character keys")
+    for char, entry in data["legend"].items():
+        line = next((i for i, text in enumerate(source.lines, 1) if text.lstrip().startswith((f'"{char}"', f"'{char}'"))),
+                    legend_line)
+        if len(char) != 1:
+            raise source.error(line, f"legend keys must be single characters, got {char!r}")
+        if not isinstance(entry, dict) or "walkable" not in entry:
+            raise source.error(line, f"legend '{char}' needs at least walkable = true/false")
+        walkable = _boolean(source, line, f"legend '{char}': walkable", entry["walkable"])
+        cost = _number(source, line, f"legend '{char}': cost", entry.get("cost", 1.0), minimum=1.0,
+                       hint="; use walkable = false to block")
+        height = _number(source, line, f"legend '{char}': height", entry.get("height", 0.0))
+        legend[char] = TerrainType(char, walkable, cost, _parse_color(source, line, char, entry.get("color", "#808080")),
+                                   height)
+    return legend
+
+
+def _parse_terrain(source: _Source, data: dict, legend: dict[str, TerrainType]) -> np.ndarray:
+    rows, first = _layer(source, data, "terrain")
+    if not rows:
+        raise source.error(source.line_of("terrain"), "terrain layer is empty")
+    width = len(rows[0])
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise source.error(first + i, f"ragged terrain row: {len(row)} characters, the first row has {width}",
+                               min(len(row), width) + 1)
+        for j, ch in enumerate(row):
+            if ch not in legend:
+                raise source.error(first + i, f"unknown terrain character {ch!r}; the legend has "
+                                   f"{''.join(sorted(legend))!r}", j + 1)
+    return np.array([list(r) for r in rows])
+
+
+def _parse_elevation(source: _Source, data: dict, shape: tuple[int, int], height_scale: float) -> np.ndarray:
+    h, width = shape
+    rows, first = _layer(source, data, "elevation")
+    if not rows:
+        return np.zeros(shape, dtype=np.float32)
+    if len(rows) != h:
+        raise source.error(first, f"elevation has {len(rows)} rows, terrain has {h} (layers must match)")
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise source.error(first + i, f"elevation row has {len(row)} characters, terrain rows have {width}",
+                               min(len(row), width) + 1)
+        for j, ch in enumerate(row):
+            if not ch.isdigit():
+                raise source.error(first + i, f"elevation must be digits 0-9, got {ch!r}", j + 1)
+    return np.array([[int(c) for c in r] for r in rows], dtype=np.float32) * np.float32(height_scale)
+
+
+def _cells_of(source: _Source, entry: dict, what: str, line: int, shape: tuple[int, int]) -> np.ndarray:
+    """The ``area`` / ``cells`` / ``cell`` of a spawn, waypoint or gate, checked against the map."""
+    h, width = shape
+    line = source.key_line(line, ("area", "cells", "cell"))
+    if "area" in entry:
+        a = entry["area"]
+        if not (isinstance(a, list) and len(a) == 4 and all(isinstance(v, int) and not isinstance(v, bool) for v in a)):
+            raise source.error(line, f"{what}: area must be [x0, y0, x1, y1] integers, got {a!r}")
+        x0, y0, x1, y1 = a
+        if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= h):
+            raise source.error(line, f"{what}: area {a} must satisfy 0 <= x0 < x1 <= {width} and "
+                               f"0 <= y0 < y1 <= {h} (x1, y1 exclusive) on the {width}x{h} map")
+        ys, xs = np.mgrid[y0:y1, x0:x1]
+        return np.stack([xs.ravel(), ys.ravel()], axis=1)
+    if "cells" in entry or "cell" in entry:
+        raw = entry.get("cells", [entry.get("cell")])
+        flat = raw if isinstance(raw, list) else [raw]
+        ok = all(isinstance(c, list) and len(c) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in c)
+                 for c in flat)
+        if not ok or not flat:
+            raise source.error(line, f"{what}: cells must be [[x, y], ...] integers, got {raw!r}")
+        c = np.array(flat, dtype=object)
+        bad = [tuple(v) for v in flat if not (0 <= v[0] < width and 0 <= v[1] < h)]
+        if bad:
+            raise source.error(line, f"{what}: cell {bad[0]} is outside the {width}x{h} map")
+        return np.array(c.tolist(), dtype=np.int64).reshape(-1, 2)
+    raise source.error(line, f"{what} needs 'area', 'cells' or 'cell'")
+
+
+def _parse_spawns(source: _Source, data: dict, walk: np.ndarray) -> dict[int, np.ndarray]:
+    spawns: dict[int, np.ndarray] = {}
+    headers = source.headers("spawn")
+    for k, entry in enumerate(_tables(source, data, "spawn")):
+        line = headers[k] if k < len(headers) else 0
+        team = entry.get("team")
+        if not isinstance(team, int) or isinstance(team, bool) or team < 1:
+            raise source.error(line, f"spawn: team must be an integer >= 1, got {team!r}")
+        c = _cells_of(source, entry, f"spawn of team {team}", line, walk.shape)
+        line = source.key_line(line, ("area", "cells", "cell"))
+        walls = ~walk[c[:, 1], c[:, 0]]
+        if "cells" in entry or "cell" in entry:
+            if walls.any():
+                raise source.error(line, f"spawn of team {team}: cell {_cell(c[walls][0])} is in a wall "
+                                   "(not walkable)")
+        else:
+            c = c[~walls]
+            if len(c) == 0:
+                raise source.error(line, f"spawn of team {team}: the area has no walkable cell")
+        spawns[team] = np.concatenate([spawns[team], c]) if team in spawns else c
+    return spawns
+
+
+def _parse_waypoints(source: _Source, data: dict, walk: np.ndarray) -> np.ndarray:
+    headers = source.headers("waypoint")
+    waypoints = []
+    for k, entry in enumerate(_tables(source, data, "waypoint")):
+        line = headers[k] if k < len(headers) else 0
+        c = _cells_of(source, entry, "waypoint", line, walk.shape)
+        blocked = ~walk[c[:, 1], c[:, 0]]
+        if blocked.any():
+            raise source.error(source.key_line(line, ("cell", "cells", "area")),
+                               f"waypoint {_cell(c[blocked][0])} is in a wall")
+        waypoints.append(c)
+    return np.concatenate(waypoints) if waypoints else np.zeros((0, 2), dtype=np.int64)
+
+
+def _parse_gates(source: _Source, data: dict, walk: np.ndarray, spawns: dict[int, np.ndarray]) -> dict[str, Gate]:
+    gates: dict[str, Gate] = {}
+    headers = source.headers("gate")
+    for k, entry in enumerate(_tables(source, data, "gate")):
+        line = headers[k] if k < len(headers) else 0
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise source.error(line, f"gate needs a name (a non-empty string), got {name!r}")
+        if name in gates:
+            raise source.error(line, f"gate {name!r} is defined twice (gate names must be unique)")
+        c = _cells_of(source, entry, f"gate {name!r}", line, walk.shape)
+        cells_line = source.key_line(line, ("cells", "cell", "area"))
+        blocked = ~walk[c[:, 1], c[:, 0]]
+        if blocked.any():
+            raise source.error(cells_line, f"gate {name!r}: cell {_cell(c[blocked][0])} is not walkable terrain "
+                               "(a gate closes walkable cells)")
+        is_open = _boolean(source, source.key_line(line, ("open",)), f"gate {name!r}: open", entry.get("open", True))
+        if not is_open:
+            for team, cells in spawns.items():
+                shared = (cells[:, None, :] == c[None, :, :]).all(axis=2).any(axis=1)
+                if shared.any():
+                    raise source.error(cells_line, f"gate {name!r} starts closed over spawn cell "
+                                       f"{_cell(cells[shared][0])} of team {team}")
+        gates[name] = Gate(name, c, is_open)
+    return gates
+
+
+def _tables(source: _Source, data: dict, key: str) -> list[dict]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise source.error(source.line_of(key), f"'{key}' must be written as [[{key}]] tables")
+    return value
 
 
 def parse_level(text: str, src: str = "<level>") -> Level:
     """Parse level TOML ``text`` (``src`` names it in errors)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"line (\d+), column (\d+)", str(e))
-        line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-        raise LevelError(src, line, col, f"not valid TOML: {str(e).split(' (at')[0]}") from None
+    data = _read_toml(text, src)
+    source = _Source(text, src)
     for key in ("name", "legend", "terrain"):
         if key not in data:
-            raise LevelError(src, 1, 1, f"missing required key '{key}'")
-    cell_size = data.get("cell_size", 1.0)
-    if not isinstance(cell_size, (int, float)) or not cell_size > 0:
-        raise LevelError(src, _line_of(text, "cell_size"), 1, f"cell_size must be a number > 0, got {cell_size!r}")
-    height_scale = data.get("height_scale", 0.5)
-    if not isinstance(height_scale, (int, float)) or height_scale < 0:
-        raise LevelError(src, _line_of(text, "height_scale"), 1, f"height_scale must be a number >= 0, got {height_scale!r}")
-
-    legend: dict[str, TerrainType] = {}
-    legend_line = _line_of(text, "[legend]")
-    if not isinstance(data["legend"], dict) or not data["legend"]:
-        raise LevelError(src, legend_line, 1, "legend must be a table of one-character keys")
-    for char, entry in data["legend"].items():
-        line = next((i for i, l in enumerate(text.splitlines(), 1) if l.lstrip().startswith(f'"{char}"')
-                     or l.lstrip().startswith(f"'{char}'")), legend_line)
-        if len(char) != 1:
-            raise LevelError(src, line, 1, f"legend keys must be single characters, got {char!r}")
-        if not isinstance(entry, dict) or "walkable" not in entry:
-            raise LevelError(src, line, 1, f"legend '{char}' needs at least walkable = true/false")
-        cost = entry.get("cost", 1.0)
-        if not isinstance(cost, (int, float)) or not cost >= 1:
-            raise LevelError(src, line, 1, f"legend '{char}': cost must be a number >= 1, got {cost!r}")
-        height = entry.get("height", 0.0)
-        if not isinstance(height, (int, float)):
-            raise LevelError(src, line, 1, f"legend '{char}': height must be a number, got {height!r}")
-        legend[char] = TerrainType(char, bool(entry["walkable"]), float(cost),
-                                   _parse_color(src, line, char, entry.get("color", "#808080")), float(height))
-
-    rows, first = _layer(text, src, data, "terrain")
-    if not rows:
-        raise LevelError(src, _line_of(text, "terrain"), 1, "terrain layer is empty")
-    width = len(rows[0])
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            raise LevelError(src, first + i, min(len(row), width) + 1,
-                             f"ragged terrain row: {len(row)} characters, the first row has {width}")
-        for j, ch in enumerate(row):
-            if ch not in legend:
-                raise LevelError(src, first + i, j + 1, f"unknown terrain character {ch!r}; the legend has "
-                                 f"{''.join(sorted(legend))!r}")
-    h = len(rows)
-    chars = np.array([list(r) for r in rows])
-    walk = np.zeros((h, width), dtype=bool)
-    cost = np.ones((h, width))
-    colors = np.zeros((h, width, 3), dtype=np.float32)
-    offset = np.zeros((h, width), dtype=np.float32)
+            raise source.error(1, f"missing required key '{key}'")
+    cell_size = _number(source, source.line_of("cell_size"), "cell_size", data.get("cell_size", 1.0),
+                        minimum=0.0, strict=True)
+    height_scale = _number(source, source.line_of("height_scale"), "height_scale", data.get("height_scale", 0.5),
+                           minimum=0.0)
+    legend = _parse_legend(source, data)
+    chars = _parse_terrain(source, data, legend)
+    shape = chars.shape
+    walk = np.zeros(shape, dtype=bool)
+    cost = np.ones(shape)
+    colors = np.zeros((*shape, 3), dtype=np.float32)
+    offset = np.zeros(shape, dtype=np.float32)
     for ch, t in legend.items():
         m = chars == ch
         walk[m] = t.walkable
         cost[m] = t.cost
         colors[m] = t.color
         offset[m] = t.height
-
-    elevation = np.zeros((h, width), dtype=np.float32)
-    erows, efirst = _layer(text, src, data, "elevation")
-    if erows:
-        if len(erows) != h:
-            raise LevelError(src, efirst, 1, f"elevation has {len(erows)} rows, terrain has {h} (layers must match)")
-        for i, row in enumerate(erows):
-            if len(row) != width:
-                raise LevelError(src, efirst + i, min(len(row), width) + 1,
-                                 f"elevation row has {len(row)} characters, terrain rows have {width}")
-            for j, ch in enumerate(row):
-                if not ch.isdigit():
-                    raise LevelError(src, efirst + i, j + 1, f"elevation must be digits 0-9, got {ch!r}")
-        elevation = np.array([[int(c) for c in r] for r in erows], dtype=np.float32) * float(height_scale)
-
-    grid = Grid(walk, cost, heights=elevation, cell_size=float(cell_size), name=str(data["name"]))
+    elevation = _parse_elevation(source, data, shape, height_scale)
     ground = elevation + offset
-
-    lines_all = text.splitlines()
-
-    def key_line(header_line: int, keys: tuple[str, ...]) -> int:
-        """Line of the first of ``keys`` below a table header (else the header's line)."""
-        for i in range(header_line, len(lines_all)):
-            stripped = lines_all[i].lstrip()
-            if i > header_line - 1 and stripped.startswith("["):
-                if i != header_line - 1:
-                    break
-            if any(stripped.startswith(k) for k in keys):
-                return i + 1
-        return header_line
-
-    def cells_of(entry, what, header):
-        line = key_line(header, ("area", "cells", "cell")) if header else 0
-        if "area" in entry:
-            a = entry["area"]
-            if not (isinstance(a, list) and len(a) == 4 and all(isinstance(v, int) for v in a)):
-                raise LevelError(src, line, 1, f"{what}: area must be [x0, y0, x1, y1] integers, got {a!r}")
-            x0, y0, x1, y1 = a
-            ys, xs = np.mgrid[y0:y1, x0:x1]
-            c = np.stack([xs.ravel(), ys.ravel()], axis=1)
-        elif "cells" in entry or "cell" in entry:
-            raw = entry.get("cells", [entry.get("cell")])
-            try:
-                c = np.array(raw, dtype=np.int64).reshape(-1, 2)
-            except (TypeError, ValueError):
-                raise LevelError(src, line, 1, f"{what}: cells must be [[x, y], ...], got {raw!r}") from None
-        else:
-            raise LevelError(src, line, 1, f"{what} needs 'area', 'cells' or 'cell'")
-        bad = ~((c[:, 0] >= 0) & (c[:, 0] < width) & (c[:, 1] >= 0) & (c[:, 1] < h))
-        if bad.any():
-            raise LevelError(src, line, 1, f"{what}: cell {tuple(c[bad][0])} is outside the {width}x{h} map")
-        return c
-
-    spawns: dict[int, np.ndarray] = {}
-    spawn_lines = [i for i, l in enumerate(text.splitlines(), 1) if l.strip() == "[[spawn]]"]
-    for k, entry in enumerate(data.get("spawn", [])):
-        line = spawn_lines[k] if k < len(spawn_lines) else 0
-        team = entry.get("team")
-        if not isinstance(team, int) or team < 1:
-            raise LevelError(src, line, 1, f"spawn: team must be an integer >= 1, got {team!r}")
-        c = cells_of(entry, f"spawn of team {team}", line)
-        line = key_line(line, ("area", "cells", "cell")) if line else 0
-        walls = ~walk[c[:, 1], c[:, 0]]
-        if "cells" in entry or "cell" in entry:
-            if walls.any():
-                raise LevelError(src, line, 1, f"spawn of team {team}: cell {tuple(c[walls][0])} is in a wall")
-        else:
-            c = c[~walls]
-            if len(c) == 0:
-                raise LevelError(src, line, 1, f"spawn of team {team}: the area has no walkable cell")
-        spawns[team] = np.concatenate([spawns[team], c]) if team in spawns else c
-    wp_lines = [i for i, l in enumerate(text.splitlines(), 1) if l.strip() == "[[waypoint]]"]
-    waypoints = []
-    for k, entry in enumerate(data.get("waypoint", [])):
-        line = wp_lines[k] if k < len(wp_lines) else 0
-        c = cells_of(entry, "waypoint", line)
-        line = key_line(line, ("cell", "cells", "area")) if line else 0
-        if not walk[c[:, 1], c[:, 0]].all():
-            raise LevelError(src, line, 1, f"waypoint {tuple(c[0])} is in a wall")
-        waypoints.append(c)
-    gates: dict[str, Gate] = {}
-    gate_lines = [i for i, l in enumerate(text.splitlines(), 1) if l.strip() == "[[gate]]"]
-    for k, entry in enumerate(data.get("gate", [])):
-        line = gate_lines[k] if k < len(gate_lines) else 0
-        name = entry.get("name")
-        if not isinstance(name, str) or not name:
-            raise LevelError(src, line, 1, "gate needs a name")
-        c = cells_of(entry, f"gate {name!r}", line)
-        line = key_line(line, ("cells", "cell", "area")) if line else 0
-        if not walk[c[:, 1], c[:, 0]].all():
-            raise LevelError(src, line, 1, f"gate {name!r}: cell {tuple(c[~walk[c[:, 1], c[:, 0]]][0])} "
-                             "is not walkable terrain (a gate closes walkable cells)")
-        gates[name] = Gate(name, c, bool(entry.get("open", True)))
-        if not gates[name].open:
-            grid.set_passable(c, False)
+    if not np.isfinite(ground).all():
+        raise source.error(source.line_of("elevation") or source.line_of("[legend]"),
+                           "heights overflow: elevation × height_scale + legend height must stay finite")
+    grid = Grid(walk, cost, heights=elevation, cell_size=cell_size, name=str(data["name"]))
+    spawns = _parse_spawns(source, data, walk)
+    waypoints = _parse_waypoints(source, data, walk)
+    gates = _parse_gates(source, data, walk, spawns)
+    for gate in gates.values():
+        if not gate.open:
+            grid.set_passable(gate.cells, False)
     return Level(str(data["name"]), str(data.get("description", "")), grid, colors, ground.astype(np.float32),
-                 spawns, np.concatenate(waypoints) if waypoints else np.zeros((0, 2), dtype=np.int64),
-                 gates, legend, src)
+                 spawns, waypoints, gates, legend, src)

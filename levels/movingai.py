@@ -38,6 +38,8 @@ __all__ = ["Scenario", "load_movingai_map", "load_movingai_scenarios", "resolve_
            "MAPS_DIR", "PASSABLE_CHARS", "BLOCKED_CHARS"]
 
 MAPS_DIR = Path(__file__).resolve().parent / "maps"
+#: Scenario file versions this reader understands (Moving AI publishes 1; 1.0 appears in copies).
+SCENARIO_VERSIONS = ("1", "1.0")
 PASSABLE_CHARS = ".GS"
 BLOCKED_CHARS = "@OTW"
 
@@ -147,9 +149,11 @@ def load_movingai_scenarios(path: str | Path) -> list[Scenario]:
     """
     p = resolve_map_path(path)
     lines = _read_lines(p)
-    if not lines or not lines[0].startswith("version"):
+    header = lines[0].split() if lines else []
+    if len(header) != 2 or header[0] != "version" or header[1] not in SCENARIO_VERSIONS:
         got = repr(lines[0]) if lines else "an empty file"
-        raise LevelError(p, 1, 1, f"expected header 'version 1', got {got}")
+        raise LevelError(p, 1, 1, f"expected header 'version 1' (versions {', '.join(SCENARIO_VERSIONS)} "
+                         f"are read), got {got}")
     out: list[Scenario] = []
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():

@@ -66,6 +66,8 @@ class PathRequestProcessor(NavProcessor):
         if method not in GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS + QUERY_PLANNERS:
             available = ", ".join(GRID_PLANNERS + FLOW_PLANNERS + DIRECT_PLANNERS + QUERY_PLANNERS)
             return self._fail(row, f"planner {method!r} is not available yet; use one of {available}")
+        if not np.isfinite(table.position[row, :2]).all():
+            return self._fail(row, f"the agent's position {tuple(float(v) for v in table.position[row])} is not finite")
         goal = grid.world_to_cell(float(target[0]), float(target[1]))
         start = grid.world_to_cell(float(table.position[row, 0]), float(table.position[row, 1]))
         if not grid.in_bounds(*goal):
@@ -93,7 +95,10 @@ class PathRequestProcessor(NavProcessor):
             nav.requests.submit(request)
             return
         if method in DIRECT_PLANNERS:
-            result = nav.hierarchy().find_path(start, goal)
+            try:
+                result = nav.hierarchy().find_path(start, goal)
+            except NavError as e:
+                return self._fail(row, str(e))
             request = PathRequest(entity, start, goal, method, tuple(float(v) for v in target))
             if result.found:
                 self._give_path(row, request, result.cells, smoothed=True)

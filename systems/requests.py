@@ -16,12 +16,25 @@ from rtsnav.systems.nav import Grid, NavError, PathResult
 from rtsnav.systems.nav.search.sliced import SlicedSearch, WorkspacePool
 from rtsnav.systems.nav.search.workspace import SearchWorkspace
 
-__all__ = ["PathRequest", "PathRequestQueue"]
+__all__ = ["PathRequest", "PathRequestQueue", "QueryOnce", "FailedQuery"]
+
+
+@dataclass(frozen=True, slots=True)
+class FailedQuery:
+    """The answer of a planner call that raised: no path, and why (the tick carries on)."""
+
+    reason: str
+    found: bool = False
+    points: tuple = ()
+    cells: tuple = ()
+    links: tuple = ()
+    link_kinds: tuple = ()
 
 
 class QueryOnce:
     """A planner call that runs in one step (navmesh, waypoint graph): it waits its turn in the
-    queue like any search and charges ``cost`` expansions to the tick's budget."""
+    queue like any search and charges ``cost`` expansions to the tick's budget. A call that
+    raises answers a ``FailedQuery`` naming the error instead of breaking every later tick."""
 
     def __init__(self, run, cost: int = 64) -> None:
         self._run = run
@@ -35,7 +48,10 @@ class QueryOnce:
 
     def step(self, budget: int):
         if self._result is None:
-            self._result = self._run()
+            try:
+                self._result = self._run()
+            except Exception as e:                     # noqa: BLE001 - one agent fails, the tick goes on
+                self._result = FailedQuery(f"planner error ({type(e).__name__}: {e})")
             self.expanded = self.cost
         return self._result
 

@@ -2,8 +2,8 @@
 refuses anything damaged, of another format version or baked for another grid, and load-or-bake.
 
 A file holds ``version``, ``meta`` (the baker's parameters), ``grid`` (a digest of the grid and
-parameters it was baked for), ``data`` (an inner npz of the arrays) and ``checksum`` (sha256 of
-``data``).
+parameters it was baked for), ``data`` (an inner npz of the arrays) and ``checksum`` (sha256 over
+all of them: a changed parameter, origin or digest is caught like a flipped byte).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 from .errors import NavError
 from .grid import Grid
 
-__all__ = ["grid_digest", "write_baked", "read_baked", "load_or_bake", "default_cache_dir"]
+__all__ = ["grid_digest", "write_baked", "read_baked", "require", "load_or_bake", "default_cache_dir"]
 
 #: Cache folders already reported unwritable (one warning each per process).
 _WARNED_UNWRITABLE: set[str] = set()
@@ -57,9 +57,19 @@ def write_baked(path: str | Path, version: int, meta: np.ndarray, arrays: dict[s
     payload = io.BytesIO()
     np.savez(payload, **arrays)
     data = payload.getvalue()
+    meta = np.ascontiguousarray(np.asarray(meta, dtype=np.float64))
     save = np.savez_compressed if compress else np.savez
-    save(path, version=np.array(version), meta=np.asarray(meta), grid=np.array(grid),
-         data=np.frombuffer(data, dtype=np.uint8), checksum=np.array(hashlib.sha256(data).hexdigest()))
+    save(path, version=np.array(version), meta=meta, grid=np.array(grid),
+         data=np.frombuffer(data, dtype=np.uint8), checksum=np.array(_checksum(version, meta, grid, data)))
+
+
+def _checksum(version: int, meta: np.ndarray, grid: str, data: bytes) -> str:
+    h = hashlib.sha256()
+    h.update(str(int(version)).encode())
+    h.update(np.ascontiguousarray(meta, dtype=np.float64).tobytes())
+    h.update(grid.encode())
+    h.update(data)
+    return h.hexdigest()
 
 
 def read_baked(path: str | Path, version: int, kind: str) -> tuple[np.ndarray, dict[str, np.ndarray], str]:
@@ -73,11 +83,18 @@ def read_baked(path: str | Path, version: int, kind: str) -> tuple[np.ndarray, d
         raise NavError(f"{path}: unreadable {kind} cache ({type(e).__name__}: {e})") from None
     if found != version:
         raise NavError(f"{path}: format version {found}, expected {version}")
-    if hashlib.sha256(data).hexdigest() != checksum:
+    if _checksum(found, meta, digest, data) != checksum:
         raise NavError(f"{path}: checksum mismatch (corrupt cache)")
     with np.load(io.BytesIO(data), allow_pickle=False) as f:
         arrays = {name: f[name] for name in f.files}
     return meta, arrays, digest
+
+
+def require(arrays: dict[str, np.ndarray], names, path: str | Path, kind: str) -> None:
+    """``NavError`` naming the file when any of ``names`` is missing from a cache's arrays."""
+    missing = [n for n in names if n not in arrays]
+    if missing:
+        raise NavError(f"{path}: {kind} cache lacks {', '.join(missing)} (incomplete file)")
 
 
 def load_or_bake(path: str | Path, load: Callable[[Path], T], bake: Callable[[], T]) -> T:

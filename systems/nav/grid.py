@@ -39,6 +39,8 @@ from .errors import NavError
 __all__ = ["Grid"]
 
 SQRT2 = math.sqrt(2.0)
+#: Largest finite terrain cost (costs are stored as float32).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 class Grid:
@@ -78,7 +80,10 @@ class Grid:
         if cost is None:
             cost_arr = np.ones(passable.shape, dtype=np.float32)
         else:
-            cost_arr = np.asarray(cost, dtype=np.float64)
+            try:
+                cost_arr = np.asarray(cost, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise NavError("cost must be an array of numbers (>= 1, inf = blocked)") from None
             if cost_arr.shape != passable.shape:
                 raise NavError(f"cost shape {cost_arr.shape} != passable shape {passable.shape}")
             bad = np.isnan(cost_arr) & passable
@@ -92,6 +97,11 @@ class Grid:
                                "terrain costs multiply step length and must be >= 1 "
                                "(use passable=False or inf to block a cell)")
             passable = passable & np.isfinite(cost_arr)
+            huge = passable & (cost_arr > FLOAT32_MAX)
+            if huge.any():
+                y, x = np.argwhere(huge)[0]
+                raise NavError(f"cost {cost_arr[y, x]:g} at cell (x={x}, y={y}) is beyond float32 "
+                               f"(max {FLOAT32_MAX:.3g}); use inf or passable=False to block a cell")
             cost_arr = np.where(passable, cost_arr, 1.0).astype(np.float32)
         if heights is not None:
             heights = np.asarray(heights, dtype=np.float32)
@@ -154,15 +164,7 @@ class Grid:
 
     def check_cell(self, cell: Sequence[int], what: str = "cell") -> tuple[int, int]:
         """Return ``cell`` as an ``(x, y)`` int tuple, or raise ``NavError`` if malformed or off-grid."""
-        try:
-            if len(cell) != 2:
-                raise TypeError
-            fx, fy = float(cell[0]), float(cell[1])
-        except (TypeError, ValueError):
-            raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}") from None
-        if not (math.isfinite(fx) and math.isfinite(fy)) or fx != int(fx) or fy != int(fy):
-            raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}")
-        x, y = int(fx), int(fy)
+        x, y = integer_cell(cell, what)
         if not self.in_bounds(x, y):
             raise NavError(f"{what} (x={x}, y={y}) is outside the grid "
                            f"(0 <= x < {self.width}, 0 <= y < {self.height})")
@@ -194,9 +196,12 @@ class Grid:
 
     # ------------------------------------------------------------- world
     def world_to_cell(self, x: float, y: float) -> tuple[int, int]:
-        """The ``(x, y)`` cell containing world point ``(x, y)`` (may be off-grid; see ``in_bounds``)."""
+        """The ``(x, y)`` cell containing world point ``(x, y)`` (may be off-grid; see ``in_bounds``).
+
+        Raises ``NavError`` when ``x`` or ``y`` is not a finite number."""
+        fx, fy = finite_point((x, y), "world point", 2)
         cs = self.cell_size
-        return (int(math.floor((x - self.origin[0]) / cs)), int(math.floor((y - self.origin[1]) / cs)))
+        return (int(math.floor((fx - self.origin[0]) / cs)), int(math.floor((fy - self.origin[1]) / cs)))
 
     def cell_to_world(self, cx: int, cy: int) -> tuple[float, float, float]:
         """World ``(x, y, z)`` of the centre of cell ``(cx, cy)``; z is the cell height (0 if flat)."""
@@ -290,7 +295,11 @@ class Grid:
         return self._components
 
     def connected(self, a: Sequence[int], b: Sequence[int]) -> bool:
-        """True when passable cells ``a`` and ``b`` are in the same connected region."""
+        """True when passable cells ``a`` and ``b`` are in the same connected region (False when
+        either is off the grid or blocked)."""
+        a, b = integer_cell(a, "a"), integer_cell(b, "b")
+        if not (self.in_bounds(*a) and self.in_bounds(*b)):
+            return False
         lab = self.components()
         la, lb = lab[a[1], a[0]], lab[b[1], b[0]]
         return bool(la >= 0 and la == lb)
@@ -308,6 +317,33 @@ class Grid:
 #: Move directions as (dx, dy), bit k of a move mask: E, W, S, N, SE, SW, NE, NW.
 MOVE_DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 MOVE_DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
+
+
+def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
+    """``cell`` as an ``(x, y)`` int pair (integral floats allowed), else ``NavError``. A float
+    such as 3.7 is refused, never truncated."""
+    try:
+        if len(cell) != 2:
+            raise TypeError
+        fx, fy = float(cell[0]), float(cell[1])
+    except (TypeError, ValueError):
+        raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}") from None
+    if not (math.isfinite(fx) and math.isfinite(fy)) or fx != int(fx) or fy != int(fy):
+        raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}")
+    return int(fx), int(fy)
+
+
+def finite_point(point, what: str = "point", dims: int | tuple[int, ...] = (2, 3)) -> tuple[float, ...]:
+    """``point`` as a tuple of finite floats with ``dims`` coordinates, else ``NavError`` saying
+    what came (NaN, None, a string, the wrong length)."""
+    allowed = (dims,) if isinstance(dims, int) else dims
+    try:
+        values = tuple(float(v) for v in point)
+    except (TypeError, ValueError):
+        raise NavError(f"{what} must be {' or '.join(map(str, allowed))} finite numbers, got {point!r}") from None
+    if len(values) not in allowed or not all(math.isfinite(v) for v in values):
+        raise NavError(f"{what} must be {' or '.join(map(str, allowed))} finite numbers, got {point!r}")
+    return values
 
 
 @njit(cache=True)

@@ -62,11 +62,15 @@ class FlowField:
         Raises:
             NavError: no goals, a goal off the grid, or only blocked goals.
         """
-        g = np.asarray(goals, dtype=np.int64).reshape(-1, 2)
-        if len(g) == 0:
+        try:
+            raw = list(goals)
+        except TypeError:
+            raise NavError(f"goals must be a list of (x, y) cells, got {goals!r}") from None
+        if len(raw) == 0:
             raise NavError("FlowField.build needs at least one goal cell")
-        for cell in g:
-            grid.check_cell(cell, "goal")
+        if len(raw) == 2 and all(isinstance(v, (int, float, np.integer, np.floating)) for v in raw):
+            raw = [raw]                                    # one (x, y) goal given bare
+        g = np.array([grid.check_cell(cell, "goal") for cell in raw], dtype=np.int64).reshape(-1, 2)
         if not grid.passable[g[:, 1], g[:, 0]].any():
             raise NavError(f"every goal cell is blocked: {g[:4].tolist()}")
         return build_field(grid, g, smooth=smooth, los_radius=los_radius)

@@ -24,9 +24,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..bake_cache import grid_digest, load_or_bake, read_baked, write_baked
+from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
-from ..grid import Grid, world_segments_clear
+from ..grid import Grid, finite_point, world_segments_clear
 from ..result import PathStatus
 from .build import (connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles,
                     walkable_surface)
@@ -206,7 +206,7 @@ class NavMesh:
         return cls(walk, np.ones(walk.shape), height, cfg, (float(lo[0]), float(lo[1])), progress)
 
     # ------------------------------------------------------------------ cache
-    FORMAT_VERSION = 7
+    FORMAT_VERSION = 8
     _ARRAYS = ("walkable", "height", "poly_of_cell", "rects", "area_cost", "_src", "_dst", "_seg", "_start", "tri_points", "tri_triangles",
                "tri_neighbours", "tri_touching", "cell_triangle", "vis_start", "vis_dst", "landmarks")
 
@@ -215,12 +215,19 @@ class NavMesh:
         cfg = self.config
         meta = np.array([cfg.cell_size, cfg.agent_radius, cfg.agent_height, cfg.max_slope, cfg.max_climb,
                          cfg.max_side, self.origin[0], self.origin[1], cfg.landmarks])
-        write_baked(path, self.FORMAT_VERSION, meta, {name.strip("_"): getattr(self, name) for name in self._ARRAYS})
+        write_baked(path, self.FORMAT_VERSION, meta, {name.strip("_"): getattr(self, name) for name in self._ARRAYS},
+                    grid=getattr(self, "source_digest", ""))
 
     @classmethod
-    def load(cls, path) -> "NavMesh":
-        """Read a mesh written by ``save``; ``NavError`` if corrupt or of another format version."""
-        meta, arrays, _ = read_baked(path, cls.FORMAT_VERSION, "navmesh")
+    def load(cls, path, expect_digest: str | None = None) -> "NavMesh":
+        """Read a mesh written by ``save``; ``NavError`` if corrupt, of another format version, or
+        (with ``expect_digest``) baked from another grid or with other parameters."""
+        meta, arrays, digest = read_baked(path, cls.FORMAT_VERSION, "navmesh")
+        if expect_digest is not None and digest != expect_digest:
+            raise NavError(f"{path}: baked for another grid or other parameters")
+        require(arrays, [name.strip("_") for name in cls._ARRAYS], path, "navmesh")
+        if len(meta) != 9:
+            raise NavError(f"{path}: navmesh cache has {len(meta)} parameters, expected 9")
         mesh = cls.__new__(cls)
         mesh.config = NavMeshConfig(float(meta[0]), float(meta[1]), float(meta[2]), float(meta[3]),
                                     float(meta[4]), int(meta[5]), int(meta[8]))
@@ -240,8 +247,15 @@ class NavMesh:
 
         digest = grid_digest(grid, (grid.shape, grid.cell_size, grid.origin, agent_radius, sorted(kw.items()),
                                     cls.FORMAT_VERSION))
-        return load_or_bake(Path(cache_dir) / f"navmesh-{digest[:24]}.npz", cls.load,
-                            lambda: cls.from_grid(grid, agent_radius, progress=progress, **kw))
+
+        def bake() -> "NavMesh":
+            mesh = cls.from_grid(grid, agent_radius, progress=progress, **kw)
+            mesh.source_digest = digest
+            return mesh
+
+        mesh = load_or_bake(Path(cache_dir) / f"navmesh-{digest[:24]}.npz", lambda p: cls.load(p, digest), bake)
+        mesh.source_digest = digest
+        return mesh
 
     # --------------------------------------------------------------- geometry
     @property
@@ -263,8 +277,9 @@ class NavMesh:
         return (int(math.floor((point[0] - self.origin[0]) / cs)), int(math.floor((point[1] - self.origin[1]) / cs)))
 
     def polygon_at(self, point: Sequence[float]) -> int:
-        """Polygon under world ``point`` (-1 when off the mesh)."""
-        x, y = self._cell(point)
+        """Polygon under world ``point`` (-1 when off the mesh); ``NavError`` for a point that is
+        not 2 or 3 finite numbers."""
+        x, y = self._cell(finite_point(point, "point"))
         h, w = self.poly_of_cell.shape
         return int(self.poly_of_cell[y, x]) if 0 <= x < w and 0 <= y < h else -1
 
@@ -302,7 +317,7 @@ class NavMesh:
 
     def height_at(self, point: Sequence[float]) -> float:
         """Surface height (world z) of the mesh at ``point`` (nan off the mesh)."""
-        x, y = self._cell(point)
+        x, y = self._cell(finite_point(point, "point"))
         h, w = self.height.shape
         if not (0 <= x < w and 0 <= y < h) or not self.walkable[y, x]:
             return math.nan
@@ -311,8 +326,8 @@ class NavMesh:
     def raycast(self, start: Sequence[float], end: Sequence[float]) -> tuple[bool, np.ndarray]:
         """Walk a straight line on the mesh: ``(clear, hit)`` — ``hit`` is ``end`` when clear,
         else the last point on the mesh before leaving it."""
-        a = np.asarray(start, dtype=np.float64)[:2]
-        b = np.asarray(end, dtype=np.float64)[:2]
+        a = np.array(finite_point(start, "start"), dtype=np.float64)[:2]
+        b = np.array(finite_point(end, "end"), dtype=np.float64)[:2]
         cs = self.config.cell_size
         if world_segments_clear(self.walkable, cs, self.origin[0], self.origin[1], a[None], b[None])[0]:
             return True, np.array([b[0], b[1], self.height_at(b)])
@@ -349,10 +364,8 @@ class NavMesh:
         uniform-cost meshes, funnel-pulled A* over portal crossing points with area costs. Points off the mesh snap to the
         nearest point on it; an unreachable goal gives a PARTIAL result leading to the reachable
         point closest to it."""
-        s = np.asarray(start, dtype=np.float64)
-        g = np.asarray(goal, dtype=np.float64)
-        if s.shape[0] < 2 or g.shape[0] < 2 or not (np.isfinite(s).all() and np.isfinite(g).all()):
-            raise NavError(f"start and goal must be finite world points, got {start!r}, {goal!r}")
+        s = np.array(finite_point(start, "start"), dtype=np.float64)
+        g = np.array(finite_point(goal, "goal"), dtype=np.float64)
         ps = self.polygon_at(s)
         if ps < 0:
             near = self.nearest_point(s)
@@ -368,21 +381,33 @@ class NavMesh:
             pg, g = near[0], near[1]
         found = self._route(ps, pg, s, g)
         if found is None:                                       # unreachable: go as close as possible
-            cand = np.flatnonzero(self._reachable(ps))
-            # the reachable polygon point nearest the goal: clamp the goal into every rectangle
-            cs = self.config.cell_size
-            m = CORNER_MARGIN * cs
-            r = self.rects[cand].astype(np.float64) * cs
-            qx = np.clip(g[0], self.origin[0] + r[:, 0] + m, self.origin[0] + r[:, 2] - m)
-            qy = np.clip(g[1], self.origin[1] + r[:, 1] + m, self.origin[1] + r[:, 3] - m)
-            i = int(np.argmin(np.hypot(qx - g[0], qy - g[1])))
-            target = self.closest_on_polygon(int(cand[i]), g)
-            pts, cost, links, polys, kinds = self._route(ps, int(cand[i]), s, target)
-            return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links, kinds,
-                            reason=f"goal {tuple(goal)} is not reachable; path to the closest point",
-                            closest=tuple(map(float, target)))
+            return self._partial(ps, s, g, goal)
         pts, cost, links, polys, kinds = found
         return MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
+
+    #: Reachable polygons tried, nearest first, for the closest point of a partial path.
+    PARTIAL_TRIES = 32
+
+    def _partial(self, ps: int, s: np.ndarray, g: np.ndarray, goal) -> MeshPath:
+        """The path to the reachable point closest to ``g``. The nearest point of a reachable
+        polygon can sit where the exact query's triangles say otherwise (a margin, a cliff
+        edge): then the next nearest polygon is tried."""
+        cand = np.flatnonzero(self._reachable(ps))
+        cs = self.config.cell_size
+        m = CORNER_MARGIN * cs
+        r = self.rects[cand].astype(np.float64) * cs
+        qx = np.clip(g[0], self.origin[0] + r[:, 0] + m, self.origin[0] + r[:, 2] - m)
+        qy = np.clip(g[1], self.origin[1] + r[:, 1] + m, self.origin[1] + r[:, 3] - m)
+        for i in np.argsort(np.hypot(qx - g[0], qy - g[1]), kind="stable")[: self.PARTIAL_TRIES]:
+            target = self.closest_on_polygon(int(cand[i]), g)
+            found = self._route(ps, int(cand[i]), s, target)
+            if found is not None:
+                pts, cost, links, polys, kinds = found
+                return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links, kinds,
+                                reason=f"goal {tuple(map(float, goal))} is not reachable; path to the closest point",
+                                closest=tuple(map(float, target)))
+        return MeshPath(PathStatus.UNREACHABLE,
+                        reason=f"goal {tuple(map(float, goal))} is not reachable and no nearby point is")
 
     def _route(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
         """``(points, cost, links, polygons, link kinds)`` from ``s`` in ``ps`` to ``g`` in ``pg``,

@@ -25,9 +25,9 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from ..bake_cache import grid_digest, load_or_bake, read_baked, write_baked
+from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
-from ..grid import Grid, line_max_cost
+from ..grid import Grid, finite_point, line_max_cost
 from ..result import PathResult, PathStatus
 from .graph_search import GraphScratch, csr_dijkstra, graph_search
 
@@ -146,6 +146,7 @@ class WaypointGraph:
         _, arrays, digest = read_baked(path, cls.FORMAT_VERSION, "waypoint graph")
         if digest != grid_digest(grid, ("waypoints",)):
             raise NavError(f"{path}: baked for another grid")
+        require(arrays, ("cells", "edges"), path, "waypoint graph")
         return cls(grid, arrays["cells"], arrays["edges"])
 
     @classmethod
@@ -183,8 +184,8 @@ class WaypointGraph:
         """World ``start`` → ``goal`` via waypoints. ``cells`` holds the route's cells (start
         cell, waypoint cells, goal cell); ``cost`` is the world length of the polyline.
         Unreachable (no waypoint in sight, or not connected) gives ``found = False``."""
-        s = np.asarray(start, dtype=np.float64)[:2]
-        g = np.asarray(goal, dtype=np.float64)[:2]
+        s = np.array(finite_point(start, "start"), dtype=np.float64)[:2]
+        g = np.array(finite_point(goal, "goal"), dtype=np.float64)[:2]
         for name, p in (("start", s), ("goal", g)):
             c = self.grid.world_to_cell(*p)
             if not self.grid.in_bounds(*c):

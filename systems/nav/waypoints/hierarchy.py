@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..bake_cache import grid_digest, load_or_bake, read_baked, write_baked
+from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
 from ..grid import Grid, legal_moves
 from ..paths import path_cost, smooth_path
@@ -46,7 +46,7 @@ from .graph_search import GraphScratch, graph_search, refine_legs
 
 __all__ = ["Hierarchy", "CoarseRoute"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 SQRT2 = math.sqrt(2.0)
 _ALL = np.ones(1, dtype=np.uint8)
 _NONE = np.zeros(0, dtype=np.int64)
@@ -450,9 +450,13 @@ class Hierarchy:
         """Read a hierarchy saved for ``grid``; raises ``NavError`` if the file is corrupt, of
         another format version, or for another grid."""
         meta, f, digest = read_baked(path, FORMAT_VERSION, "hierarchy")
+        if len(meta) < 3:
+            raise NavError(f"{path}: hierarchy cache has {len(meta)} parameters, expected 3")
         h = cls(grid, int(meta[0]), int(meta[1]), int(meta[2]))
         if h.grid_checksum() != digest:
             raise NavError(f"{path}: built for another grid or other parameters")
+        require(f, [f"intra{lv}_{part}" for lv in range(h.levels) for part in ("a", "b", "c", "cluster", "keys")],
+                path, "hierarchy")
         for lv in range(h.levels):
             a, b, c = f[f"intra{lv}_a"], f[f"intra{lv}_b"], f[f"intra{lv}_c"]
             cl = f[f"intra{lv}_cluster"]

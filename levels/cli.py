@@ -1,0 +1,53 @@
+"""CLI manners shared by ``rtsnav-levels`` and ``rtsnav-demo``: bad input prints ``error: ...``
+and exits with status 2, never a traceback unless ``--debug`` asks for one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+from rtsnav.systems.nav.errors import NavError
+
+from .errors import LevelError
+
+__all__ = ["CliError", "run_command", "positive_int", "add_debug_flag"]
+
+
+class CliError(Exception):
+    """A command-line argument or file that cannot be used; the message says what and why."""
+
+
+#: What a command may raise for bad input: reported as ``error: ...`` with exit status 2.
+USER_ERRORS = (CliError, LevelError, NavError, OSError, UnicodeDecodeError)
+
+
+def add_debug_flag(parser: argparse.ArgumentParser, subcommand: bool = False) -> None:
+    """``--debug``: show tracebacks. On a subcommand it does not reset a ``--debug`` given before it."""
+    parser.add_argument("--debug", action="store_true", help="show a traceback for errors",
+                        default=argparse.SUPPRESS if subcommand else False)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def run_command(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run ``command(args)``; bad input becomes ``error: ...`` on stderr and exit status 2."""
+    try:
+        return command(args)
+    except USER_ERRORS as e:
+        if getattr(args, "debug", False):
+            raise
+        message = str(e)
+        if isinstance(e, OSError) and e.filename is not None:
+            message = f"{e.filename}: {e.strerror or e}"
+        print(f"error: {message}", file=sys.stderr)
+        return 2

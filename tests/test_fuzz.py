@@ -1,0 +1,274 @@
+"""Fuzz suite: mutated files and random API calls get a documented exception naming what and
+where (``LevelError``, ``NavError``; ``SystemExit(2)`` from a CLI) or a correct result — never
+another exception type, a hang, or a silently changed value.
+
+Bounded for ``make test`` (a few hundred cases, seeded by hypothesis's database); set
+``RTSNAV_FUZZ_EXAMPLES`` for a longer run (``tests/benchmarks/fuzz_long.sh``: 5,000 per property).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rtsnav.game.script import load_orders
+from rtsnav.levels import LevelError, load_level, load_movingai_map, load_movingai_scenarios
+from rtsnav.levels.level_file import BUILTIN_DIR, parse_level
+from rtsnav.levels.movingai import MAPS_DIR
+from rtsnav.systems.nav import FlowField, Grid, NavError, NavMesh, PathStatus, WaypointGraph, find_path
+from rtsnav.systems.nav.search.facade import METHODS
+
+EXAMPLES = int(os.environ.get("RTSNAV_FUZZ_EXAMPLES", "60"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+SMALL_MAP = (MAPS_DIR / "random-64-64-20.map").read_text()
+SCEN = "\n".join((MAPS_DIR / "arena.map.scen").read_text().splitlines()[:12]) + "\n"
+LEVEL = (BUILTIN_DIR / "river.toml").read_text()
+
+
+@st.composite
+def mutated(draw, text: str):
+    """``text`` with a few random edits: replace, delete or insert characters or whole lines."""
+    chars = list(text)
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["replace", "delete", "insert", "line"]))
+        i = draw(st.integers(0, max(0, len(chars) - 1)))
+        piece = draw(st.sampled_from(["", "0", "-1", "nan", "inf", "1e400", "\t", "\n", "x", "#", "@", ".", "=",
+                                      "\"", "[", "]", "true", "99999999999", "é", " "]))
+        if kind == "replace" and chars:
+            chars[i] = piece
+        elif kind == "delete" and chars:
+            del chars[i: i + draw(st.integers(1, 40))]
+        elif kind == "insert":
+            chars.insert(i, piece)
+        else:
+            lines = "".join(chars).split("\n")
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[j] = draw(st.sampled_from(["", lines[j][::-1], lines[j] + lines[j], "version 7",
+                                             "height 99999999999", "width -3", "[[gate]]", "area = [0, 0, 1e9, 2]"]))
+            chars = list("\n".join(lines))
+    return "".join(chars)
+
+
+def _write(text: str, suffix: str) -> Path:
+    fd, name = tempfile.mkstemp(suffix=suffix)
+    with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(text)
+    return Path(name)
+
+
+@FUZZ
+@given(mutated(SMALL_MAP))
+def test_mutated_map_files(text):
+    path = _write(text, ".map")
+    try:
+        grid = load_movingai_map(path)
+    except LevelError as e:
+        assert e.path == str(path)
+    else:
+        assert grid.passable.shape[0] > 0 and grid.passable.dtype == bool
+    finally:
+        path.unlink()
+
+
+@FUZZ
+@given(mutated(SCEN))
+def test_mutated_scenario_files(text):
+    path = _write(text, ".scen")
+    try:
+        scenarios = load_movingai_scenarios(path)
+    except LevelError as e:
+        assert e.path == str(path)
+    else:
+        for s in scenarios:
+            assert 0 <= s.start[0] < s.width and 0 <= s.goal[1] < s.height and math.isfinite(s.optimal)
+    finally:
+        path.unlink()
+
+
+@FUZZ
+@given(mutated(LEVEL))
+def test_mutated_level_files(text):
+    try:
+        level = parse_level(text, "fuzz.toml")
+    except LevelError as e:
+        assert e.path == "fuzz.toml"
+    else:
+        grid = level.grid
+        assert np.isfinite(level.ground).all() and (grid.cost >= 1).all()
+        for cells in level.spawns.values():
+            assert grid.passable[cells[:, 1], cells[:, 0]].all()       # nobody spawns in a wall
+        assert len(level.gates) == len(set(level.gates))
+
+
+ORDER_VALUES = st.one_of(st.integers(-5, 200), st.floats(allow_nan=True), st.text(max_size=4), st.booleans(),
+                         st.lists(st.one_of(st.floats(-10, 200), st.integers(-10, 200)), max_size=5))
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(["order", "gate", "overlay", "unit"]),
+                          st.dictionaries(st.sampled_from(["tick", "select", "target", "click", "box", "name", "number"]),
+                                          ORDER_VALUES, max_size=5)), max_size=4))
+def test_random_orders_files(tables):
+    level = _river()
+    lines = []
+    for kind, table in tables:
+        lines.append(f"[[{kind}]]")
+        for key, value in table.items():
+            lines.append(f"{key} = {_toml(value)}")
+    path = _write("\n".join(lines) + "\n", ".toml")
+    try:
+        events = load_orders(path, level)
+    except LevelError as e:
+        assert e.path == str(path)
+    else:
+        for tick, kind, table in events:
+            assert tick >= 0 and kind in ("order", "gate", "overlay")
+            if kind == "gate":
+                assert table["name"] in level.gates
+    finally:
+        path.unlink()
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else ("inf" if value == math.inf else "-inf" if value == -math.inf else repr(value))
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)
+
+
+_CACHE: dict = {}
+
+
+def _river():
+    if "river" not in _CACHE:
+        _CACHE["river"] = load_level("river")
+    return _CACHE["river"]
+
+
+def _arena_structures(arena):
+    if "mesh" not in _CACHE:
+        _CACHE["mesh"] = NavMesh.from_grid(arena, agent_radius=0.4)
+        _CACHE["graph"] = WaypointGraph.floodfill(arena, (3, 10), spacing=4)
+    return _CACHE["mesh"], _CACHE["graph"]
+
+
+ANY_NUMBER = st.one_of(st.integers(-10**12, 10**12), st.floats(allow_nan=True, allow_infinity=True),
+                       st.integers(-3, 60))
+ANY_VALUE = st.one_of(ANY_NUMBER, st.none(), st.text(max_size=3), st.booleans())
+CELLS = st.one_of(st.tuples(st.integers(-3, 60), st.integers(-3, 60)), st.tuples(ANY_VALUE, ANY_VALUE),
+                  st.tuples(ANY_NUMBER), ANY_VALUE, st.lists(st.integers(-3, 60), max_size=3))
+POINTS = st.one_of(st.tuples(st.floats(-5, 60), st.floats(-5, 60), st.just(0.0)), st.tuples(ANY_VALUE, ANY_VALUE),
+                   st.tuples(ANY_NUMBER, ANY_NUMBER, ANY_NUMBER), ANY_VALUE)
+
+
+@FUZZ
+@given(CELLS, CELLS, st.sampled_from(list(METHODS) + ["jps", "teleport", "", None, 3]))
+def test_random_find_path_calls(arena, start, goal, method):
+    try:
+        r = find_path(arena, start, goal, method=method)
+    except NavError:
+        return
+    assert r.status in (PathStatus.FOUND, PathStatus.UNREACHABLE)
+    if r.found:
+        cells = r.cells
+        assert tuple(cells[0]) == tuple(int(v) for v in start) and tuple(cells[-1]) == tuple(int(v) for v in goal)
+        steps = np.abs(np.diff(cells, axis=0))
+        assert (steps.max(axis=1) <= 1).all() and arena.passable[cells[:, 1], cells[:, 0]].all()
+
+
+@FUZZ
+@given(st.sampled_from(["find_path", "polygon_at", "raycast", "graph", "flow", "world_to_cell", "connected",
+                        "line_of_sight", "check_cell"]), POINTS, POINTS, CELLS, CELLS)
+def test_random_structure_calls(arena, call, p, q, a, b):
+    mesh, graph = _arena_structures(arena)
+    try:
+        if call == "find_path":
+            r = mesh.find_path(p, q)
+            assert r.status.name in ("FOUND", "PARTIAL", "UNREACHABLE")
+            if len(r.points):
+                assert np.isfinite(r.points).all()
+        elif call == "polygon_at":
+            assert mesh.polygon_at(p) >= -1
+        elif call == "raycast":
+            clear, hit = mesh.raycast(p, q)
+            assert isinstance(clear, bool)
+        elif call == "graph":
+            r = graph.find_path(p, q)
+            assert r.found in (True, False)
+        elif call == "flow":
+            field = FlowField.build(arena, [a, b])
+            assert field.integration.shape == arena.passable.shape
+        elif call == "world_to_cell":
+            x, y = arena.world_to_cell(*p[:2]) if isinstance(p, tuple) and len(p) >= 2 else arena.world_to_cell(p, p)
+            assert isinstance(x, int) and isinstance(y, int)
+        elif call == "connected":
+            assert arena.connected(a, b) in (True, False)
+        elif call == "line_of_sight":
+            assert arena.line_of_sight(a, b) in (True, False)
+        else:
+            x, y = arena.check_cell(a)
+            assert arena.in_bounds(x, y)
+    except NavError:
+        pass
+
+
+@FUZZ
+@given(st.one_of(st.tuples(st.integers(0, 6), st.integers(0, 6)), st.just((0, 5)), st.just((3,))),
+       st.sampled_from([None, "nan", "low", "huge", "inf", "shape", "str"]),
+       st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.just(1.0)))
+def test_random_grids(shape, cost_kind, cell_size):
+    passable = np.ones(shape, dtype=bool) if len(shape) == 2 else np.ones(shape, dtype=bool)
+    cost = None
+    if cost_kind and len(shape) == 2:
+        cost = np.ones(shape) if cost_kind != "shape" else np.ones((shape[0] + 1, max(shape[1], 1)))
+        if cost.size and cost_kind != "shape":
+            cost.flat[0] = {"nan": math.nan, "low": 0.5, "huge": 1e39, "inf": math.inf, "str": 1.0}[cost_kind]
+        if cost_kind == "str" and cost.size:
+            cost = cost.astype(object)
+            cost.flat[0] = "x"
+    try:
+        grid = Grid(passable, cost, cell_size=cell_size)
+    except NavError:
+        return
+    except (TypeError, ValueError) as e:               # a non-numeric cost array is a NavError too
+        pytest.fail(f"raw {type(e).__name__}: {e}")
+    assert grid.cell_size > 0 and math.isfinite(grid.cell_size) and np.isfinite(grid.cost).all()
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(["list", "validate", "show", "river", "rivr", "fortress", "--scale", "0", "3",
+                                 "-2", "--overlay", "paths", "flow,nope", "navmesh", "--out", "--debug",
+                                 "--bogus", "x.toml"]), max_size=6))
+def test_random_levels_command_lines(argv):
+    from rtsnav.levels.__main__ import main
+
+    argv = [("/tmp/rtsnav-fuzz-out/x.png" if a == "--out" else a) for a in argv]
+    if "--out" not in argv and "show" in argv:
+        argv += ["--out", "/tmp/rtsnav-fuzz-out/x.png"]
+    argv = [a for a in argv if a != "--debug"]         # tracebacks are what --debug is for
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            status = main(argv)
+    except SystemExit as e:                             # argparse: usage error
+        assert e.code in (0, 2)
+        return
+    assert status in (0, 2)
+    if status == 2:
+        assert err.getvalue().startswith("error: ")

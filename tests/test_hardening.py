@@ -1,0 +1,281 @@
+"""Regression tests for every probe of the hardening issue: crashes, wrong answers, levels that
+validated but were broken, cache faults and CLI manners."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import esper
+import numpy as np
+import pytest
+
+from rtsnav.components import NavigationAgent, NavState, Position, Velocity
+from rtsnav.levels import LevelError, load_level, load_movingai_map, load_movingai_scenarios
+from rtsnav.levels.level_file import BUILTIN_DIR, parse_level
+from rtsnav.systems import Navigation, install
+from rtsnav.systems.nav import FlowField, Grid, NavError, NavMesh, WaypointGraph
+from rtsnav.systems.nav.bake_cache import read_baked, write_baked
+from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------------------------ crashes
+@pytest.fixture(scope="module")
+def cape_mesh(cape, tmp_path_factory):
+    return NavMesh.cached(cape, tmp_path_factory.mktemp("mesh"), agent_radius=0.4)
+
+
+def test_partial_navmesh_query_that_used_to_crash_answers(cape_mesh):
+    r = cape_mesh.find_path((158.5, 634.5, 0), (613.5, 621.5, 0))
+    assert r.status.name == "PARTIAL" and len(r.points) > 1
+    assert math.dist(r.points[-1][:2], r.closest[:2]) < 1e-6
+
+
+def test_many_random_navmesh_queries_never_raise(cape_mesh):
+    rng = np.random.default_rng(3)
+    statuses = set()
+    for _ in range(300):
+        a, b = rng.uniform(0, 768, 2), rng.uniform(0, 768, 2)
+        r = cape_mesh.find_path((*a, 0.0), (*b, 0.0))
+        statuses.add(r.status.name)
+        if r.status.name in ("FOUND", "PARTIAL"):
+            assert len(r.points) >= 1 and np.isfinite(r.points).all()
+    assert "FOUND" in statuses
+
+
+def test_a_planner_error_fails_the_agent_and_later_ticks_run(cape_mesh, cape):
+    esper.switch_world("hardening")
+    try:
+        nav = Navigation(cape, navmesh=cape_mesh)
+        install(nav, prepare=False)
+
+        def broken(*_):
+            raise RuntimeError("boom")
+
+        cape_mesh_find = cape_mesh.find_path
+        cape_mesh.find_path = broken                         # a planner that raises
+        agent = NavigationAgent(target_position=(613.5, 621.5, 0.0), method="navmesh")
+        esper.create_entity(Position(158.5, 634.5), Velocity(), agent)
+        try:
+            for _ in range(5):
+                esper.process(1 / 30)                       # never raises
+        finally:
+            cape_mesh.find_path = cape_mesh_find
+        assert agent.state is NavState.FAILED and "boom" in agent.failure_reason
+        agent.target_position = (160.5, 630.5, 0.0)
+        for _ in range(5):
+            esper.process(1 / 30)
+        assert agent.state in (NavState.FOLLOWING, NavState.FINISHED)
+    finally:
+        esper.switch_world("default")
+        esper.delete_world("hardening")
+
+
+def test_nan_agent_position_fails_that_agent_only(arena):
+    esper.switch_world("hardening")
+    try:
+        install(Navigation(arena), prepare=False)
+        bad = NavigationAgent(target_position=(12.5, 10.5, 0.0))
+        good = NavigationAgent(target_position=(12.5, 10.5, 0.0))
+        esper.create_entity(Position(math.nan, 10.5), Velocity(), bad)
+        esper.create_entity(Position(3.5, 10.5), Velocity(), good)
+        for _ in range(120):
+            esper.process(1 / 30)
+        assert bad.state is NavState.FAILED and "not finite" in bad.failure_reason
+        assert good.is_target_reached()
+    finally:
+        esper.switch_world("default")
+        esper.delete_world("hardening")
+
+
+@pytest.mark.parametrize("point", [(math.nan, 1.0, 0.0), None, "ab", (1.0,), (1.0, math.inf)])
+def test_bad_points_give_nav_errors_everywhere(point, arena):
+    mesh = NavMesh.from_grid(arena, agent_radius=0.0)
+    graph = WaypointGraph.floodfill(arena, (3, 10), spacing=4)
+    good = (3.5, 10.5, 0.0)
+    calls = [lambda: mesh.find_path(point, good), lambda: mesh.find_path(good, point),
+             lambda: mesh.polygon_at(point), lambda: mesh.raycast(point, good), lambda: mesh.raycast(good, point),
+             lambda: graph.find_path(point, good), lambda: graph.find_path(good, point)]
+    if isinstance(point, tuple) and len(point) >= 2:
+        calls.append(lambda: arena.world_to_cell(*point[:2]))
+    for call in calls:
+        with pytest.raises(NavError):
+            call()
+
+
+@pytest.mark.parametrize("goals", [[(3.7, 10)], [(None, 1)], "ab", [(1, 2, 3)], [(-1, 0)]])
+def test_flow_field_goals_are_checked_never_truncated(goals, arena):
+    with pytest.raises(NavError):
+        FlowField.build(arena, goals)
+
+
+# -------------------------------------------------------------------------------- wrong answers
+def test_connected_is_false_off_the_grid(arena):
+    assert arena.connected((3, 10), (3, 10))
+    assert not arena.connected((3, 10), (-1, -1))
+    assert not arena.connected((3, 10), (10_000, 3))
+
+
+def test_terrain_cost_beyond_float32_is_refused():
+    cost = np.ones((4, 4))
+    cost[1, 1] = 1e39
+    with pytest.raises(NavError, match="beyond float32"):
+        Grid(np.ones((4, 4), dtype=bool), cost)
+
+
+def test_a_navmesh_cache_of_another_level_is_rejected(tmp_path):
+    river, fortress = load_level("river").grid, load_level("fortress").grid
+    NavMesh.cached(river, tmp_path, agent_radius=0.4)
+    (river_file,) = tmp_path.glob("navmesh-*.npz")
+    fortress_mesh = NavMesh.cached(fortress, tmp_path / "other", agent_radius=0.4)
+    (fortress_file,) = (tmp_path / "other").glob("navmesh-*.npz")
+    river_file.rename(fortress_file)                        # river's cache under fortress's name
+    again = NavMesh.cached(fortress, tmp_path / "other", agent_radius=0.4)
+    assert again.polygon_count == fortress_mesh.polygon_count
+
+
+def test_checksum_covers_metadata(tmp_path):
+    path = tmp_path / "x.npz"
+    write_baked(path, 1, np.array([1.0, 2.0]), {"a": np.arange(3)}, grid="abc")
+    with np.load(path) as f:
+        parts = {k: f[k] for k in f.files}
+    parts["meta"] = np.array([1.0, 99.0])                    # an origin changed, data untouched
+    np.savez(path, **parts)
+    with pytest.raises(NavError, match="checksum"):
+        read_baked(path, 1, "test")
+
+
+def test_a_cache_with_a_valid_checksum_but_a_missing_array_is_rebuilt(tmp_path, arena):
+    mesh = NavMesh.cached(arena, tmp_path, agent_radius=0.4)
+    (path,) = tmp_path.glob("navmesh-*.npz")
+    meta, arrays, digest = read_baked(path, NavMesh.FORMAT_VERSION, "navmesh")
+    del arrays["landmarks"]
+    write_baked(path, NavMesh.FORMAT_VERSION, meta, arrays, grid=digest)
+    with pytest.raises(NavError, match="lacks landmarks"):
+        NavMesh.load(path)
+    again = NavMesh.cached(arena, tmp_path, agent_radius=0.4)
+    assert again.polygon_count == mesh.polygon_count
+
+
+def test_hierarchy_cache_in_an_unwritable_folder_bakes_in_memory(tmp_path, arena):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.warns(RuntimeWarning, match="baking in memory"):
+        h = Hierarchy.cached(arena, blocker / "sub")
+    assert h.find_path((3, 10), (40, 30)).found
+
+
+# ------------------------------------------------------------------ levels that validated but broke
+GOOD = BUILTIN_DIR.joinpath("river.toml").read_text()
+
+
+def _level_error(text: str) -> LevelError:
+    with pytest.raises(LevelError) as info:
+        parse_level(text, "lvl.toml")
+    return info.value
+
+
+@pytest.mark.parametrize("old,new,expected", [
+    ('"." = { walkable = true', '"." = { walkable = "no"', "walkable must be true or false"),
+    ('"=" = { walkable = true, cost = 1.0', '"=" = { walkable = true, cost = inf', "cost must be a number >= 1 (finite)"),
+    ('"=" = { walkable = true, cost = 1.0', '"=" = { walkable = true, cost = true', "cost must be a number >= 1"),
+    ("open = true", 'open = "false"', "open must be true or false"),
+    ("team = 1", "team = true", "team must be an integer"),
+    ("area = [4, 20, 20, 44]", "area = [0, 0, 100000, 100000]", "area [0, 0, 100000, 100000] must satisfy"),
+    ("area = [4, 20, 20, 44]", "area = [0, 0, 99999999999999999, 3]", "must satisfy"),
+    ("height_scale = 0.5", "height_scale = nan", "height_scale must be a number >= 0 (finite)"),
+    ("cell_size = 1.0", "cell_size = inf", "cell_size must be a number > 0 (finite)"),
+])
+def test_bad_level_values_are_refused(old, new, expected):
+    assert old in GOOD
+    e = _level_error(GOOD.replace(old, new, 1))
+    assert expected in str(e) and e.line > 0
+
+
+def test_legend_height_must_be_finite():
+    assert 'height = 1.2' in GOOD
+    for bad in ("nan", "inf"):
+        assert "height must be a number" in str(_level_error(GOOD.replace("height = 1.2", f"height = {bad}", 1)))
+
+
+def test_two_gates_with_one_name_are_refused():
+    e = _level_error(GOOD.replace('name = "south bridge"', 'name = "north bridge"'))
+    assert "defined twice" in str(e) and e.line > 0
+
+
+def test_a_closed_gate_over_spawn_cells_is_refused():
+    text = GOOD + "\n[[gate]]\nname = \"trap\"\ncells = [[5, 20]]\nopen = false\n"
+    assert "starts closed over spawn cell (5, 20) of team 1" in str(_level_error(text))
+
+
+def test_unterminated_string_names_line_and_column():
+    e = _level_error(GOOD + '\n[[gate]]\nname = "oops\n')
+    assert e.line > 0 and e.col > 0 and "not valid TOML" in str(e)
+
+
+def test_messages_print_plain_integers():
+    e = _level_error(GOOD.replace("cells = [[47, 14]", "cells = [[0, 0]", 1))
+    assert "np.int64" not in str(e) and "(0, 0)" in str(e)
+
+
+@pytest.mark.parametrize("header", ["version 7", "versionfoo", "version", "version 1 2"])
+def test_scenario_files_of_unknown_versions_are_refused(header, tmp_path):
+    path = tmp_path / "x.map.scen"
+    path.write_text(f"{header}\n0\tarena.map\t49\t49\t1\t11\t1\t12\t1\n")
+    with pytest.raises(LevelError, match="version"):
+        load_movingai_scenarios(path)
+
+
+# --------------------------------------------------------------------------------- CLI manners
+def _cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("args,expected", [
+    (("rtsnav.levels", "show", "rivr"), "built-ins: forest, fortress, highlands, river"),
+    (("rtsnav.levels", "show", "river", "--scale", "0"), "--scale must be 1..64"),
+    (("rtsnav.levels", "show", "river", "--scale", "-2"), "--scale must be 1..64"),
+    (("rtsnav.levels", "show", "river", "--overlay", "paths,nope"), "choose from paths, flow, hierarchy"),
+    (("rtsnav.levels", "show", "river", "--out", "/proc/forbidden/x.png"), "error:"),
+    (("rtsnav.levels", "validate", "missing.toml"), "no such level file"),
+    (("rtsnav.game", "--headless", "--level", "rivr"), "built-ins: forest, fortress, highlands, river"),
+    (("rtsnav.game", "--headless", "--units", "0"), "expected a whole number >= 1"),
+    (("rtsnav.game", "--headless", "--size", "800"), "expected WIDTHxHEIGHT"),
+    (("rtsnav.game", "--headless", "--orders", "missing.toml"), "cannot read orders file"),
+])
+def test_cli_errors_are_one_line_and_status_2(args, expected):
+    res = _cli(*args)
+    assert res.returncode == 2, res.stderr
+    assert expected in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("text,expected", [
+    ('[[order]]\nselect = 1\ntarget = [3.5, 4.5]\n', "needs tick"),
+    ('[[gate]]\ntick = 1\nname = "west bridge"\n', "gates: 'north bridge', 'south bridge'"),
+    ('[[order]\ntick = 1\n', "not valid TOML"),
+    ('[[order]]\ntick = 1\nselect = 1\ntarget = [nan, 4.5]\n', "finite world units"),
+    ('[[order]]\ntick = 1\nselect = 9\ntarget = [3.5, 4.5]\n', "select must be a team"),
+    ('[[overlay]]\ntick = 1\nnumber = 7\n', "number must be 0..4"),
+])
+def test_bad_orders_files_are_refused_before_the_window_opens(text, expected, tmp_path):
+    orders = tmp_path / "orders.toml"
+    orders.write_text(text)
+    res = _cli("rtsnav.game", "--headless", "--frames", "2", "--units", "4", "--orders", str(orders))
+    assert res.returncode == 2 and expected in res.stderr and "Traceback" not in res.stderr
+
+
+def test_debug_flag_shows_the_traceback():
+    res = _cli("rtsnav.levels", "--debug", "show", "rivr")
+    assert res.returncode != 0 and "Traceback" in res.stderr
+
+
+def test_bake_into_an_unwritable_folder_keeps_the_bake_with_one_warning(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = _cli("rtsnav.levels", "bake", "river", "--cache", str(blocker / "sub"))
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.count("baking in memory") == 1 and "navmesh ready" in res.stdout
