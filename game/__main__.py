@@ -107,7 +107,7 @@ def _run(args) -> int:
         app.screenshot(args.screenshot)
     from rtsnav.components import NavState
 
-    states = app.navigation.agents.nav_state[: app.navigation.agents.count, 0]
+    states = app.navigation.crowd.state.nav_state[app.navigation.agent_ids(app.entities), 0]
     n = max(args.frames, 1)
     print(f"rtsnav demo (headless): level {app.level.name!r}, {len(app.entities)} units, {args.frames} frames "
           f"({app.tick} ticks of 1/30 s) in {wall:.1f} s")

@@ -99,9 +99,7 @@ class RtsApp:
 
     def positions(self) -> np.ndarray:
         """World positions of the units, ``(N, 3)``, in ``entities`` order."""
-        t = self.navigation.agents
-        rows = np.fromiter((t.row_of[e] for e in self.entities), dtype=np.int64, count=len(self.entities))
-        return t.position[rows]
+        return self.navigation.positions(self.entities)
 
     def step(self, ticks: int = 1) -> None:
         """Advance the simulation by ``ticks`` fixed steps (``SIM_DT`` each)."""
@@ -164,9 +162,8 @@ class RtsApp:
 
     def sync_scene(self) -> None:
         """Scene nodes follow the components (positions, headings, HUD)."""
-        t = self.navigation.agents
-        rows = np.fromiter((t.row_of[e] for e in self.entities), dtype=np.int64, count=len(self.entities))
-        self.units.update(t.position[rows], t.velocity[rows, :2] + 1e-9 * np.array([1.0, 0.0]))
+        nav = self.navigation
+        self.units.update(nav.positions(self.entities), nav.velocities(self.entities)[:, :2] + 1e-9 * np.array([1.0, 0.0]))
         if self.overlay == 1 and self.tick % 15 == 0:
             self._draw_overlay()
         if self.marker_until and self.tick >= self.marker_until:
@@ -177,7 +174,7 @@ class RtsApp:
     def _update_hud(self) -> None:
         procs = installed_processors()
         ms = "  ".join(f"{type(p).__name__.replace('Processor', '')} {p.last_ms:.2f}" for p in procs)
-        states = self.navigation.agents.nav_state[: self.navigation.agents.count, 0]
+        states = self.navigation.crowd.state.nav_state[self.navigation.agent_ids(self.entities), 0]
         fps = self.base.clock.getAverageFrameRate()
         lines = [f"rtsnav demo — {self.level.name}   {fps:.0f} FPS   tick {self.tick}   "
                  f"frame: sim {self.frame_ms['simulation']:.1f} ms  sync {self.frame_ms['sync']:.1f} ms  "
@@ -210,13 +207,11 @@ class RtsApp:
         lift = 0.6
         if self.overlay == 1:
             segs.setColor(1.0, 0.2, 0.2, 1)
-            t = self.navigation.agents
-            for e in self.entities[:400]:
-                row = t.row_of[e]
-                n = int(t.path_len[row])
-                if n < 2:
+            crowd = self.navigation.crowd
+            for agent in self.navigation.agent_ids(self.entities[:400]).tolist():
+                pts = crowd.path(agent)
+                if len(pts) < 2:
                     continue
-                pts = t.paths.points[t.path_start[row]: t.path_start[row] + n]
                 segs.moveTo(*(pts[0] + [0, 0, lift]))
                 for p in pts[1:]:
                     segs.drawTo(*(p + [0, 0, lift]))

@@ -5,9 +5,7 @@ from __future__ import annotations
 import time
 
 import esper
-import numpy as np
 
-from . import events
 from .navigation import Navigation
 
 
@@ -33,15 +31,3 @@ class NavProcessor(esper.Processor):
 
     def update(self, dt: float) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def arrive(self, rows: np.ndarray) -> None:
-        """Mark agents at ``rows`` as arrived (``NavState.FINISHED``) and fire ``target_reached``
-        then ``navigation_finished`` for each."""
-        from rtsnav.components import NavState
-
-        table = self.navigation.agents
-        table.nav_state[rows, 0] = NavState.FINISHED
-        for row in rows:
-            entity = int(table.entity[row])
-            esper.dispatch_event(events.TARGET_REACHED, entity)
-            esper.dispatch_event(events.NAVIGATION_FINISHED, entity)

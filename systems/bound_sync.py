@@ -32,15 +32,13 @@ def _write_rows(objects: list, fields: tuple[str, ...], values: np.ndarray) -> N
 
 
 class BoundReadProcessor(NavProcessor):
-    """Copies the game's bound positions into the agent table (once per tick)."""
+    """Copies the game's bound positions into the crowd (once per tick: a game may teleport)."""
 
     def update(self, dt: float) -> None:
-        table = self.navigation.agents
-        rows, positions, _ = table.external_view()
-        if len(rows):
+        ids, positions, _, _ = self.navigation.external_view()
+        if len(ids):
             fields = self.navigation.binding.position_fields
-            values = _read_rows(positions, fields)
-            table.position[rows, : len(fields)] = values
+            self.navigation.crowd.state.position[ids, : len(fields)] = _read_rows(positions, fields)
 
 
 class BoundWriteProcessor(NavProcessor):
@@ -48,12 +46,11 @@ class BoundWriteProcessor(NavProcessor):
 
     def update(self, dt: float) -> None:
         nav = self.navigation
-        table, binding = nav.agents, nav.binding
-        rows, positions, velocities = table.external_view()
-        if not len(rows):
+        ids, positions, velocities, has_velocity = nav.external_view()
+        if not len(ids):
             return
+        state = nav.crowd.state
         if nav.movement == "rtsnav":
-            _write_rows(positions, binding.position_fields, table.position[rows])
+            _write_rows(positions, nav.binding.position_fields, state.position[ids])
         if velocities:
-            with_velocity = table.external_with_velocity
-            _write_rows(velocities, binding.velocity_fields, table.velocity[rows[with_velocity]])
+            _write_rows(velocities, nav.binding.velocity_fields, state.velocity[ids[has_velocity]])

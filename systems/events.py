@@ -25,6 +25,9 @@ PATH_FAILED = "path_failed"               entity: int, reason: str — no path t
 LINK_REACHED = "link_reached"             entity: int, kind: str, start: tuple, end: tuple —
                                           the start of an off-mesh link (jump, ladder, teleport)
                                           on a navmesh path; the agent is carried to ``end``.
+STUCK = "stuck"                           entity: int — no progress for ``stuck_after`` seconds;
+                                          a recovery started (re-plan, walk alone, nearest
+                                          reachable point); after the last one, path_failed.
 """
 
 #: ``(entity: int, path: ndarray (N, 3) float64)`` — a new path was planned for the agent;
@@ -55,8 +58,12 @@ PATH_FAILED = "path_failed"
 #: off-mesh link (jump, ladder, teleport) on its navmesh path; it is then carried to ``end``.
 LINK_REACHED = "link_reached"
 
+#: ``(entity: int)`` — the agent made no progress for ``stuck_after`` seconds (waiting in a moving
+#: queue counts as progress); a recovery started. After the last recovery: ``path_failed``.
+STUCK = "stuck"
+
 ALL = (PATH_CHANGED, WAYPOINT_REACHED, TARGET_REACHED, NAVIGATION_FINISHED, VELOCITY_COMPUTED, PATH_FAILED,
-       LINK_REACHED)
+       LINK_REACHED, STUCK)
 
 
 def has_handler(name: str) -> bool:

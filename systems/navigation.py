@@ -1,8 +1,12 @@
-"""``Navigation``: the navigation state of one level, like a Godot NavigationServer map."""
+"""``Navigation``: the navigation of one level in one esper world, like a Godot NavigationServer map.
+
+It owns the level's ``Crowd`` (``rtsnav.systems.nav.crowd``: the agents' arrays, plans, group
+orders and movement) and maps esper entities to crowd agent ids. Components of a registered
+entity are views onto its crowd row.
+"""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -10,160 +14,112 @@ import numpy as np
 
 from rtsnav.systems.nav import Grid, NavError
 from rtsnav.systems.nav.bake_cache import default_cache_dir
-from rtsnav.systems.nav.flow.field import FlowField
-from rtsnav.systems.nav.flow.sectors import SectorGraph, SectorOrder
+from rtsnav.systems.nav.crowd import Crowd, CrowdConfig
 from rtsnav.systems.nav.navmesh import NavMesh
 from rtsnav.systems.nav.waypoints.graph import WaypointGraph
-from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 
-from .agents import AgentTable
 from .binding import ComponentBinding
-from .requests import PathRequestQueue
 
 __all__ = ["Navigation"]
 
 
 class Navigation:
-    """Owns a level's ``Grid`` and everything the processors share: the agent table, the
-    path request queue, and (as they land) the navmesh, hierarchy and flow-field cache.
+    """One level's navigation: its ``Grid`` and ``Crowd``, and which entity is which agent.
 
-    One ``Navigation`` per esper world; ``systems.install(navigation)`` adds the processors.
+    One ``Navigation`` per esper world; ``rtsnav.systems.install(navigation)`` adds the processors.
 
     Args:
-        grid: the level grid (``levels.load_movingai_map`` / ``Grid``).
-        expansions_per_tick: node expansions all path requests share per tick (the time-slicing
-            budget), ≥ 1. 20,000 is about 2.5 ms of A* on this project's reference machine.
-        max_searches: path searches in progress at once, ≥ 1 (each holds ~28 bytes per cell).
+        grid: the level grid (``rtsnav.levels.load_movingai_map`` / ``Grid``).
+        expansions_per_tick: the planning budget all plans share per tick, in work units (one
+            unit ≈ one grid A* expansion; 20,000 ≈ 2.5 ms here), ≥ 1.
+        max_searches: grid searches in progress at once, ≥ 1 (each holds ~28 bytes per cell).
         smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
         weight: heuristic weight for agents whose method is ``"weighted"``, ≥ 1.
-        flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles, fields built
-            per sector on demand) or ``"auto"`` (tiles above 512×512 cells).
+        flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
+            (tiles above 512×512 cells).
         sector_size: sector edge in cells for tiles, ≥ 4.
-        corridor_width: leader corridor half-width, cost units (cells), ≥ 1.
-        wall_avoidance: weight of the push away from walls for flow/leader agents, ≥ 0
-            (above the flock weights, so crowds never press units into walls).
-        flow_cache: whole-map flow fields kept (LRU), ≥ 1.
-        cache_dir: where bakes (hierarchy, navmesh) are cached on disk: by default the user's
-            cache directory (``$RTSNAV_CACHE_DIR``, else ``~/.cache/rtsnav`` on Linux), never the
-            installed package; ``False`` keeps bakes in memory only. A folder that cannot be
-            written falls back to memory with one warning.
-        waypoint_graph: the graph agents with ``method="waypoints"`` use; by default one is
-            flood-filled (spacing 4 cells) from the middle of the largest region on first use.
-        navmesh: the mesh agents with ``method="navmesh"`` use; by default baked from the grid on
-            first use with ``navmesh_radius``.
+        corridor_width: leader corridor half-width, cells, ≥ 1.
+        wall_avoidance: weight of the push away from walls for flow/leader agents, ≥ 0.
+        stuck_after: seconds without progress before a ``stuck`` event and a recovery, > 0.
+        cache_dir: where bakes (hierarchy, navmesh, waypoint graph) are cached: by default the
+            user's cache directory (``$RTSNAV_CACHE_DIR``, else ``~/.cache/rtsnav`` on Linux), never
+            the installed package; ``False`` keeps bakes in memory. An unwritable folder falls back
+            to memory with one warning.
+        waypoint_graph / navmesh: structures to use instead of the default ones (flood-filled /
+            baked from the grid with ``navmesh_radius`` on first use or by ``prepare``).
         navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
     """
 
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
-                 flow_cache: int = 8, cache_dir: str | Path | None | bool = None,
+                 stuck_after: float = 4.0, cache_dir: str | Path | None | bool = None,
                  waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
                  navmesh_radius: float = 0.4) -> None:
         if not isinstance(grid, Grid):
-            raise NavError(f"Navigation needs a systems.nav.Grid, got {type(grid).__name__}")
-        if smoothing not in ("precise", "fast", None):
-            raise NavError(f"smoothing must be 'precise', 'fast' or None, got {smoothing!r}")
-        if flow_mode not in ("auto", "full", "tiles"):
-            raise NavError(f"flow_mode must be 'auto', 'full' or 'tiles', got {flow_mode!r}")
-        if not corridor_width >= 1.0:
-            raise NavError(f"corridor_width must be >= 1, got {corridor_width!r}")
-        if not wall_avoidance >= 0.0:
-            raise NavError(f"wall_avoidance must be >= 0, got {wall_avoidance!r}")
+            raise NavError(f"Navigation needs a rtsnav.systems.nav.Grid, got {type(grid).__name__}")
         self.grid = grid
-        self.smoothing = smoothing
-        self.agents = AgentTable()
-        self.requests = PathRequestQueue(grid, expansions_per_tick, max_searches, weight=weight)
-        self.tick = 0
-        self.flow_mode = flow_mode
-        self.sector_size = int(sector_size)
-        self.corridor_width = float(corridor_width)
-        self.wall_avoidance = float(wall_avoidance)
-        self.flow_cache = int(flow_cache)
-        self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
-        self._tiles: SectorGraph | None = None
-        self._fields_version = grid.version
         self.cache_dir: Path | None = (None if cache_dir is False else
                                        default_cache_dir() if cache_dir is None or cache_dir is True
                                        else Path(cache_dir))
+        config = CrowdConfig(planning_units=int(expansions_per_tick), max_searches=int(max_searches),
+                             smoothing=smoothing, weight=float(weight), flow_mode=flow_mode,
+                             sector_size=int(sector_size), corridor_width=float(corridor_width),
+                             wall_avoidance=float(wall_avoidance), navmesh_radius=float(navmesh_radius),
+                             stuck_after=float(stuck_after))
+        self.crowd = Crowd(grid, config, navmesh=navmesh, waypoint_graph=waypoint_graph, cache_dir=self.cache_dir)
         #: which components hold positions / velocities (``install(position=...)`` sets it)
         self.binding = ComponentBinding()
         #: ``"rtsnav"``: rtsnav moves the bodies; ``"game"``: rtsnav only computes safe velocities
         self.movement = "rtsnav"
-        self._hierarchy: Hierarchy | None = None
-        self._waypoints = waypoint_graph
-        self._navmesh = navmesh
-        self.navmesh_radius = float(navmesh_radius)
+        #: entity -> crowd agent id, and per agent id the game's own bound components (if any)
+        self.id_of: dict[int, int] = {}
+        self.components: dict[int, tuple] = {}
+        self.external: dict[int, tuple] = {}
+        self._external_cache: tuple[np.ndarray, list, list, np.ndarray] | None = None
 
-    # ------------------------------------------------------------- flow fields
+    # ------------------------------------------------------------------ reading state
+    @property
+    def agents(self):
+        """The crowd's arrays (``CrowdState``): rows are agent ids (``agent_ids``)."""
+        return self.crowd.state
+
+    @property
+    def tick(self) -> int:
+        return self.crowd.tick
+
+    def agent_ids(self, entities: Iterable[int]) -> np.ndarray:
+        """Crowd agent ids of ``entities`` (``KeyError`` for an entity that is not an agent)."""
+        return np.fromiter((self.id_of[e] for e in entities), dtype=np.int64)
+
+    def positions(self, entities: Iterable[int]) -> np.ndarray:
+        """World positions ``(N, 3)`` of ``entities``' agents."""
+        return self.crowd.positions[self.agent_ids(entities)]
+
+    def velocities(self, entities: Iterable[int]) -> np.ndarray:
+        """Velocities ``(N, 3)`` of ``entities``' agents."""
+        return self.crowd.velocities[self.agent_ids(entities)]
+
+    # ------------------------------------------------------------------ structures
     @property
     def uses_tiles(self) -> bool:
-        """True when flow orders use sector tiles rather than whole-map fields."""
-        if self.flow_mode == "auto":
-            return self.grid.width * self.grid.height > 512 * 512
-        return self.flow_mode == "tiles"
+        return self.crowd.uses_tiles
 
-    def sector_graph(self, progress=None) -> SectorGraph:
-        """The level's sector tiles, built on first use."""
-        if self._tiles is None or self._tiles.version != self.grid.version:
-            self._tiles = SectorGraph(self.grid, self.sector_size, progress)
-        return self._tiles
+    def sector_graph(self, progress=None):
+        return self.crowd.sector_graph(progress)
 
-    def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
-        """The flow toward goal cell ``goal``: a whole-map ``FlowField`` or a ``SectorOrder``
-        (both have ``sample(points)``), cached per goal, rebuilt after grid edits."""
-        if self._fields_version != self.grid.version:
-            self._fields.clear()
-            self._fields_version = self.grid.version
-        key = (int(goal[0]), int(goal[1]))
-        found = self._fields.get(key)
-        if found is not None:
-            self._fields.move_to_end(key)
-            return found
-        if self.uses_tiles:
-            made: FlowField | SectorOrder = self.sector_graph().order(key)
-        else:
-            made = FlowField.build(self.grid, [key])
-        self._fields[key] = made
-        while len(self._fields) > self.flow_cache:
-            self._fields.popitem(last=False)
-        return made
+    def flow_field(self, goal: tuple[int, int]):
+        """The flow toward goal cell ``goal`` (cached per goal)."""
+        return self.crowd.flow_field(goal)
 
-    def hierarchy(self, progress=None) -> Hierarchy:
-        """The level's waypoint hierarchy (agents with ``method="hierarchy"``), built — or loaded
-        from ``cache_dir`` — on first use."""
-        if self._hierarchy is None:
-            if self.cache_dir is not None:
-                self._hierarchy = Hierarchy.cached(self.grid, self.cache_dir, progress=progress)
-            else:
-                self._hierarchy = Hierarchy.build(self.grid, progress=progress)
-        return self._hierarchy
+    def hierarchy(self, progress=None):
+        return self.crowd.hierarchy(progress)
 
     def navmesh(self, progress=None) -> NavMesh:
-        """The navmesh of ``method="navmesh"`` agents, baked — or loaded from ``cache_dir`` — on
-        first use (``prepare`` does that at load time)."""
-        if self._navmesh is None:
-            if self.cache_dir is not None:
-                self._navmesh = NavMesh.cached(self.grid, self.cache_dir, agent_radius=self.navmesh_radius,
-                                               progress=progress)
-            else:
-                self._navmesh = NavMesh.from_grid(self.grid, agent_radius=self.navmesh_radius, progress=progress)
-        return self._navmesh
+        return self.crowd.navmesh(progress)
 
     def waypoints(self) -> WaypointGraph:
-        """The waypoint graph of ``method="waypoints"`` agents (flood-filled on first use)."""
-        if self._waypoints is None:
-            labels = self.grid.components()
-            big = np.bincount(labels[labels >= 0]).argmax()
-            cells = np.argwhere(labels == big)[:, ::-1]
-            centre = cells.mean(axis=0)
-            seed = cells[np.argmin(np.hypot(*(cells - centre).T))]
-            seed_cell = tuple(int(v) for v in seed)
-            if self.cache_dir is not None:
-                self._waypoints = WaypointGraph.cached_floodfill(self.grid, self.cache_dir, seed_cell, spacing=4)
-            else:
-                self._waypoints = WaypointGraph.floodfill(self.grid, seed_cell, spacing=4)
-        return self._waypoints
+        return self.crowd.waypoints()
 
     def prepare(self, methods: Iterable[str] | None = None,
                 progress: Callable[[str, int, int], None] | None = None) -> dict[str, float]:
@@ -184,27 +140,21 @@ class Navigation:
 
     def cells_changed(self, cells: np.ndarray) -> None:
         """Tell the navigation that ``cells`` were opened, blocked or re-costed on its grid
-        (after ``Grid.set_passable`` / ``set_cost``): tiles and the hierarchy update only the
-        sectors / clusters touched."""
-        if self._hierarchy is not None:
-            self._hierarchy.update(cells)
-        # every agent on its way re-plans against the new grid (one request each)
-        from rtsnav.components import NavState
-        from rtsnav.components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
+        (after ``Grid.set_passable`` / ``set_cost``): tiles and the hierarchy update only what was
+        touched, and every agent on its way re-plans."""
+        self.crowd.cells_changed(cells)
 
-        n = self.agents.count
-        state = self.agents.nav_state[:n, 0]
-        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & self.agents.agent_flags[:n, F_HAS_TARGET]
-        self.agents.agent_flags[:n, F_TARGET_DIRTY] |= moving
-        if self._tiles is not None:
-            self._tiles.update(cells)
-            for order in self._fields.values():
-                if isinstance(order, SectorOrder):
-                    order.replan()
-            self._fields_version = self.grid.version
-        else:
-            self._fields.clear()
+    # ------------------------------------------------------------------ the game's components
+    def external_view(self) -> tuple[np.ndarray, list, list, np.ndarray]:
+        """Agent ids bound to the game's own components, those position components, the
+        velocity components, and which ids have one."""
+        if self._external_cache is None:
+            ids = sorted(self.external)
+            positions = [self.external[i][0] for i in ids]
+            has_velocity = np.array([self.external[i][1] is not None for i in ids], dtype=bool)
+            velocities = [self.external[i][1] for i in ids if self.external[i][1] is not None]
+            self._external_cache = (np.array(ids, dtype=np.int64), positions, velocities, has_velocity)
+        return self._external_cache
 
     def __repr__(self) -> str:
-        return (f"Navigation({self.grid!r}, agents={self.agents.count}, "
-                f"pending_requests={len(self.requests)})")
+        return f"Navigation({self.grid!r}, agents={self.crowd.state.alive_count}, plans={len(self.crowd.queue)})"

@@ -10,29 +10,21 @@ from rtsnav.components import Position, Velocity
 
 from .binding import ComponentBinding
 from .bound_sync import BoundReadProcessor, BoundWriteProcessor
-from .flocking import FlockingProcessor
-from .flow_steering import FlowSteeringProcessor
-from .movement import MovementProcessor
+from .crowd_step import CrowdProcessor
 from .navigation import Navigation
-from .path_follow import PathFollowProcessor
-from .path_request import PathRequestProcessor
 from .registry import AgentRegistryProcessor
 
 __all__ = ["install", "uninstall", "PROCESSOR_ORDER", "installed_processors"]
 
 #: Every rtsnav processor and its priority offset, in run order (esper runs higher first).
-#: Registry first (new entities become agents), then planning, path following, group steering
-#: (flow fields, leader corridors), flocking and wall avoidance on top of those velocities, and
-#: movement last, so positions written this tick are the ones everyone reads next tick.
+#: Registry first (new entities become crowd agents), the game's own components in, one crowd
+#: update (orders, plans, following, groups, flocking, movement, progress watch, events), and
+#: the game's components out.
 PROCESSOR_ORDER: tuple[tuple[type[esper.Processor], int], ...] = (
     (AgentRegistryProcessor, 60),
-    (BoundReadProcessor, 55),             # the game's own components in (no-op without a binding)
-    (PathRequestProcessor, 50),
-    (PathFollowProcessor, 40),
-    (FlowSteeringProcessor, 30),
-    (FlockingProcessor, 20),
-    (MovementProcessor, 10),
-    (BoundWriteProcessor, 5),             # and back out
+    (BoundReadProcessor, 55),             # no-op without a binding
+    (CrowdProcessor, 30),
+    (BoundWriteProcessor, 5),             # no-op without a binding
 )
 
 _DEFAULT = object()

@@ -110,10 +110,10 @@ def prepare_navigation(nav, methods: Iterable[str] | None,
 
             warm_up()
             practice = practice_grid(nav.grid)
-            _practice(practice, chosen, "full", nav.navmesh_radius)
+            _practice(practice, chosen, "full", nav.crowd.config.navmesh_radius)
             if any(m in ("flowfield", "leader") for m in chosen):
                 _practice(practice_grid(nav.grid), [m for m in chosen if m in ("flowfield", "leader")],
-                          "tiles", nav.navmesh_radius)
+                          "tiles", nav.crowd.config.navmesh_radius)
         elif stage == "navmesh":
             _first_query(nav.navmesh(), nav.grid, three_d=True)      # builds its lazy query tables too
         elif stage == "hierarchy":

@@ -21,9 +21,10 @@ from .waypoints.graph import WaypointGraph
 from .waypoints.hierarchy import Hierarchy
 from .search.facade import METHODS, find_path
 from .warmup import warm_up
+from .crowd import Crowd, CrowdConfig, CrowdEvents
 
 __all__ = [
     "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",
     "FlowField", "SectorGraph", "Hierarchy", "WaypointGraph", "NavMesh",
-    "smooth_path", "path_length", "path_cost", "validate_path", "warm_up",
+    "smooth_path", "path_length", "path_cost", "validate_path", "warm_up", "Crowd", "CrowdConfig", "CrowdEvents",
 ]

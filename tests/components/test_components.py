@@ -8,7 +8,7 @@ import esper
 import pytest
 
 from rtsnav.components import Flock, NavigationAgent, NavState, PLANNERS, Position, Velocity
-from rtsnav.systems.agents import AgentTable
+import numpy as np
 
 
 def test_defaults_and_required_fields():
@@ -56,25 +56,46 @@ def test_equality_and_repr_like_a_dataclass():
     assert "max_speed=4.0" in repr(NavigationAgent())
 
 
-def test_binding_moves_values_into_the_table_and_back():
-    table = AgentTable(capacity=2)
+def test_binding_moves_values_into_crowd_rows_and_back():
+    from rtsnav.systems.nav.crowd import CrowdState
+
+    state = CrowdState(capacity=2)
     comps = []
-    for i in range(40):                               # forces the table to grow several times
+    for i in range(40):                               # forces the arrays to grow several times
         p, v, a = Position(i, 2 * i), Velocity(1, 0), NavigationAgent(max_speed=1 + i)
-        table.add(100 + i, p, v, a)
-        comps.append((p, v, a))
-    assert table.count == 40 and table.capacity >= 40
-    p, v, a = comps[25]
+        (row,) = state.allocate(1)
+        for c in (p, v, a):
+            c.bind(state, int(row))
+        comps.append((p, v, a, int(row)))
+    assert state.alive_count == 40 and state.capacity >= 40
+    p, v, a, row = comps[25]
     assert p.is_bound and p.as_tuple() == (25.0, 50.0, 0.0) and a.max_speed == 26.0
-    p.x = 7.5                                         # writes go to the table row
-    assert table.position[table.row_of[125], 0] == 7.5
-    table.remove(103)                                 # last row moves into row 3
-    assert comps[39][0].as_tuple() == (39.0, 78.0, 0.0) and table.row_of[139] == 3
-    table.remove(125)
+    p.x = 7.5                                         # writes go to the crowd row
+    assert state.position[row, 0] == 7.5
+    for c in comps[25][:3]:
+        c.unbind()
+    state.release([row])                              # ids stay stable: nobody is renumbered
     assert not p.is_bound and p.as_tuple() == (7.5, 50.0, 0.0) and a.max_speed == 26.0
-    for i, (p2, _, a2) in enumerate(comps):
-        if i not in (3, 25):
-            assert p2.as_tuple()[1] == 2.0 * i and a2.max_speed == 1 + i
+    for i, (p2, _, a2, row2) in enumerate(comps):
+        if i != 25:
+            assert p2.as_tuple()[1] == 2.0 * i and a2.max_speed == 1 + i and p2._row == row2
+
+
+def test_components_mirror_the_crowd_columns_and_codes():
+    from rtsnav.components import Flock
+    from rtsnav.components import navigation as cnav
+    from rtsnav.systems.nav.crowd import state as core
+
+    declared = {**Position.COLUMNS, **Velocity.COLUMNS, **NavigationAgent.COLUMNS, **Flock.COLUMNS}
+    assert set(declared) == set(core.COLUMNS)
+    for name, column in declared.items():
+        dtype, width, _ = core.COLUMNS[name]
+        assert column.dtype == np.dtype(dtype) and column.width == width, name
+    assert PLANNERS == core.PLANNERS
+    assert [(s.name, int(s)) for s in NavState] == [(s.name, int(s)) for s in core.NavState]
+    for name in ("P_MAX_SPEED", "P_RADIUS", "P_PATH_DIST", "P_TARGET_DIST", "P_PATH_MAX",
+                 "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED"):
+        assert getattr(cnav, name) == getattr(core, name), name
 
 
 def test_replacing_a_position_component_teleports_the_agent(arena):
@@ -101,4 +122,4 @@ def test_removing_the_agent_component_unregisters_the_entity(arena):
     esper.process(1 / 60)
     agent = esper.remove_component(e, NavigationAgent)
     esper.process(1 / 60)
-    assert nav.agents.count == 0 and agent.max_speed == 3.0 and not agent.is_bound
+    assert nav.agents.alive_count == 0 and agent.max_speed == 3.0 and not agent.is_bound

@@ -85,7 +85,7 @@ def _run_to_arrival(app, ticks, check_gate=None):
             on_gate = np.isin(cells[:, 0] * 10_000 + cells[:, 1], check_gate[:, 0] * 10_000 + check_gate[:, 1])
             assert not on_gate.any(), "a unit walked onto the closed bridge"
         states = app.navigation.agents.nav_state[: app.navigation.agents.count, 0]
-        if not (states == NavState.FOLLOWING).any():
+        if not ((states == NavState.FOLLOWING) | (states == NavState.PLANNING)).any():
             break
 
 
@@ -114,10 +114,9 @@ def test_closing_a_gate_mid_route_reroutes_the_group(app):
     assert all(t.position[t.row_of[e], 0] < 44 for e in chosen)
     # the group was heading over the north bridge: its leader's path crosses the gate cells
     from rtsnav.components import NavigationAgent
-    from rtsnav.systems import FlowSteeringProcessor
-
-    (order,) = esper.get_processor(FlowSteeringProcessor).orders.values()
-    leader_path = esper.component_for_entity(order.leader, NavigationAgent).path
+    (order,) = app.navigation.crowd.groups.orders.values()
+    leader = int(app.navigation.crowd.state.owner[order.leader])
+    leader_path = esper.component_for_entity(leader, NavigationAgent).path
     pts = np.concatenate([np.linspace(a, b, 60) for a, b in zip(leader_path[:-1, :2], leader_path[1:, :2])])
     cells = app.level.grid.world_to_cells(pts)
     north = app.level.gates["north bridge"].cells

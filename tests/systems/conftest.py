@@ -54,6 +54,9 @@ class EventLog:
     def _link_reached(self, entity, kind, start, end):
         self.log.append(("link_reached", entity, kind))
 
+    def _stuck(self, entity):
+        self.log.append(("stuck", entity))
+
     def of(self, kind: str, entity: int | None = None) -> list[tuple]:
         return [e for e in self.log if e[0] == kind and (entity is None or e[1] == entity)]
 
@@ -65,9 +68,10 @@ def event_log():
 
 def assert_no_agent_in_wall(navigation) -> None:
     table, grid = navigation.agents, navigation.grid
-    cells = grid.world_to_cells(table.position[: table.count])
+    positions = table.position[: table.count][table.alive[: table.count]]
+    cells = grid.world_to_cells(positions)
     inside = (cells[:, 0] >= 0) & (cells[:, 0] < grid.width) & (cells[:, 1] >= 0) & (cells[:, 1] < grid.height)
     assert inside.all(), "an agent left the map"
     ok = grid.passable[cells[:, 1], cells[:, 0]]
     assert ok.all(), f"agent centre inside a blocked cell: {cells[~ok][:3].tolist()}"
-    assert np.isfinite(table.position[: table.count]).all()
+    assert np.isfinite(positions).all()

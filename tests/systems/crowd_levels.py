@@ -141,7 +141,7 @@ def run_crowd(level: CrowdLevel, count: int = 200, method: str = "flowfield", se
         anchor[reset] = now[reset]
         still_for = np.where(reset, 0.0, still_for + dt)
         max_stuck = max(max_stuck, float(still_for.max()))
-        if not walking.any() and tick > 2:
+        if not (walking | (state == NavState.PLANNING)).any() and tick > 2:
             break
     arrived = int((t.nav_state[: t.count, 0] == NavState.FINISHED).sum())
     return CrowdResult(arrived, count, tick + 1, max_stuck, in_wall, nan)
@@ -149,37 +149,23 @@ def run_crowd(level: CrowdLevel, count: int = 200, method: str = "flowfield", se
 
 def seek_leader_baseline():
     """The simple design the seed texts try first: the leader walks its A* path, followers steer
-    straight at the leader (plus flocking). Returns a processor class to use instead of
-    ``FlowSteeringProcessor``."""
-    from rtsnav.systems.flow_steering import FlowSteeringProcessor
+    straight at the leader (plus flocking). Returns a ``GroupSteering`` class to put in the
+    crowd instead of the corridor one."""
+    from rtsnav.systems.nav.crowd.groups import GroupSteering
 
-    class SeekLeaderProcessor(FlowSteeringProcessor):
-        def _steer(self, order, members, dt):
-            t = self.navigation.agents
-            row = t.row_of.get(order.leader) if order.leader is not None else None
-            if row is not None:
-                offset = t.position[row, :2] - t.position[members, :2]
-                dist = np.hypot(offset[:, 0], offset[:, 1])
-                keep = dist > 1e-9
-                # corridor replaced by "head for the leader"; arrival logic unchanged
-                order.corridor = _Seek(offset, keep, dist)
-            super()._steer(order, members, dt)
+    class SeekLeaderSteering(GroupSteering):
+        def directions(self, order, members):
+            s = self.crowd.state
+            if order.leader is None or not s.alive[order.leader]:
+                return super().directions(order, members)
+            offset = s.position[order.leader, :2] - s.position[members, :2]
+            dist = np.hypot(offset[:, 0], offset[:, 1])
+            out = np.zeros_like(offset)
+            keep = dist > 1e-9
+            out[keep] = offset[keep] / dist[keep, None]     # "head for the leader"; arrival unchanged
+            return out
 
-    return SeekLeaderProcessor
-
-
-class _Seek:
-    """Stands in for a corridor field: every follower's direction is straight at the leader."""
-
-    def __init__(self, offset, keep, dist):
-        self.dirs = np.zeros_like(offset, dtype=np.float32)
-        self.dirs[keep] = offset[keep] / dist[keep, None]
-
-    def sample(self, pos):
-        return self.dirs.copy()
-
-    def covers(self, pos):
-        return np.ones(len(pos), dtype=bool)
+    return SeekLeaderSteering
 
 
 def gap_by_the_corner() -> CrowdLevel:

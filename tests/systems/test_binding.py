@@ -119,6 +119,7 @@ def test_godot_flow_rtsnav_computes_the_safe_velocity_and_the_game_moves(world, 
     moved = False
     for _ in range(900):
         before = (pos.x, pos.y)
+        mover.reported = {}
         esper.process(1 / 30)
         assert not _in_wall(arena, pos.x, pos.y)
         if e in mover.reported:

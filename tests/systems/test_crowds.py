@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rtsnav.components import Flock, NavigationAgent, NavState, Position, Velocity
-from rtsnav.systems import FlowSteeringProcessor, Navigation, install
-from rtsnav.systems.flow_steering import CHAIN_REACH
+from rtsnav.systems import Navigation, install
+from rtsnav.systems.nav.crowd.groups import CHAIN_REACH
 from tests.systems.crowd_levels import (LEVELS, gap_by_the_corner, narrow_passage, open_field, run_crowd,
                                         seek_leader_baseline)
 
@@ -36,12 +36,11 @@ def test_crowd_of_200_arrives(make, method):
     done = t.nav_state[: t.count, 0] == NavState.FINISHED
     goal = np.array(level.grid.cell_to_world(*level.goal)[:2])
     far = np.hypot(*(t.position[: t.count][done, :2] - goal).T).max()
-    steer = next(p for p in esper._processors if isinstance(p, FlowSteeringProcessor))
-    assert far <= 3 * CHAIN_REACH * _disc_radius(steer, level) + 2.0
+    assert far <= 3 * CHAIN_REACH * _disc_radius(nav, level) + 2.0
 
 
-def _disc_radius(steer, level):
-    return steer._arrival_radius(level.goal, CROWD, 0.35)
+def _disc_radius(nav, level):
+    return nav.crowd.groups._arrival_radius(level.goal, CROWD, 0.35)
 
 
 def test_seek_the_leader_baseline_fails_the_narrow_passage_where_the_corridor_field_passes():
@@ -50,14 +49,10 @@ def test_seek_the_leader_baseline_fails_the_narrow_passage_where_the_corridor_fi
 
     def swap(tick, nav, ents):
         if tick == 0:
-            prio = esper.get_processor(FlowSteeringProcessor).priority
-            esper.remove_processor(FlowSteeringProcessor)
-            esper.add_processor(baseline(nav), priority=prio)
+            nav.crowd.groups = baseline(nav.crowd)
 
     seek = run_crowd(level, CROWD, "leader", before_tick=swap)
     esper.clear_database()
-    for cls in (baseline,):
-        esper.remove_processor(cls)
     corridor = run_crowd(narrow_passage(), CROWD, "leader")
     assert seek.arrived < 0.6 * CROWD, f"baseline unexpectedly got {seek.arrived} through"
     assert corridor.arrived >= 0.99 * CROWD

@@ -12,7 +12,8 @@ from rtsnav.components import NavigationAgent, NavState, Position, Velocity
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios
 from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav import find_path
-from rtsnav.systems.requests import PathRequest, PathRequestQueue
+from rtsnav.systems.nav.crowd.planners import GridJob, PlanQueue
+from rtsnav.systems.nav.search.sliced import WorkspacePool
 
 _cape = {}
 
@@ -26,59 +27,69 @@ def cape():
     return _cape["grid"], _cape["long"]
 
 
-def test_sliced_requests_at_200_expansions_match_one_shot_exactly():
+def _queue(grid, budget, max_searches, quantum=None):
+    return PlanQueue(budget, quantum), WorkspacePool(grid, max_searches)
+
+
+def _job(grid, pool, s_cell, g_cell):
+    return GridJob(grid, s_cell, g_cell, "astar", np.zeros(3), None, pool)
+
+
+def test_sliced_requests_at_200_units_match_one_shot_exactly():
     grid, longs = cape()
-    queue = PathRequestQueue(grid, expansions_per_tick=200, max_searches=2)
+    queue, pool = _queue(grid, 200, 2)
     for i, s in enumerate(longs[:3]):
-        queue.submit(PathRequest(i, s.start, s.goal, "astar", (0.0, 0.0, 0.0)))
-    results, ticks = {}, 0
+        queue.submit(i, _job(grid, pool, s.start, s.goal))
+    results, ticks, served = {}, 0, {}
     while len(queue):
         ticks += 1
-        for req, res in queue.service():
-            results[req.entity] = (req, res)
-        assert queue.last_expanded <= 200 + 1
+        for key in queue.keys():
+            served[key] = served.get(key, 0) + 1
+        for key, job in queue.service():
+            results[key] = job
+        assert queue.last_units <= 200 + 1
     assert ticks > 100                                        # really spread over many ticks
     for i, s in enumerate(longs[:3]):
-        req, res = results[i]
+        res = results[i].search.result()
         one_shot = find_path(grid, s.start, s.goal)
         assert res.found and res.cost == one_shot.cost         # exactly, not approximately
         np.testing.assert_array_equal(res.cells, one_shot.cells)
         assert abs(res.cost - s.optimal) <= max(1e-3, 6e-6 * s.optimal)
-        assert req.ticks > 1
+        assert served[i] > 1
 
 
 def test_requests_are_served_fairly_round_robin():
     grid, longs = cape()
-    queue = PathRequestQueue(grid, expansions_per_tick=400, max_searches=4, quantum=100)
+    queue, pool = _queue(grid, 400, 4, quantum=100)
     s = longs[0]
-    queue.submit(PathRequest(1, s.start, s.goal, "astar", (0, 0, 0)))      # very long
+    queue.submit(1, _job(grid, pool, s.start, s.goal))                       # very long
     short_goal = (s.start[0] + 3, s.start[1]) if grid.passable[s.start[1], s.start[0] + 3] else s.start
-    queue.submit(PathRequest(2, s.start, short_goal, "astar", (0, 0, 0)))    # short
-    done = [req.entity for req, _ in queue.service()]
+    queue.submit(2, _job(grid, pool, s.start, short_goal))                   # short
+    done = [key for key, _ in queue.service()]
     assert done == [2]                # the short one finished in the first tick despite queueing second
 
 
 def test_a_new_request_for_the_same_agent_replaces_the_pending_one():
     grid, longs = cape()
-    queue = PathRequestQueue(grid, expansions_per_tick=100, max_searches=1)
+    queue, pool = _queue(grid, 100, 1)
     a, b = longs[0], longs[1]
-    queue.submit(PathRequest(7, a.start, a.goal, "astar", (0, 0, 0)))
+    queue.submit(7, _job(grid, pool, a.start, a.goal))
     queue.service()
-    assert queue.pool.available == 0
-    queue.submit(PathRequest(7, b.start, b.goal, "astar", (0, 0, 0)))
-    assert len(queue) == 1 and queue.pool.available == 1       # workspace returned
+    assert pool.available == 0
+    queue.submit(7, _job(grid, pool, b.start, b.goal))
+    assert len(queue) == 1 and pool.available == 1             # workspace returned
     queue.budget = 10**9
-    (req, res), = queue.service()
-    assert req.goal == b.goal and res.cost == find_path(grid, b.start, b.goal).cost
+    (key, job), = queue.service()
+    assert job.goal == b.goal and job.search.result().cost == find_path(grid, b.start, b.goal).cost
 
 
 def test_more_requests_than_workspaces_wait_in_order():
     grid, longs = cape()
-    queue = PathRequestQueue(grid, expansions_per_tick=10**9, max_searches=1)
+    queue, pool = _queue(grid, 10**9, 1)
     for i, s in enumerate(longs[:4]):
-        queue.submit(PathRequest(i, s.start, s.goal, "astar", (0, 0, 0)))
-    finished = [req.entity for req, _ in queue.service()]
-    assert finished == [0, 1, 2, 3] and queue.pool.available == 1
+        queue.submit(i, _job(grid, pool, s.start, s.goal))
+    finished = [key for key, _ in queue.service()]
+    assert finished == [0, 1, 2, 3] and pool.available == 1
 
 
 def _spawn(grid, start_cell, target, **kw):
@@ -132,13 +143,13 @@ def test_deleting_an_entity_mid_request_leaves_nothing_behind(event_log):
     keep = _spawn(grid, s.start, grid.cell_to_world(s.start[0], s.start[1]))
     for _ in range(5):
         esper.process(1 / 60)
-    assert e in nav.requests
+    assert ("agent", nav.id_of[e]) in nav.crowd.queue
     esper.delete_entity(e)
     for _ in range(5):
         esper.process(1 / 60)
-    assert e not in nav.requests and len(nav.requests) == 0
-    assert nav.requests.pool.available == nav.requests.pool.size
-    assert nav.agents.count == 1 and keep in nav.agents.row_of and e not in nav.agents.row_of
+    assert len(nav.crowd.queue) == 0
+    assert nav.crowd.pool.available == nav.crowd.pool.size
+    assert nav.agents.alive_count == 1 and keep in nav.agents.row_of and e not in nav.agents.row_of
     assert not event_log.of("path_changed", e) and not event_log.of("path_failed", e)
 
 

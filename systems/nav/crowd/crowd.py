@@ -1,0 +1,658 @@
+"""``Crowd``: every agent of a level, its orders, plans and movement — one ``update(dt)`` a tick.
+
+Modelled on Detour's ``dtCrowd``: the crowd owns the agents' arrays, their stated modes, the
+group orders and one planning queue with one per-tick budget; the esper plugin only binds
+components to its rows. It needs no esper:
+
+>>> import numpy as np
+>>> from rtsnav.systems.nav import Grid
+>>> from rtsnav.systems.nav.crowd import Crowd
+>>> crowd = Crowd(Grid(np.ones((20, 30), dtype=bool)))
+>>> ids = crowd.add_agents([(2.5, 2.5), (2.5, 4.5)], radius=0.4, max_speed=4.0)
+>>> crowd.move(ids, (25.5, 10.5), planner="astar")
+>>> reached = []
+>>> for _ in range(300):
+...     reached += crowd.update(1 / 30).reached.tolist()
+>>> sorted(reached)
+[0, 1]
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import NavError
+from ..flow.field import FlowField
+from ..flow.sectors import SectorGraph, SectorOrder
+from ..grid import Grid, finite_point
+from ..result import PathStatus
+from ..search.sliced import WorkspacePool
+from ..steering.collision import move_agents
+from .following import follow_paths
+from .groups import FLOW_CODES, GroupSteering
+from .planners import UNITS, CallJob, GridJob, HierarchyJob, PlanQueue, Route
+from .progress import watch_progress
+from .state import (F_HAS_TARGET, F_PAUSED, F_TARGET_DIRTY, FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION,
+                    GROUP_PLANNERS, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, PLANNERS,
+                    CrowdState, Mode, NavState)
+from .steering import apply_flocking
+
+__all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
+
+_NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
+GRID_METHODS = ("astar", "dijkstra", "weighted", "bidirectional")
+
+
+@dataclass(frozen=True, slots=True)
+class CrowdConfig:
+    """Settings of a crowd; every field says its unit and limits.
+
+    Attributes:
+        planning_units: work units all plans share per tick, ≥ 1 (one unit ≈ one grid A*
+            expansion, ~0.12 µs here: 20,000 ≈ 2.5 ms).
+        max_searches: grid searches in progress at once, ≥ 1 (each holds ~28 bytes per cell).
+        smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
+        weight: heuristic weight of the ``"weighted"`` planner, ≥ 1.
+        flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
+            (tiles above 512×512 cells).
+        sector_size: sector edge for tiles, cells, ≥ 4.
+        corridor_width: leader corridor half-width, cells, ≥ 1.
+        wall_avoidance: weight of the push away from walls for group units, ≥ 0.
+        flow_cache_bytes: memory for flow fields of goals no order uses any more (LRU), bytes.
+        navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
+        stuck_after: seconds without progress before a ``stuck`` event, > 0.
+        max_recoveries: stuck recoveries before the order fails, ≥ 1.
+        max_radius_cells: largest agent radius, cells; larger agents fail with a reason.
+        max_speed_cells: largest speed, cells per second; faster agents fail with a reason.
+    """
+
+    planning_units: int = 20_000
+    max_searches: int = 4
+    smoothing: str | None = "precise"
+    weight: float = 1.5
+    flow_mode: str = "auto"
+    sector_size: int = 16
+    corridor_width: float = 3.0
+    wall_avoidance: float = 3.0
+    flow_cache_bytes: int = 256 * 2**20
+    navmesh_radius: float = 0.4
+    stuck_after: float = 4.0
+    max_recoveries: int = 3
+    max_radius_cells: float = 16.0
+    max_speed_cells: float = 1000.0
+
+    def __post_init__(self) -> None:
+        checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
+                  ("smoothing", self.smoothing in ("precise", "fast", None)), ("weight", self.weight >= 1),
+                  ("flow_mode", self.flow_mode in ("auto", "full", "tiles")), ("sector_size", self.sector_size >= 4),
+                  ("corridor_width", self.corridor_width >= 1), ("wall_avoidance", self.wall_avoidance >= 0),
+                  ("navmesh_radius", self.navmesh_radius >= 0), ("stuck_after", self.stuck_after > 0),
+                  ("max_recoveries", self.max_recoveries >= 1), ("max_radius_cells", self.max_radius_cells > 0),
+                  ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0)]
+        for name, ok in checks:
+            if not ok:
+                raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
+
+
+@dataclass(slots=True)
+class CrowdEvents:
+    """What happened in one ``update``; ids are agent ids.
+
+    Attributes:
+        reached: ``(k,) int64`` agents that arrived.
+        failed: ``(k,) int64`` agents whose order failed; ``reasons`` the matching messages.
+        waypoints: ``(agent, index, position)`` waypoints passed (only with ``report_waypoints``).
+        path_changed: ``(k,) int64`` agents given a new path (``Crowd.path(agent)``).
+        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started).
+        links: ``(agent, kind, start, end)`` off-mesh links taken.
+        moving / velocities: agents walking and their velocities after movement (the safe
+            velocity: wall sliding applied).
+    """
+
+    reached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    failed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    reasons: list[str] = field(default_factory=list)
+    waypoints: list[tuple[int, int, tuple]] = field(default_factory=list)
+    path_changed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stuck: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    links: list[tuple[int, str, tuple, tuple]] = field(default_factory=list)
+    moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    velocities: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+
+
+class _Collect:
+    """Event lists filled during one update."""
+
+    def __init__(self) -> None:
+        self.reached: list[np.ndarray] = []
+        self.failed: list[int] = []
+        self.reasons: list[str] = []
+        self.path_changed: list[int] = []
+
+
+class Crowd:
+    """All agents of one level (see the module docs). ``state`` holds the arrays; ``config`` the
+    settings; ``navmesh`` / ``waypoint_graph`` / ``hierarchy`` may be given, else they are baked
+    (or loaded from ``cache_dir``) by ``prepare`` or on first use."""
+
+    def __init__(self, grid: Grid, config: CrowdConfig | None = None, *, navmesh=None, waypoint_graph=None,
+                 hierarchy=None, cache_dir: str | Path | None = None) -> None:
+        if not isinstance(grid, Grid):
+            raise NavError(f"Crowd needs a Grid, got {type(grid).__name__}")
+        self.grid = grid
+        self.config = config if config is not None else CrowdConfig()
+        self.state = CrowdState()
+        self.queue = PlanQueue(self.config.planning_units)
+        self.pool = WorkspacePool(grid, self.config.max_searches)
+        self.groups = GroupSteering(self)
+        self.cache_dir = None if cache_dir is None else Path(cache_dir)
+        self.movement = "crowd"                  # or "caller": positions are the caller's to move
+        self.report_waypoints = False
+        self.tick = 0
+        self._navmesh, self._waypoints, self._hierarchy = navmesh, waypoint_graph, hierarchy
+        self._tiles: SectorGraph | None = None
+        self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
+        self._fields_version = grid.version
+        self._events = _Collect()
+
+    # ================================================================ agents
+    @property
+    def positions(self) -> np.ndarray:
+        """``(size, 3) float64`` world positions, row = agent id (dead rows are zeros)."""
+        return self.state.position[: self.state.size]
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """``(size, 3) float64`` velocities, world units / s, row = agent id."""
+        return self.state.velocity[: self.state.size]
+
+    @property
+    def alive(self) -> np.ndarray:
+        """``(size,) bool``: which ids hold an agent."""
+        return self.state.alive[: self.state.size]
+
+    def add_agents(self, positions, *, radius: float = 0.4, max_speed: float = 4.0, path_desired_distance: float = 1.0,
+                   target_desired_distance: float = 1.0, path_max_distance: float = 5.0, group: int = -1,
+                   separation: float = 1.5, cohesion: float = 0.3, alignment: float = 0.3,
+                   flock_radius: float = 4.0) -> np.ndarray:
+        """Add agents at world ``positions`` (``(N, 2|3)``); returns their ids (stable until
+        removed). ``group`` ≥ 0 puts them in a flock (flocking weights and radius)."""
+        pos = np.asarray(positions, dtype=np.float64)
+        if pos.ndim != 2 or pos.shape[1] not in (2, 3) or not np.isfinite(pos).all():
+            raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got shape {pos.shape}")
+        cs = self.grid.cell_size
+        for name, value, low, high in (("radius", radius, 0.0, self.config.max_radius_cells * cs),
+                                       ("max_speed", max_speed, 1e-9, self.config.max_speed_cells * cs),
+                                       ("path_desired_distance", path_desired_distance, 1e-9, math.inf),
+                                       ("target_desired_distance", target_desired_distance, 1e-9, math.inf),
+                                       ("path_max_distance", path_max_distance, 1e-9, math.inf),
+                                       ("flock_radius", flock_radius, 1e-9, math.inf)):
+            if not (math.isfinite(float(value)) and low <= float(value) <= high):
+                raise NavError(f"{name} must be a finite number in [{low:g}, {high:g}], got {value!r}")
+        ids = self.state.allocate(len(pos))
+        s = self.state
+        s.position[ids, : pos.shape[1]] = pos
+        s.agent_params[ids] = (max_speed, radius, path_desired_distance, target_desired_distance, path_max_distance)
+        s.flock_group[ids, 0] = int(group)
+        s.flock_params[ids] = (separation, cohesion, alignment, flock_radius)
+        return ids
+
+    def add_rows(self, count: int) -> np.ndarray:
+        """Ids for ``count`` agents with default rows (the esper plugin binds components to them)."""
+        return self.state.allocate(int(count))
+
+    def remove(self, ids) -> None:
+        """Remove agents; their ids may be reused by later adds, no other agent is renumbered."""
+        ids = self._ids(ids)
+        for i in ids.tolist():
+            self.queue.cancel(("agent", i))
+        self.state.release(ids)
+
+    def move(self, ids, target: Sequence[float], planner: str = "astar", *, group: int | None = None) -> None:
+        """Order agents to world ``target`` with ``planner`` (``PLANNERS``); group planners move
+        agents sharing a ``group`` (default: their flock group, else one new group) as one."""
+        ids = self._ids(ids)
+        if planner not in PLANNERS:
+            raise NavError(f"unknown planner {planner!r}; expected one of {', '.join(PLANNERS)}")
+        t = finite_point(target, "target")
+        s = self.state
+        s.target[ids, :2] = t[:2]
+        s.target[ids, 2] = t[2] if len(t) == 3 else 0.0
+        s.agent_method[ids, 0] = PLANNERS.index(planner)
+        if group is not None:
+            s.flock_group[ids, 0] = int(group)
+        elif planner in GROUP_PLANNERS and (s.flock_group[ids, 0] < 0).any():
+            s.flock_group[ids[s.flock_group[ids, 0] < 0], 0] = 1_000_000 + self.tick * 1000 + int(ids.min()) % 1000
+        s.agent_flags[ids, F_HAS_TARGET] = True
+        s.agent_flags[ids, F_TARGET_DIRTY] = True
+
+    def stop(self, ids) -> None:
+        """Drop the agents' targets: they stand (IDLE)."""
+        ids = self._ids(ids)
+        self.state.agent_flags[ids, F_HAS_TARGET] = False
+        self.state.agent_flags[ids, F_TARGET_DIRTY] = True
+
+    def pause(self, ids, paused: bool = True) -> None:
+        """Stand still keeping target and path (``paused=False`` resumes)."""
+        self.state.agent_flags[self._ids(ids), F_PAUSED] = bool(paused)
+
+    def path(self, agent: int) -> np.ndarray:
+        """The agent's current path, world ``(N, 3)``."""
+        return self.state.path_points(int(self._ids([agent])[0]))
+
+    def _ids(self, ids) -> np.ndarray:
+        arr = np.atleast_1d(np.asarray(ids))
+        if arr.dtype.kind not in "iu":
+            raise NavError(f"agent ids must be integers, got {ids!r}")
+        arr = arr.astype(np.int64)
+        bad = (arr < 0) | (arr >= self.state.size)
+        if bad.any() or not self.state.alive[arr[~bad]].all():
+            raise NavError(f"no agent with id {int(arr[bad][0]) if bad.any() else int(arr[~self.state.alive[arr]][0])}")
+        return arr
+
+    # ================================================================= update
+    def update(self, dt: float) -> CrowdEvents:
+        """One tick of ``dt`` seconds (> 0; 0 does nothing): orders, plans under the budget, path
+        following, group steering, flocking, movement, the progress watch. Returns its events."""
+        try:
+            dt = float(dt)
+        except (TypeError, ValueError):
+            raise NavError(f"dt must be a number of seconds > 0, got {dt!r}") from None
+        if not math.isfinite(dt) or dt < 0:
+            raise NavError(f"dt must be a finite number of seconds >= 0, got {dt!r}")
+        self._events = _Collect()
+        if dt == 0 or self.state.size == 0:
+            return CrowdEvents()
+        if self._fields_version != self.grid.version:
+            self._grid_changed()
+        s = self.state
+        self._refuse_bad_agents()
+        self._take_orders()
+        for key, job in self.queue.service():
+            self._plan_done(key, job)
+        followed = follow_paths(s, self.grid, dt, self.tick, self.report_waypoints)
+        self.arrive(followed.arrived)
+        if len(followed.drifted):
+            self._replan(followed.drifted)
+        self.groups.update(dt)
+        apply_flocking(s, self.grid, self.config.wall_avoidance)
+        self._move(dt)
+        stuck = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after)
+        if len(stuck):
+            self._recover(stuck)
+        self.tick += 1
+        n = s.size
+        moving = np.flatnonzero(s.nav_state[:n, 0] == NavState.FOLLOWING)
+        ev = self._events
+        return CrowdEvents(np.concatenate(ev.reached) if ev.reached else np.zeros(0, dtype=np.int64),
+                           np.array(ev.failed, dtype=np.int64), ev.reasons, followed.waypoints,
+                           np.array(ev.path_changed, dtype=np.int64), stuck, followed.links, moving,
+                           s.velocity[moving].copy())
+
+    # ------------------------------------------------------------ outcomes
+    def arrive(self, ids: np.ndarray) -> None:
+        """Mark agents arrived (FINISHED)."""
+        if len(ids) == 0:
+            return
+        s = self.state
+        s.nav_state[ids, 0] = NavState.FINISHED
+        s.mode[ids] = Mode.NONE
+        self._events.reached.append(np.asarray(ids, dtype=np.int64))
+
+    def fail(self, ids, reason: str) -> None:
+        """Fail the agents' orders with ``reason`` (they stand; ``path_failed``)."""
+        s = self.state
+        for i in np.atleast_1d(ids).tolist():
+            s.nav_state[i, 0] = NavState.FAILED
+            s.mode[i] = Mode.NONE
+            s.velocity[i] = 0.0
+            s.clear_path(i)
+            s.failure[i] = reason
+            self.queue.cancel(("agent", i))
+            self._events.failed.append(i)
+            self._events.reasons.append(reason)
+
+    def path_changed(self, agent: int) -> None:
+        self._events.path_changed.append(int(agent))
+
+    # ------------------------------------------------------------- orders
+    def _refuse_bad_agents(self) -> None:
+        """NaN positions, absurd radii or speeds: those agents fail, the tick goes on."""
+        s = self.state
+        n = s.size
+        cs = self.grid.cell_size
+        p = s.agent_params[:n]
+        bad = s.alive[:n] & (s.nav_state[:n, 0] != NavState.FAILED) & (
+            ~np.isfinite(s.position[:n]).all(axis=1) | ~np.isfinite(p).all(axis=1)
+            | (p[:, P_RADIUS] > self.config.max_radius_cells * cs) | (p[:, P_RADIUS] < 0)
+            | (p[:, P_MAX_SPEED] > self.config.max_speed_cells * cs) | (p[:, P_MAX_SPEED] <= 0))
+        limit_r, limit_v = self.config.max_radius_cells * cs, self.config.max_speed_cells * cs
+        for i in np.flatnonzero(bad).tolist():
+            if not np.isfinite(s.position[i]).all():
+                reason = f"the agent's position {tuple(float(v) for v in s.position[i])} is not finite"
+            elif not 0 <= p[i, P_RADIUS] <= limit_r:
+                reason = f"radius {p[i, P_RADIUS]:g} is out of range (0 .. {limit_r:g} world units)"
+            elif not 0 < p[i, P_MAX_SPEED] <= limit_v:
+                reason = f"max_speed {p[i, P_MAX_SPEED]:g} is out of range (> 0, <= {limit_v:g} world units / s)"
+            else:
+                reason = f"agent settings {p[i].tolist()} are not finite"
+            s.agent_flags[i, F_TARGET_DIRTY] = False
+            self.fail(i, reason)
+
+    def _take_orders(self) -> None:
+        s = self.state
+        n = s.size
+        dirty = np.flatnonzero(s.agent_flags[:n, F_TARGET_DIRTY] & s.alive[:n])
+        if len(dirty) == 0:
+            return
+        s.agent_flags[dirty, F_TARGET_DIRTY] = False
+        s.best_distance[dirty] = np.inf
+        s.recoveries[dirty] = 0
+        s.still_for[dirty] = 0.0
+        s.anchor_x[dirty] = s.position[dirty, 0]
+        s.anchor_y[dirty] = s.position[dirty, 1]
+        for i in dirty.tolist():
+            s.failure.pop(i, None)
+        self._order(dirty)
+
+    def _order(self, ids: np.ndarray) -> None:
+        """Start planning for ``ids`` from where they stand (new orders and re-plans)."""
+        s, grid = self.state, self.grid
+        for i in ids.tolist():
+            self.queue.cancel(("agent", i))
+            s.clear_path(i)
+            s.velocity[i] = 0.0
+            s.mode[i] = Mode.NONE
+            if not s.agent_flags[i, F_HAS_TARGET]:
+                s.nav_state[i, 0] = NavState.IDLE
+                continue
+            reason = self._order_problem(i)
+            if reason:
+                self.fail(i, reason)
+                continue
+            s.nav_state[i, 0] = NavState.PLANNING
+            method = PLANNERS[int(s.agent_method[i, 0])]
+            if method in GROUP_PLANNERS:
+                continue                                   # GroupSteering starts or joins the order
+            self.queue.submit(("agent", i), self._job(i, method))
+
+    def _order_problem(self, i: int) -> str:
+        s, grid = self.state, self.grid
+        target = s.target[i]
+        if not np.isfinite(target).all():
+            return f"target_position {tuple(float(v) for v in target)} is not a finite point"
+        goal = grid.world_to_cell(float(target[0]), float(target[1]))
+        start = grid.world_to_cell(float(s.position[i, 0]), float(s.position[i, 1]))
+        if not grid.in_bounds(*goal):
+            return f"target_position ({target[0]:g}, {target[1]:g}) is outside the map"
+        if not grid.in_bounds(*start):
+            return "the agent stands outside the map"
+        if PLANNERS[int(s.agent_method[i, 0])] in GROUP_PLANNERS:
+            if not grid.passable[goal[1], goal[0]]:
+                return f"goal {goal} is a blocked cell"
+            if not grid.passable[start[1], start[0]] or not grid.connected(start, goal):
+                return f"goal {goal} is not reachable from start {start}"
+        return ""
+
+    def _job(self, i: int, method: str):
+        s, grid = self.state, self.grid
+        target = s.target[i].copy()
+        start = grid.world_to_cell(*s.position[i, :2])
+        goal = grid.world_to_cell(*target[:2])
+        if method in GRID_METHODS:
+            return GridJob(grid, start, goal, method, target, self.config.smoothing, self.pool, self.config.weight)
+        if method == "hierarchy":
+            return HierarchyJob(self.hierarchy(), start, goal, target)
+        here = s.position[i].copy()
+        if method == "navmesh":
+            mesh = self.navmesh()
+            return CallJob(lambda: mesh.find_path(here, target), UNITS["navmesh"], _mesh_route)
+        graph = self.waypoints()
+        return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
+                       lambda r: _cells_route(grid, r, target))
+
+    def _plan_done(self, key, job) -> None:
+        kind, who = key
+        if kind == "group":
+            if getattr(job, "value", None) is not None and not isinstance(job.value, Exception):
+                self._cache_field(who[1:3], job.value)
+            self.groups.plan_done(who, job)
+            return
+        if kind == "field":
+            if not isinstance(job.value, Exception):
+                self._cache_field(who, job.value)
+            return
+        i = int(who)
+        s = self.state
+        if not s.alive[i] or s.nav_state[i, 0] != NavState.PLANNING:
+            return
+        route: Route = job.route
+        if not route.walkable:
+            self.fail(i, route.reason or "no path")
+            return
+        points = np.array(route.points, dtype=np.float64)
+        if self.grid.heights is None:
+            points[:, 2] = s.position[i, 2]
+            if math.isfinite(s.target[i, 2]) and route.status is PathStatus.FOUND:
+                points[-1, 2] = s.target[i, 2]
+        s.set_path(i, points, 1 if len(points) > 1 else 0)
+        if route.links:
+            s.links[i] = dict(route.links)
+        s.nav_state[i, 0] = NavState.FOLLOWING
+        s.mode[i] = Mode.PATH
+        self.path_changed(i)
+        if route.status is PathStatus.PARTIAL:              # walks to the closest point, and says why
+            s.failure[i] = route.reason
+            self._events.failed.append(i)
+            self._events.reasons.append(route.reason)
+
+    def _replan(self, ids: np.ndarray) -> None:
+        """Plan again from where the agents stand (drift, recovery), keeping the watch's count."""
+        group = np.isin(self.state.agent_method[ids, 0], FLOW_CODES)
+        self._order(ids[~group])
+        if group.any():
+            self._walk_alone(ids[group])
+
+    def _walk_alone(self, ids: np.ndarray, goal_cells: np.ndarray | None = None) -> None:
+        """Agents leave their group's steering and plan their own A* path (mode PATH)."""
+        s, grid = self.state, self.grid
+        for k, i in enumerate(ids.tolist()):
+            target = s.target[i].copy()
+            goal = tuple(int(v) for v in goal_cells[k]) if goal_cells is not None else grid.world_to_cell(*target[:2])
+            if goal_cells is not None:
+                target[:2] = grid.cell_to_world(*goal)[:2]
+            start = grid.world_to_cell(*s.position[i, :2])
+            s.clear_path(i)
+            s.nav_state[i, 0] = NavState.PLANNING
+            s.mode[i] = Mode.PATH                         # groups leave it alone from now on
+            s.velocity[i] = 0.0
+            self.queue.submit(("agent", i), GridJob(grid, start, goal, "astar", target, self.config.smoothing,
+                                                    self.pool, self.config.weight))
+
+    def _recover(self, stuck: np.ndarray) -> None:
+        """One recovery step further for each stuck agent (see ``progress``)."""
+        s, grid = self.state, self.grid
+        s.recoveries[stuck] += 1
+        tries = s.recoveries[stuck]
+        give_up = stuck[tries > self.config.max_recoveries]
+        for i in give_up.tolist():
+            self.fail(i, f"no progress for {self.config.stuck_after:g} s after {self.config.max_recoveries} recoveries")
+        live = stuck[tries <= self.config.max_recoveries]
+        self._free_walled_in(live)
+        group = np.isin(s.agent_method[live, 0], FLOW_CODES) | (s.mode[live] == Mode.PATH)
+        first = live[(s.recoveries[live] == 1) & ~group]
+        self._order(first)
+        alone = live[((s.recoveries[live] == 2) | ((s.recoveries[live] == 1) & group))]
+        self._walk_alone(alone)
+        nearest = live[s.recoveries[live] >= 3]
+        if len(nearest):
+            self._walk_alone(nearest, np.array([self._nearest_reachable(i) for i in nearest.tolist()]))
+
+    def _nearest_reachable(self, i: int) -> tuple[int, int]:
+        """The open cell reachable from the agent nearest its target."""
+        s, grid = self.state, self.grid
+        here = grid.world_to_cell(*s.position[i, :2])
+        labels = grid.components()
+        label = labels[here[1], here[0]]
+        if label < 0:
+            return here
+        ys, xs = np.nonzero(labels == label)
+        goal = grid.world_to_cell(*s.target[i, :2])
+        k = int(np.argmin((xs - goal[0]) ** 2 + (ys - goal[1]) ** 2))
+        return int(xs[k]), int(ys[k])
+
+    def _free_walled_in(self, ids: np.ndarray) -> None:
+        """Agents standing in a blocked cell (a gate closed on them) step to the nearest open cell."""
+        grid = self.grid
+        for i in ids.tolist():
+            cx, cy = grid.world_to_cell(*self.state.position[i, :2])
+            if grid.is_passable(cx, cy):
+                continue
+            ys, xs = np.nonzero(grid.passable)
+            if len(xs):
+                k = int(np.argmin((xs - cx) ** 2 + (ys - cy) ** 2))
+                self.state.position[i, :2] = grid.cell_to_world(int(xs[k]), int(ys[k]))[:2]
+
+    def _move(self, dt: float) -> None:
+        s, grid = self.state, self.grid
+        n = s.size
+        vel = s.velocity[:n]
+        still = s.agent_flags[:n, F_PAUSED] | ~s.alive[:n]
+        if still.any():
+            vel[still] = 0.0
+        heights = grid.heights if grid.heights is not None else _NO_HEIGHTS
+        pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
+        move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.passable, grid.cell_size,
+                    grid.origin[0], grid.origin[1], heights, grid.heights is not None)
+
+    # ============================================================ structures
+    @property
+    def uses_tiles(self) -> bool:
+        """True when flow orders use sector tiles rather than whole-map fields."""
+        if self.config.flow_mode == "auto":
+            return self.grid.width * self.grid.height > 512 * 512
+        return self.config.flow_mode == "tiles"
+
+    def sector_graph(self, progress=None) -> SectorGraph:
+        """The level's sector tiles (built on first use; ``prepare`` builds them at load)."""
+        if self._tiles is None or self._tiles.version != self.grid.version:
+            self._tiles = SectorGraph(self.grid, self.config.sector_size, progress)
+        return self._tiles
+
+    def field_job(self, goal: tuple[int, int]) -> CallJob:
+        """A job building the flow toward ``goal`` (cached when done)."""
+        cached = self._fields.get(goal)
+        if cached is not None:
+            return CallJob(lambda: cached, 1)
+        if self.uses_tiles:
+            return CallJob(lambda: self.sector_graph().order(goal), 2_000)
+        cells = int(self.grid.passable.sum())
+        return CallJob(lambda: FlowField.build(self.grid, [goal]), int(UNITS["field_per_cell"] * cells))
+
+    def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
+        """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
+        key = (int(goal[0]), int(goal[1]))
+        found = self._fields.get(key)
+        if found is not None:
+            self._fields.move_to_end(key)
+            return found
+        made = self.field_job(key).call()
+        self._cache_field(key, made)
+        return made
+
+    def _cache_field(self, goal, made) -> None:
+        key = (int(goal[0]), int(goal[1]))
+        self._fields[key] = made
+        self._fields.move_to_end(key)
+        live = self.groups.live_goals()
+        per_field = max(1, self.grid.width * self.grid.height * 12)
+        spare = max(1, self.config.flow_cache_bytes // per_field)
+        idle = [k for k in self._fields if k not in live]
+        for k in idle[: max(0, len(idle) - spare)]:          # oldest idle fields go first
+            del self._fields[k]
+
+    def navmesh(self, progress=None):
+        """The navmesh of ``navmesh`` agents, baked — or loaded from ``cache_dir`` — on first use."""
+        if self._navmesh is None:
+            from ..navmesh import NavMesh
+
+            r = self.config.navmesh_radius
+            self._navmesh = (NavMesh.cached(self.grid, self.cache_dir, agent_radius=r, progress=progress)
+                             if self.cache_dir is not None else NavMesh.from_grid(self.grid, agent_radius=r, progress=progress))
+        return self._navmesh
+
+    def hierarchy(self, progress=None):
+        """The waypoint hierarchy of ``hierarchy`` agents, built — or loaded — on first use."""
+        if self._hierarchy is None:
+            from ..waypoints.hierarchy import Hierarchy
+
+            self._hierarchy = (Hierarchy.cached(self.grid, self.cache_dir, progress=progress)
+                               if self.cache_dir is not None else Hierarchy.build(self.grid, progress=progress))
+        return self._hierarchy
+
+    def waypoints(self):
+        """The waypoint graph of ``waypoints`` agents, flood-filled (spacing 4) on first use."""
+        if self._waypoints is None:
+            from ..waypoints.graph import WaypointGraph
+
+            labels = self.grid.components()
+            big = np.bincount(labels[labels >= 0]).argmax()
+            cells = np.argwhere(labels == big)[:, ::-1]
+            seed = tuple(int(v) for v in cells[np.argmin(np.hypot(*(cells - cells.mean(axis=0)).T))])
+            self._waypoints = (WaypointGraph.cached_floodfill(self.grid, self.cache_dir, seed, spacing=4)
+                               if self.cache_dir is not None else WaypointGraph.floodfill(self.grid, seed, spacing=4))
+        return self._waypoints
+
+    def cells_changed(self, cells: np.ndarray) -> None:
+        """Cells were opened, blocked or re-costed (after ``Grid.set_passable`` / ``set_cost``):
+        the hierarchy and tiles update what was touched, and every walking agent re-plans."""
+        if self._hierarchy is not None:
+            self._hierarchy.update(cells)
+        s = self.state
+        n = s.size
+        state = s.nav_state[:n, 0]
+        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
+        s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
+        if self._tiles is not None:
+            self._tiles.update(cells)
+            for order in self._fields.values():
+                if isinstance(order, SectorOrder):
+                    order.replan()
+        else:
+            self._fields.clear()
+        self.groups.orders.clear()
+        self._fields_version = self.grid.version
+
+    def _grid_changed(self) -> None:
+        """The grid changed without ``cells_changed``: drop what depended on it, re-plan everyone."""
+        self._fields.clear()
+        self.groups.orders.clear()
+        n = self.state.size
+        s = self.state
+        state = s.nav_state[:n, 0]
+        s.agent_flags[:n, F_TARGET_DIRTY] |= (((state == NavState.FOLLOWING) | (state == NavState.PLANNING))
+                                              & s.agent_flags[:n, F_HAS_TARGET] & s.alive[:n])
+        self._fields_version = self.grid.version
+
+
+def _mesh_route(result) -> Route:
+    """A navmesh ``MeshPath`` as a ``Route``."""
+    if len(result.points) == 0:
+        return Route(result.status, reason=result.reason)
+    links = dict(zip(result.links, result.link_kinds)) if result.links else {}
+    return Route(result.status, np.array(result.points, dtype=np.float64), None, float(result.cost), result.reason, links)
+
+
+def _cells_route(grid: Grid, result, target) -> Route:
+    """A waypoint-graph ``PathResult`` (already smoothed cells) as a ``Route`` ending at ``target``."""
+    if not result.found:
+        return Route(result.status, reason=result.reason)
+    points = grid.cells_to_world(result.cells)
+    points[-1, :2] = target[:2]
+    return Route(PathStatus.FOUND, points, result.cells, float(result.cost))

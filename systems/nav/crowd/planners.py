@@ -1,0 +1,246 @@
+"""The planner table and the one per-tick planning budget every planner shares.
+
+Every planner answers through one route type (``Route``: world points, plus grid cells where
+the planner has them) by a *job* that advances in steps. The queue serves jobs round robin under
+one budget per tick counted in **work units calibrated to time**: one unit is about one grid A*
+node expansion (~0.12 µs on the reference machine), and each planner charges what its step
+cost in those units (a navmesh query ~8,000, a corridor field one unit per cell it covers).
+Units, not microseconds, keep runs bit-for-bit deterministic.
+
+Sliced inside one query: grid searches (by expansions), hierarchy queries (coarse route, then
+one grid leg per step, then smoothing), leader orders (A* sliced, then the corridor). Single
+steps: a navmesh query, a waypoint-graph query, a flow field (each a few milliseconds at most;
+a step larger than what is left of the budget waits for the next tick unless it is the tick's
+first, so a tick spends at most its budget plus one step).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..errors import NavError
+from ..grid import Grid
+from ..paths import smooth_path
+from ..result import PathResult, PathStatus
+from ..search.sliced import SlicedSearch, WorkspacePool
+
+__all__ = ["Route", "Job", "GridJob", "CallJob", "HierarchyJob", "PlanQueue", "UNITS"]
+
+#: Calibrated cost of one step, in work units (≈ grid expansions), per single-step planner.
+UNITS = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
+         "smoothing_per_cell": 2, "field_per_cell": 0.25, "corridor_per_cell": 1.0}
+
+
+@dataclass(slots=True)
+class Route:
+    """A planner's answer. ``points`` are world ``(N, 3)`` from start to goal (a PARTIAL route
+    ends at the reachable point closest to the goal); ``cells`` the grid cells where the planner
+    has them; ``links`` maps the path index of an off-mesh link's start to its kind."""
+
+    status: PathStatus
+    points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    cells: np.ndarray | None = None
+    cost: float = float("inf")
+    reason: str = ""
+    links: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def found(self) -> bool:
+        return self.status is PathStatus.FOUND
+
+    @property
+    def walkable(self) -> bool:
+        """FOUND or PARTIAL with points to walk."""
+        return self.status in (PathStatus.FOUND, PathStatus.PARTIAL) and len(self.points) > 0
+
+
+def route_from_cells(grid: Grid, result: PathResult, smoothing: str | None, target) -> Route:
+    """A grid ``PathResult`` as a ``Route``: smoothed cells, their centres, ending at ``target``."""
+    if not result.found:
+        return Route(result.status, reason=result.reason)
+    cells = result.cells
+    if smoothing and len(cells) > 2:
+        cells = smooth_path(grid, cells, smoothing)
+    points = grid.cells_to_world(cells)
+    points[-1, :2] = target[:2]
+    return Route(PathStatus.FOUND, points, cells, float(result.cost))
+
+
+class Job:
+    """A plan in progress. ``advance(units)`` works up to about ``units`` and returns the units
+    it used; when ``done``, ``route`` holds the answer (or ``value`` for non-route jobs)."""
+
+    done: bool = False
+    route: Route | None = None
+    value: object = None
+    #: units the next step will take at least (single-step jobs know it in advance)
+    step_units: int = 1
+
+    def advance(self, units: int) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Give back scratch memory (a search workspace) when cancelled or done."""
+
+
+class GridJob(Job):
+    """A time-sliced grid search (``SlicedSearch``): exactly the one-shot result."""
+
+    def __init__(self, grid: Grid, start, goal, method: str, target, smoothing: str | None, pool: WorkspacePool,
+                 weight: float = 1.5) -> None:
+        self.grid, self.start, self.goal, self.method = grid, start, goal, method
+        self.target, self.smoothing, self.pool, self.weight = target, smoothing, pool, weight
+        self.search: SlicedSearch | None = None
+        self.workspace = None
+
+    def advance(self, units: int) -> int:
+        if self.search is None:
+            needs = self.method != "bidirectional"
+            self.workspace = self.pool.acquire() if needs else None
+            if needs and self.workspace is None:
+                return 0                                   # waits for a free workspace
+            self.search = SlicedSearch(self.grid, self.start, self.goal, self.method, weight=self.weight,
+                                       workspace=self.workspace)
+        before = self.search.expanded
+        if not self.search.done:
+            self.search.step(max(1, units))
+        used = max(1, self.search.expanded - before)
+        if self.search.done:
+            result = self.search.result()
+            self.route = route_from_cells(self.grid, result, self.smoothing, self.target)
+            if self.smoothing and result.found:
+                used += UNITS["smoothing_per_cell"] * len(result.cells)
+            self.done = True
+            self.release()
+        return int(used)
+
+    def release(self) -> None:
+        if self.workspace is not None:
+            self.pool.release(self.workspace)
+            self.workspace = None
+
+
+class CallJob(Job):
+    """One call that cannot be split (a navmesh or waypoint query, a flow field), charged its
+    calibrated units. A call that raises answers a failed route naming the error."""
+
+    def __init__(self, call: Callable[[], object], units: int, to_route: Callable[[object], Route] | None = None) -> None:
+        self.call, self.step_units, self.to_route = call, int(units), to_route
+
+    def advance(self, units: int) -> int:
+        try:
+            value = self.call()
+            if self.to_route is not None:
+                self.route = self.to_route(value)
+            else:
+                self.value = value
+        except Exception as e:                              # noqa: BLE001 - fails one agent, not the tick
+            self.route = Route(PathStatus.UNREACHABLE, reason=f"planner error ({type(e).__name__}: {e})")
+            self.value = e
+        self.done = True
+        return self.step_units
+
+
+class HierarchyJob(Job):
+    """A hierarchy query in steps: the coarse route, one grid leg per step, then smoothing —
+    the same cells and cost as ``Hierarchy.find_path``."""
+
+    def __init__(self, hierarchy, start, goal, target) -> None:
+        self.hierarchy, self.start, self.goal, self.target = hierarchy, start, goal, target
+        self.coarse = None
+        self.legs: list[np.ndarray] = []
+        self.step_units = UNITS["hierarchy_plan"]
+
+    def advance(self, units: int) -> int:
+        h = self.hierarchy
+        if self.coarse is None:
+            planned = h.plan(self.start, self.goal)
+            if isinstance(planned, PathResult):              # answered without legs
+                self._finish(h._finish(planned, True))
+                return UNITS["hierarchy_plan"]
+            self.coarse = planned
+            self.step_units = UNITS["hierarchy_leg"]
+            return UNITS["hierarchy_plan"]
+        if self.coarse.legs_left:
+            self.legs.append(self.coarse.next_leg())
+            return UNITS["hierarchy_leg"]
+        cells = np.concatenate([self.legs[0]] + [leg[1:] for leg in self.legs[1:]]).astype(np.int32)
+        way_idx = np.cumsum([0] + [len(leg) - 1 for leg in self.legs]).astype(np.int64)
+        from ..paths import path_cost
+
+        result = PathResult(PathStatus.FOUND, path_cost(h.grid, cells), cells, 0)
+        self._finish(h._finish(result, True, way_idx))
+        return UNITS["smoothing_per_cell"] * len(cells)
+
+    def _finish(self, result: PathResult) -> None:
+        grid = self.hierarchy.grid
+        if result.found:
+            points = grid.cells_to_world(result.cells)
+            points[-1, :2] = self.target[:2]
+            self.route = Route(PathStatus.FOUND, points, result.cells, float(result.cost))
+        else:
+            self.route = Route(result.status, reason=result.reason)
+        self.done = True
+
+
+class PlanQueue:
+    """Jobs keyed by who asked (an agent id or a group key), served round robin under one budget
+    of ``units_per_tick`` work units; a new job for a key replaces the pending one."""
+
+    def __init__(self, units_per_tick: int = 20_000, quantum: int | None = None) -> None:
+        if not units_per_tick >= 1:
+            raise NavError(f"planning budget must be >= 1 work unit per tick, got {units_per_tick}")
+        self.budget = int(units_per_tick)
+        self.quantum = max(1, int(quantum if quantum is not None else self.budget // 4))
+        self._jobs: OrderedDict[object, Job] = OrderedDict()
+        self.last_units = 0
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def __contains__(self, key) -> bool:
+        return key in self._jobs
+
+    def submit(self, key, job: Job) -> None:
+        self.cancel(key)
+        self._jobs[key] = job
+
+    def cancel(self, key) -> None:
+        job = self._jobs.pop(key, None)
+        if job is not None:
+            job.release()
+
+    def keys(self) -> list:
+        return list(self._jobs)
+
+    def service(self) -> list[tuple[object, Job]]:
+        """Spend up to one tick's budget; returns the jobs that finished."""
+        budget = self.budget
+        finished: list[tuple[object, Job]] = []
+        first = True
+        progress = True
+        while budget > 0 and self._jobs and progress:
+            progress = False
+            for key in list(self._jobs):
+                if budget <= 0:
+                    break
+                job = self._jobs[key]
+                if job.step_units > budget and not first:
+                    continue                        # too big for what is left: next tick
+                used = job.advance(min(budget, self.quantum))
+                if used == 0:
+                    continue                        # waiting for scratch memory
+                first = False
+                budget -= used
+                progress = True
+                if job.done:
+                    del self._jobs[key]
+                    finished.append((key, job))
+                else:
+                    self._jobs.move_to_end(key)
+        self.last_units = self.budget - budget
+        return finished

@@ -1,0 +1,221 @@
+"""The crowd's struct-of-arrays state: one row per agent id, ids stable for an agent's life.
+
+Columns are numpy arrays ``(capacity, width)`` named as the esper components that bind to them
+(``rtsnav.components`` mirrors ``COLUMNS``; a test keeps the two in step). Removing an agent
+frees its row for a later ``add``; no other agent is renumbered. Rows ``0 .. size-1`` have been
+used; ``alive`` says which hold an agent now.
+
+Codes written down once:
+
+* ``NavState`` (Godot-facing status): IDLE 0, PLANNING 1, FOLLOWING 2, FINISHED 3, FAILED 4.
+* ``Mode`` (what drives the agent's velocity, stated, never implied): see ``Mode``.
+* ``agent_params`` columns ``P_*`` and ``agent_flags`` columns ``F_*``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+__all__ = ["COLUMNS", "NavState", "Mode", "PLANNERS", "GROUP_PLANNERS", "CrowdState",
+           "P_MAX_SPEED", "P_RADIUS", "P_PATH_DIST", "P_TARGET_DIST", "P_PATH_MAX",
+           "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED",
+           "FL_SEPARATION", "FL_COHESION", "FL_ALIGNMENT", "FL_RADIUS"]
+
+
+class NavState(enum.IntEnum):
+    """Where an agent is in its navigation cycle (``nav_state`` column, int8)."""
+
+    IDLE = 0          # no target
+    PLANNING = 1      # its plan is queued or being computed (time-sliced)
+    FOLLOWING = 2     # walking toward the target
+    FINISHED = 3      # reached the target
+    FAILED = 4        # no way to the target (a reason is kept)
+
+
+class Mode(enum.IntEnum):
+    """What drives an agent's velocity this tick (``mode`` array, int8)."""
+
+    NONE = 0          # standing: idle, planning, finished or failed
+    PATH = 1          # walking its own path (grid, navmesh, waypoints, hierarchy planners)
+    FLOW = 2          # a member of a flow-field group: samples the group's field
+    LEADER = 3        # leads a "leader" group: walks its own path, the group follows its corridor
+    CORRIDOR = 4      # follows its group leader's corridor field
+
+
+#: Planner names, in the order of their codes in ``agent_method`` (components mirror it).
+PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "navmesh", "waypoints", "hierarchy",
+            "flowfield", "leader")
+#: Planners that move agents as groups (keyed by flock group, goal cell and planner).
+GROUP_PLANNERS = ("flowfield", "leader")
+
+P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX = range(5)
+F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY, F_PAUSED = range(4)
+FL_SEPARATION, FL_COHESION, FL_ALIGNMENT, FL_RADIUS = range(4)
+
+#: name -> (dtype, width, default of a fresh row). Units: world units, seconds.
+COLUMNS: dict[str, tuple[str, int, float]] = {
+    "position": ("f8", 3, 0.0),
+    "velocity": ("f8", 3, 0.0),
+    "target": ("f8", 3, np.nan),
+    "agent_params": ("f8", 5, 0.0),       # max_speed, radius, path_desired, target_desired, path_max
+    "agent_flags": ("?", 4, False),       # has_target, avoidance, target_dirty, paused
+    "agent_method": ("i1", 1, 0),         # index into PLANNERS
+    "nav_state": ("i1", 1, 0),
+    "flock_params": ("f8", 4, 0.0),       # separation, cohesion, alignment weights, flock radius
+    "flock_group": ("i8", 1, -1),         # -1: in no flock
+}
+#: Per-agent bookkeeping of the crowd itself: name -> (dtype, default).
+INTERNAL: dict[str, tuple[str, float]] = {
+    "alive": ("?", False),
+    "mode": ("i1", 0),
+    "path_start": ("i8", 0),              # the agent's path: a slice of PathBuffer.points
+    "path_len": ("i8", 0),
+    "path_idx": ("i8", 0),                # index of the waypoint walked to
+    "stalled": ("f8", 0.0),               # seconds a group unit has barely moved
+    "anchor_x": ("f8", 0.0),              # progress watch: where the agent last made progress
+    "anchor_y": ("f8", 0.0),
+    "still_for": ("f8", 0.0),             # seconds since then
+    "best_distance": ("f8", np.inf),      # closest it came to its target on this order
+    "recoveries": ("i4", 0),              # stuck recoveries tried on this order
+    "owner": ("i8", -1),                  # the caller's id for the agent (an esper entity), or -1
+}
+
+
+class PathBuffer:
+    """All agents' paths in one flat ``(M, 3) float64`` array; each agent owns a slice. A new
+    path is appended; dead slices are reclaimed by ``compact`` when they outweigh live points."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.points = np.zeros((capacity, 3), dtype=np.float64)
+        self.used = 0
+
+    def append(self, path: np.ndarray) -> int:
+        """Store ``path`` (``(N, 3)``); returns its start offset."""
+        n = len(path)
+        if self.used + n > len(self.points):
+            grown = np.zeros((max(2 * len(self.points), self.used + n), 3))
+            grown[: self.used] = self.points[: self.used]
+            self.points = grown
+        start = self.used
+        self.points[start:start + n] = path
+        self.used += n
+        return start
+
+    def compact(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Keep only the given slices, packed; returns their new starts."""
+        total = int(lengths.sum())
+        new_starts = np.zeros(len(starts), dtype=np.int64)
+        if len(lengths):
+            new_starts[1:] = np.cumsum(lengths)[:-1]
+        packed = np.zeros((0, 3))
+        if total:
+            owner = np.repeat(np.arange(len(starts)), lengths)
+            within = np.arange(total) - np.repeat(new_starts, lengths)
+            packed = self.points[starts[owner] + within]
+        self.points = np.zeros((max(4096, 2 * total), 3))
+        self.points[:total] = packed
+        self.used = total
+        return new_starts
+
+
+class CrowdState:
+    """The arrays of every agent (rows = agent ids; see the module docs for the codes)."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.size = 0                                  # rows ever used (ids < size)
+        self.capacity = 0
+        self._free: list[int] = []
+        for name, (dtype, width, default) in COLUMNS.items():
+            setattr(self, name, np.full((0, width), default, dtype=dtype))
+        for name, (dtype, default) in INTERNAL.items():
+            setattr(self, name, np.full(0, default, dtype=dtype))
+        self.paths = PathBuffer()
+        self.failure: dict[int, str] = {}              # id -> why its last order failed
+        self.row_of: dict[int, int] = {}               # owner id (an esper entity) -> agent id
+        self.links: dict[int, dict[int, str]] = {}     # id -> {path index of a link start: kind}
+        self._grow(capacity)
+
+    # --------------------------------------------------------------- ids
+    @property
+    def count(self) -> int:
+        """Rows in use (ids ``0 .. count-1``; dead rows among them are reset: IDLE, no path)."""
+        return self.size
+
+    @property
+    def alive_count(self) -> int:
+        """Agents alive."""
+        return self.size - len(self._free)
+
+    def allocate(self, count: int) -> np.ndarray:
+        """Ids for ``count`` new agents (freed ids first, then new rows), rows reset to defaults."""
+        reuse = [self._free.pop() for _ in range(min(count, len(self._free)))]
+        fresh = count - len(reuse)
+        if self.size + fresh > self.capacity:
+            self._grow(max(2 * self.capacity, self.size + fresh))
+        ids = np.array(reuse + list(range(self.size, self.size + fresh)), dtype=np.int64)
+        self.size += fresh
+        self.reset_rows(ids)
+        self.alive[ids] = True
+        return ids
+
+    def release(self, ids: np.ndarray) -> None:
+        """Free the rows of ``ids`` (they become dead rows, reused by later ``allocate``)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        self.reset_rows(ids)
+        for i in ids.tolist():
+            self.failure.pop(i, None)
+            self.links.pop(i, None)
+        self._free.extend(ids.tolist())
+
+    def reset_rows(self, ids: np.ndarray) -> None:
+        for name, (_, _, default) in COLUMNS.items():
+            getattr(self, name)[ids] = default
+        for name, (_, default) in INTERNAL.items():
+            getattr(self, name)[ids] = default
+
+    # ----------------------------------------------------------- paths
+    def set_path(self, agent: int, points: np.ndarray, index: int) -> None:
+        """Give ``agent`` a new path (world ``(N, 3)``), walking to ``points[index]``."""
+        self.links.pop(agent, None)
+        self.path_start[agent] = self.paths.append(points)
+        self.path_len[agent] = len(points)
+        self.path_idx[agent] = index
+        n = self.size
+        if self.paths.used > 4096 and self.paths.used > 3 * int(self.path_len[:n].sum()):
+            self.path_start[:n] = self.paths.compact(self.path_start[:n], self.path_len[:n])
+
+    def clear_path(self, agent: int) -> None:
+        """Drop the agent's path."""
+        self.links.pop(agent, None)
+        self.path_len[agent] = 0
+        self.path_idx[agent] = 0
+
+    def path_points(self, agent: int) -> np.ndarray:
+        """The agent's path, world ``(N, 3)`` (a copy)."""
+        s, n = int(self.path_start[agent]), int(self.path_len[agent])
+        return self.paths.points[s:s + n].copy()
+
+    def path_index_of(self, agent: int) -> int:
+        """Index in its path of the waypoint the agent walks to."""
+        return int(self.path_idx[agent])
+
+    def failure_reason_of(self, agent: int) -> str:
+        """Why the agent's last order failed ('' otherwise)."""
+        return self.failure.get(int(agent), "")
+
+    # --------------------------------------------------------- private
+    def _grow(self, capacity: int) -> None:
+        capacity = max(capacity, 16)
+        for name, (dtype, width, default) in COLUMNS.items():
+            old = getattr(self, name)
+            new = np.full((capacity, width), default, dtype=dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+        for name, (dtype, default) in INTERNAL.items():
+            old = getattr(self, name)
+            new = np.full(capacity, default, dtype=dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+        self.capacity = capacity

@@ -1,0 +1,100 @@
+"""Binding one entity's components to a crowd row, and letting go of them (the registry's work)."""
+
+from __future__ import annotations
+
+import warnings
+
+import esper
+
+from rtsnav.components import Flock, NavState, Position, Velocity
+from rtsnav.components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
+
+__all__ = ["wanted_components", "register", "unregister", "warn_unreadable"]
+
+
+def wanted_components(nav, entity: int, agent):
+    """``(position, velocity, agent, flock, external)`` for ``entity``: the row components to
+    bind, and the game's own components when they are bound (else None); None without a
+    readable position."""
+    binding = nav.binding
+    flock = esper.try_component(entity, Flock)
+    if binding.is_default:
+        position = esper.try_component(entity, Position)
+        if position is None:
+            return None
+        return position, esper.try_component(entity, Velocity), agent, flock, None
+    theirs = esper.try_component(entity, binding.position)
+    if theirs is None:
+        return None
+    try:
+        x, y, z = binding.read_position(theirs)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    their_velocity = esper.try_component(entity, binding.velocity) if binding.velocity is not None else None
+    agent_id = nav.id_of.get(entity)
+    if agent_id is not None:                            # already mirrored: keep its private rows
+        position, velocity = nav.components[agent_id][:2]
+    else:
+        position, velocity = Position(x, y, z), Velocity()
+    return position, velocity, agent, flock, (theirs, their_velocity)
+
+
+def register(nav, entity: int, parts) -> None:
+    """Make ``entity`` an agent bound to ``parts``, or rebind the components that changed."""
+    *components, external = parts
+    crowd_state = nav.crowd.state
+    agent_id = nav.id_of.get(entity)
+    if agent_id is None:
+        agent_id = int(nav.crowd.add_rows(1)[0])
+        nav.id_of[entity] = agent_id
+        crowd_state.row_of[entity] = agent_id
+        crowd_state.owner[agent_id] = entity
+        old = (None,) * 4
+    else:
+        old = nav.components[agent_id]
+    for before, now in zip(old, components):
+        if before is not now:
+            if before is not None:
+                before.unbind()
+            if now is not None:
+                now.bind(crowd_state, agent_id)
+    if components[2] is not old[2]:
+        # a (re-)added NavigationAgent starts afresh: it plans toward its target from here,
+        # whatever state it carried before (it used to come back FOLLOWING with no path)
+        has_target = bool(crowd_state.agent_flags[agent_id, F_HAS_TARGET])
+        crowd_state.agent_flags[agent_id, F_TARGET_DIRTY] = has_target
+        crowd_state.nav_state[agent_id] = NavState.PLANNING if has_target else NavState.IDLE
+    if components[3] is None and old[3] is not None:
+        crowd_state.flock_group[agent_id] = -1          # left its flock
+    nav.components[agent_id] = tuple(components)
+    if nav.external.get(agent_id) != external and (external is not None or agent_id in nav.external):
+        if external is None:
+            nav.external.pop(agent_id, None)
+        else:
+            nav.external[agent_id] = external
+        nav._external_cache = None
+
+
+def unregister(nav, entity: int) -> None:
+    """``entity`` left: its components get their values back, its crowd row is freed."""
+    agent_id = nav.id_of.pop(entity)
+    nav.crowd.state.row_of.pop(entity, None)
+    for component in nav.components.pop(agent_id):
+        if component is not None:
+            component.unbind()
+    if nav.external.pop(agent_id, None) is not None:
+        nav._external_cache = None
+    nav.crowd.remove([agent_id])
+
+
+def warn_unreadable(processor, entity: int) -> None:
+    """One ``RuntimeWarning`` per entity that has a ``NavigationAgent`` but no readable position."""
+    if entity in processor.warned:
+        return
+    processor.warned.add(entity)
+    binding = processor.navigation.binding
+    wanted = binding.position.__name__
+    if not binding.is_default:
+        wanted += f" with attributes {binding.position_fields}"
+    warnings.warn(f"entity {entity} has a NavigationAgent but no {wanted} component rtsnav can read; "
+                  "it is ignored until it gets one", RuntimeWarning, stacklevel=3)
