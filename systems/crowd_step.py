@@ -20,6 +20,7 @@ class CrowdProcessor(NavProcessor):
         crowd = nav.crowd
         crowd.movement = "crowd" if nav.movement == "rtsnav" else "caller"
         crowd.report_waypoints = events.has_handler(events.WAYPOINT_REACHED)
+        crowd.report_velocities = events.has_handler(events.VELOCITY_COMPUTED)
         ev = crowd.update(dt)
         owner, state = crowd.state.owner, crowd.state.nav_state
         dispatch = esper.dispatch_event

@@ -467,48 +467,50 @@ def world_segments_clear(passable, cell_size, origin_x, origin_y, starts, ends):
     n = starts.shape[0]
     out = np.ones(n, dtype=np.bool_)
     for i in range(n):
-        x0 = (starts[i, 0] - origin_x) / cell_size
-        y0 = (starts[i, 1] - origin_y) / cell_size
-        x1 = (ends[i, 0] - origin_x) / cell_size
-        y1 = (ends[i, 1] - origin_y) / cell_size
-        cx = int(np.floor(x0))
-        cy = int(np.floor(y0))
-        ex = int(np.floor(x1))
-        ey = int(np.floor(y1))
-        if not _open(passable, cx, cy):
-            out[i] = False
-            continue
-        dx = x1 - x0
-        dy = y1 - y0
-        sx = 1 if dx > 0 else -1
-        sy = 1 if dy > 0 else -1
-        t_max_x = ((cx + (1 if dx > 0 else 0)) - x0) / dx if dx != 0 else np.inf
-        t_max_y = ((cy + (1 if dy > 0 else 0)) - y0) / dy if dy != 0 else np.inf
-        t_dx = abs(1.0 / dx) if dx != 0 else np.inf
-        t_dy = abs(1.0 / dy) if dy != 0 else np.inf
-        remaining = abs(ex - cx) + abs(ey - cy)
-        ok = True
-        while remaining > 0:
-            if abs(t_max_x - t_max_y) < 1e-12:
-                # through a cell corner: both side cells must be open
-                if not (_open(passable, cx + sx, cy) and _open(passable, cx, cy + sy)):
-                    ok = False
-                    break
-                cx += sx
-                cy += sy
-                t_max_x += t_dx
-                t_max_y += t_dy
-                remaining -= 2
-            elif t_max_x < t_max_y:
-                cx += sx
-                t_max_x += t_dx
-                remaining -= 1
-            else:
-                cy += sy
-                t_max_y += t_dy
-                remaining -= 1
-            if not _open(passable, cx, cy):
-                ok = False
-                break
-        out[i] = ok
+        out[i] = segment_clear(passable, cell_size, origin_x, origin_y, starts[i, 0], starts[i, 1], ends[i, 0], ends[i, 1])
     return out
+
+
+@njit(cache=True)
+def segment_clear(passable, cell_size, origin_x, origin_y, ax, ay, bx, by):
+    """True when the world segment ``a -> b`` touches only passable cells, with no corner cut."""
+    x0 = (ax - origin_x) / cell_size
+    y0 = (ay - origin_y) / cell_size
+    x1 = (bx - origin_x) / cell_size
+    y1 = (by - origin_y) / cell_size
+    cx = int(np.floor(x0))
+    cy = int(np.floor(y0))
+    ex = int(np.floor(x1))
+    ey = int(np.floor(y1))
+    if not _open(passable, cx, cy):
+        return False
+    dx = x1 - x0
+    dy = y1 - y0
+    sx = 1 if dx > 0 else -1
+    sy = 1 if dy > 0 else -1
+    t_max_x = ((cx + (1 if dx > 0 else 0)) - x0) / dx if dx != 0 else np.inf
+    t_max_y = ((cy + (1 if dy > 0 else 0)) - y0) / dy if dy != 0 else np.inf
+    t_dx = abs(1.0 / dx) if dx != 0 else np.inf
+    t_dy = abs(1.0 / dy) if dy != 0 else np.inf
+    remaining = abs(ex - cx) + abs(ey - cy)
+    while remaining > 0:
+        if abs(t_max_x - t_max_y) < 1e-12:
+            # through a cell corner: both side cells must be open
+            if not (_open(passable, cx + sx, cy) and _open(passable, cx, cy + sy)):
+                return False
+            cx += sx
+            cy += sy
+            t_max_x += t_dx
+            t_max_y += t_dy
+            remaining -= 2
+        elif t_max_x < t_max_y:
+            cx += sx
+            t_max_x += t_dx
+            remaining -= 1
+        else:
+            cy += sy
+            t_max_y += t_dy
+            remaining -= 1
+        if not _open(passable, cx, cy):
+            return False
+    return True

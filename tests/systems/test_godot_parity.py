@@ -156,3 +156,22 @@ def test_cache_goes_to_the_user_cache_dir_not_the_package(monkeypatch, arena):
     assert os.path.dirname(rtsnav.__file__) not in str(nav.cache_dir)
     assert "rtsnav" in str(nav.cache_dir)
     assert Navigation(arena, cache_dir=False).cache_dir is None
+
+
+def test_a_re_added_navigation_agent_plans_again_instead_of_walking_off(world):
+    passable = np.ones((20, 30), dtype=bool)
+    install(Navigation(Grid(passable)), prepare=False)
+    agent = NavigationAgent(target_position=(25.5, 10.5, 0.0), max_speed=5.0)
+    e = esper.create_entity(Position(2.5, 10.5), Velocity(), agent)
+    for _ in range(10):
+        esper.process(1 / 30)
+    assert agent.state is NavState.FOLLOWING
+    esper.remove_component(e, NavigationAgent)
+    esper.process(1 / 30)
+    assert not agent.is_bound and agent.state is NavState.FOLLOWING       # it kept its values
+    esper.add_component(e, agent)
+    pos = esper.component_for_entity(e, Position)
+    for _ in range(300):
+        esper.process(1 / 30)
+        assert 0 < pos.x < 30 and 0 < pos.y < 20                        # never walks off the map
+    assert agent.is_target_reached()

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from numba import njit
 
 from ..errors import NavError
 from ..flow.field import FlowField
@@ -154,6 +155,7 @@ class Crowd:
         self.cache_dir = None if cache_dir is None else Path(cache_dir)
         self.movement = "crowd"                  # or "caller": positions are the caller's to move
         self.report_waypoints = False
+        self.report_velocities = False          # fill CrowdEvents.moving / velocities
         self.tick = 0
         self._navmesh, self._waypoints, self._hierarchy = navmesh, waypoint_graph, hierarchy
         self._tiles: SectorGraph | None = None
@@ -288,7 +290,8 @@ class Crowd:
             self._recover(stuck)
         self.tick += 1
         n = s.size
-        moving = np.flatnonzero(s.nav_state[:n, 0] == NavState.FOLLOWING)
+        moving = (np.flatnonzero(s.nav_state[:n, 0] == NavState.FOLLOWING) if self.report_velocities
+                  else np.zeros(0, dtype=np.int64))
         ev = self._events
         return CrowdEvents(np.concatenate(ev.reached) if ev.reached else np.zeros(0, dtype=np.int64),
                            np.array(ev.failed, dtype=np.int64), ev.reasons, followed.waypoints,
@@ -328,11 +331,10 @@ class Crowd:
         n = s.size
         cs = self.grid.cell_size
         p = s.agent_params[:n]
-        bad = s.alive[:n] & (s.nav_state[:n, 0] != NavState.FAILED) & (
-            ~np.isfinite(s.position[:n]).all(axis=1) | ~np.isfinite(p).all(axis=1)
-            | (p[:, P_RADIUS] > self.config.max_radius_cells * cs) | (p[:, P_RADIUS] < 0)
-            | (p[:, P_MAX_SPEED] > self.config.max_speed_cells * cs) | (p[:, P_MAX_SPEED] <= 0))
         limit_r, limit_v = self.config.max_radius_cells * cs, self.config.max_speed_cells * cs
+        bad = np.zeros(n, dtype=np.bool_)
+        if _all_sane(s.alive, s.nav_state[:, 0], s.position, s.agent_params, limit_r, limit_v, bad):
+            return
         for i in np.flatnonzero(bad).tolist():
             if not np.isfinite(s.position[i]).all():
                 reason = f"the agent's position {tuple(float(v) for v in s.position[i])} is not finite"
@@ -639,6 +641,26 @@ class Crowd:
         s.agent_flags[:n, F_TARGET_DIRTY] |= (((state == NavState.FOLLOWING) | (state == NavState.PLANNING))
                                               & s.agent_flags[:n, F_HAS_TARGET] & s.alive[:n])
         self._fields_version = self.grid.version
+
+
+@njit(cache=True)
+def _all_sane(alive, nav_state, position, params, limit_radius, limit_speed, bad):
+    """Mark agents with a non-finite position or setting, or an absurd radius or speed; False
+    when there is none (the common case: one pass, no allocation)."""
+    found = False
+    for a in range(bad.shape[0]):
+        if not alive[a] or nav_state[a] == 4:
+            continue
+        ok = True
+        for k in range(3):
+            ok = ok and math.isfinite(position[a, k])
+        for k in range(params.shape[1]):
+            ok = ok and math.isfinite(params[a, k])
+        ok = ok and 0.0 <= params[a, 1] <= limit_radius and 0.0 < params[a, 0] <= limit_speed
+        if not ok:
+            bad[a] = True
+            found = True
+    return not found
 
 
 def _mesh_route(result) -> Route:

@@ -1,17 +1,24 @@
-"""Path following, vectorised over every agent that walks its own path (modes PATH and LEADER).
+"""Path following, one numba pass over every agent that walks its own path (modes PATH, LEADER).
 
 An agent passes its waypoint within ``path_desired_distance``, but early only when the next
 waypoint is in sight from where it *really* stands — its centre and both sides of its body
 (``radius``) — so cutting a corner never walks it into a wall; it arrives within
 ``target_desired_distance`` of the last one. Its speed is capped at ``distance / dt`` so it never
-steps past a waypoint and oscillates around it.
+steps past a waypoint and oscillates around it. Every ``DRIFT_CHECK_EVERY`` ticks an agent farther
+than ``path_max_distance`` from the segment it walks is reported to re-plan. Off-mesh links: an
+agent stops advancing at a link's start; the caller carries it across.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from .state import F_PAUSED, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState
+import numpy as np
+from numba import njit
+
+from ..grid import segment_clear
+from .state import (F_PAUSED, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode,
+                    NavState)
 
 __all__ = ["FollowResult", "follow_paths", "MAX_ADVANCES_PER_TICK", "DRIFT_CHECK_EVERY"]
 
@@ -21,6 +28,7 @@ MAX_ADVANCES_PER_TICK = 8
 AT_WAYPOINT = 1e-3
 #: Ticks between checks of the distance to the path (``path_max_distance``).
 DRIFT_CHECK_EVERY = 4
+_NO_LINK = np.iinfo(np.int64).max
 
 
 class FollowResult:
@@ -33,84 +41,106 @@ class FollowResult:
         self.drifted = np.zeros(0, dtype=np.int64)
 
 
-def _clear_with_body(grid, pos: np.ndarray, nxt: np.ndarray, radius: np.ndarray) -> np.ndarray:
-    """Sight from ``pos`` to ``nxt`` for the centre and both body edges (offset by ``radius``)."""
-    clear = grid.segments_clear(pos, nxt)
-    wide = np.flatnonzero(clear & (radius > 0))
-    if len(wide):
-        d = nxt[wide] - pos[wide]
-        length = np.hypot(d[:, 0], d[:, 1])
-        length[length == 0] = 1.0
-        side = np.stack([-d[:, 1], d[:, 0]], axis=1) / length[:, None] * radius[wide, None]
-        ok = grid.segments_clear(pos[wide] + side, nxt[wide] + side) & grid.segments_clear(pos[wide] - side,
-                                                                                             nxt[wide] - side)
-        clear[wide] = ok
-    return clear
-
-
 def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: bool) -> FollowResult:
     """Advance waypoints and write the velocity of every agent walking its own path."""
     out = FollowResult()
-    n = state.size
-    mode = state.mode[:n]
-    rows = np.flatnonzero(((mode == Mode.PATH) | (mode == Mode.LEADER)) & (state.nav_state[:n, 0] == NavState.FOLLOWING)
-                          & (state.path_len[:n] > 0) & ~state.agent_flags[:n, F_PAUSED])
-    if len(rows) == 0:
+    s = state
+    n = s.size
+    if n == 0:
         return out
-    points = state.paths.points
-    pos = state.position[rows, :2].copy()
-    start = state.path_start[rows]
-    last = state.path_len[rows] - 1
-    idx = state.path_idx[rows].copy()
-    params = state.agent_params[rows]
-    reach = params[:, P_PATH_DIST]
-    for _ in range(MAX_ADVANCES_PER_TICK):
-        offset = points[start + idx, :2] - pos
-        dist = np.sqrt((offset * offset).sum(axis=1))
-        advance = (idx < last) & (dist <= reach)
-        if not advance.any():
-            break
-        near = np.flatnonzero(advance & (dist > AT_WAYPOINT))
-        if len(near):
-            nxt = points[start[near] + idx[near] + 1, :2]
-            advance[near] = _clear_with_body(grid, pos[near], nxt, params[near, P_RADIUS])
-            if not advance.any():
-                break
-        for k in np.flatnonzero(advance):
-            agent, i = int(rows[k]), int(idx[k])
-            if want_waypoints:
-                out.waypoints.append((agent, i, tuple(float(v) for v in points[start[k] + i])))
-            kind = state.links.get(agent, {}).get(i) if state.links else None
-            if kind is not None:                       # an off-mesh link: carried to its end
-                a, b = points[start[k] + i], points[start[k] + i + 1]
-                out.links.append((agent, kind, tuple(float(v) for v in a), tuple(float(v) for v in b)))
-                state.position[agent] = b
-                pos[k] = b[:2]
-        idx = idx + advance
-    offset = points[start + idx, :2] - pos
-    dist = np.sqrt((offset * offset).sum(axis=1))
-    state.path_idx[rows] = idx
-    arrived = (idx >= last) & (dist <= params[:, P_TARGET_DIST])
-    speed = np.minimum(params[:, P_MAX_SPEED], dist / dt)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(dist > 0, speed / dist, 0.0)
-    velocity = np.zeros((len(rows), 3))
-    velocity[:, :2] = offset * scale[:, None]
-    velocity[arrived] = 0.0
-    state.velocity[rows] = velocity
-    out.arrived = rows[arrived]
-    if tick % DRIFT_CHECK_EVERY == 0:
-        out.drifted = rows[_off_path(points, pos, start, idx, params[:, P_PATH_MAX]) & ~arrived]
+    link_at = np.full(n, _NO_LINK, dtype=np.int64)
+    for agent, links in s.links.items():
+        ahead = [i for i in links if i >= s.path_idx[agent]]
+        if ahead:
+            link_at[agent] = min(ahead)
+    before = s.path_idx[:n].copy() if want_waypoints else s.path_idx[:0]
+    flags = np.zeros(n, dtype=np.uint8)          # 1 arrived, 2 at a link start, 4 drifted
+    _follow(s.alive, s.mode, s.nav_state[:, 0], s.agent_flags[:, F_PAUSED], s.position, s.velocity, s.path_start,
+            s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, grid.passable, grid.cell_size,
+            grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags)
+    out.arrived = np.flatnonzero(flags & 1)
+    out.drifted = np.flatnonzero(flags & 4)
+    points = s.paths.points
+    if want_waypoints:
+        for agent in np.flatnonzero(s.path_idx[:n] != before).tolist():
+            for i in range(int(before[agent]), int(s.path_idx[agent])):
+                out.waypoints.append((agent, i, tuple(float(v) for v in points[s.path_start[agent] + i])))
+    for agent in np.flatnonzero(flags & 2).tolist():        # carried across an off-mesh link
+        i = int(s.path_idx[agent])
+        a, b = points[s.path_start[agent] + i], points[s.path_start[agent] + i + 1]
+        out.links.append((agent, s.links[agent][i], tuple(float(v) for v in a), tuple(float(v) for v in b)))
+        s.position[agent] = b
+        s.path_idx[agent] = i + 1
     return out
 
 
-def _off_path(points, pos, start, idx, limit) -> np.ndarray:
-    """True where the agent is farther than ``limit`` from the segment it walks."""
-    a = points[start + np.maximum(idx - 1, 0), :2]
-    b = points[start + idx, :2]
-    ab = b - a
-    length2 = (ab * ab).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.clip(np.where(length2 > 0, ((pos - a) * ab).sum(axis=1) / length2, 0.0), 0.0, 1.0)
-    off = pos - (a + ab * t[:, None])
-    return (off * off).sum(axis=1) > limit * limit
+@njit(cache=True)
+def _clear_with_body(passable, cs, ox, oy, ax, ay, bx, by, radius):
+    if not segment_clear(passable, cs, ox, oy, ax, ay, bx, by):
+        return False
+    if radius <= 0.0:
+        return True
+    dx, dy = bx - ax, by - ay
+    length = math.sqrt(dx * dx + dy * dy)
+    if length == 0.0:
+        return True
+    px, py = -dy / length * radius, dx / length * radius
+    return (segment_clear(passable, cs, ox, oy, ax + px, ay + py, bx + px, by + py)
+            and segment_clear(passable, cs, ox, oy, ax - px, ay - py, bx - px, by - py))
+
+
+@njit(cache=True)
+def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path_len, path_idx, params, points,
+            link_at, passable, cs, ox, oy, dt, check_drift, flags):
+    for a in range(alive.shape[0]):
+        if not alive[a] or paused[a] or nav_state[a] != 2 or path_len[a] == 0 or (mode[a] != 1 and mode[a] != 3):
+            continue
+        px, py = position[a, 0], position[a, 1]
+        s0 = path_start[a]
+        last = path_len[a] - 1
+        idx = path_idx[a]
+        reach = params[a, 2]
+        for _ in range(MAX_ADVANCES_PER_TICK):
+            if idx >= last:
+                break
+            wx, wy = points[s0 + idx, 0], points[s0 + idx, 1]
+            dist = math.sqrt((wx - px) ** 2 + (wy - py) ** 2)
+            if dist > reach:
+                break
+            if dist > AT_WAYPOINT and not _clear_with_body(passable, cs, ox, oy, px, py, points[s0 + idx + 1, 0],
+                                                           points[s0 + idx + 1, 1], params[a, 1]):
+                break
+            if idx == link_at[a]:
+                flags[a] |= 2
+                break
+            idx += 1
+        path_idx[a] = idx
+        ox_, oy_ = points[s0 + idx, 0] - px, points[s0 + idx, 1] - py
+        dist = math.sqrt(ox_ * ox_ + oy_ * oy_)
+        if idx >= last and dist <= params[a, 3]:
+            flags[a] |= 1
+            velocity[a, 0] = 0.0
+            velocity[a, 1] = 0.0
+            velocity[a, 2] = 0.0
+            continue
+        speed = min(params[a, 0], dist / dt)
+        scale = speed / dist if dist > 0.0 else 0.0
+        velocity[a, 0] = ox_ * scale
+        velocity[a, 1] = oy_ * scale
+        velocity[a, 2] = 0.0
+        if check_drift:
+            j = idx - 1 if idx > 0 else 0
+            ax, ay = points[s0 + j, 0], points[s0 + j, 1]
+            bx, by = points[s0 + idx, 0], points[s0 + idx, 1]
+            abx, aby = bx - ax, by - ay
+            l2 = abx * abx + aby * aby
+            t = ((px - ax) * abx + (py - ay) * aby) / l2 if l2 > 0.0 else 0.0
+            t = min(max(t, 0.0), 1.0)
+            qx, qy = px - (ax + abx * t), py - (ay + aby * t)
+            if qx * qx + qy * qy > params[a, 4] * params[a, 4]:
+                flags[a] |= 4
+
+
+# the indices the kernel reads, stated once (``_follow`` uses literals for numba)
+assert (P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX) == (0, 1, 2, 3, 4)
+assert (int(NavState.FOLLOWING), int(Mode.PATH), int(Mode.LEADER)) == (2, 1, 3)

@@ -21,10 +21,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..flow.corridor import CorridorField
 from ..result import PathStatus
-from ..steering.proximity_grid import near_any
+from ..steering.proximity_grid import near_any_in_group
 from .planners import UNITS, CallJob, GridJob, Route
 from .state import (F_PAUSED, GROUP_PLANNERS, P_MAX_SPEED, P_RADIUS, P_TARGET_DIST, PLANNERS, CrowdState, Mode,
                     NavState)
@@ -80,38 +81,103 @@ class GroupSteering:
         return {o.goal for o in self.orders.values()}
 
     def update(self, dt: float) -> None:
-        """Steer every walking group member; start orders for new groups; forget finished ones."""
+        """Steer every walking group member; start orders for new groups; forget finished ones.
+        Python runs once per group only to sample its flow; the rest is one vectorised pass."""
         s, grid = self.crowd.state, self.crowd.grid
         n = s.size
-        group_planner = np.isin(s.agent_method[:n, 0], FLOW_CODES) & s.alive[:n]
+        group_planner = np.isin(s.agent_method[:n, 0], FLOW_CODES) & s.alive[:n] & (s.mode[:n] != Mode.PATH)
         state = s.nav_state[:n, 0]
         rows = np.flatnonzero(group_planner & ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)))
         if len(rows) == 0:
             self.orders.clear()
             return
         keys = self.keys(rows)
-        _, group_rank = np.unique(keys[:, 0], return_inverse=True)
-        packed = ((group_rank.reshape(-1).astype(np.int64) * (grid.width + 1) + keys[:, 1])
-                  * (grid.height + 1) + keys[:, 2]) * 16 + keys[:, 3]
-        uniq, first, inverse, counts = np.unique(packed, return_index=True, return_inverse=True, return_counts=True)
-        order_rows = np.argsort(inverse.reshape(-1), kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(counts)])
+        uniq, first, inverse = _group_index(keys, grid)
+        order_rows = np.argsort(inverse, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(inverse, minlength=len(uniq)))])
         live = set()
+        ready = np.zeros(len(uniq), dtype=bool)
+        radius = np.zeros(len(uniq))
+        direction = np.zeros((len(rows), 2))
+        follower = np.zeros(len(rows), dtype=bool)
         for gi in range(len(uniq)):
             key = tuple(int(v) for v in keys[first[gi]])
             live.add(key)
-            members = rows[order_rows[bounds[gi]:bounds[gi + 1]]]
+            members_at = order_rows[bounds[gi]:bounds[gi + 1]]
+            members = rows[members_at]
             order = self.orders.get(key)
             if order is None:
                 order = self.orders[key] = self._start(key, members)
             order.members = len(members)
+            radius[gi] = order.arrival_radius
             if order.failed:
                 self.crowd.fail(members, order.failed)
             elif order.ready:
-                self._steer(order, members, dt)
+                ready[gi] = True
+                self._begin_walking(order, members)
+                lead = s.mode[members] == Mode.LEADER
+                moving = members_at[~lead & ~s.agent_flags[members, F_PAUSED]]
+                if len(moving):
+                    direction[moving] = self.directions(order, rows[moving])
+                    follower[moving] = True
         for key in [k for k in self.orders if k not in live]:
             self.crowd.queue.cancel(("group", key))
             del self.orders[key]
+        walking = ready[inverse] & (s.nav_state[rows, 0] == NavState.FOLLOWING)
+        self._steer_all(rows[walking], inverse[walking], direction[walking], follower[walking], radius, keys, dt)
+
+    def _begin_walking(self, order: GroupOrder, members: np.ndarray) -> None:
+        """Members still waiting for the plan start walking (the plan arrived)."""
+        s = self.crowd.state
+        waiting = members[s.nav_state[members, 0] == NavState.PLANNING]
+        if len(waiting) == 0:
+            return
+        s.nav_state[waiting, 0] = NavState.FOLLOWING
+        s.mode[waiting] = Mode.FLOW if order.corridor is None else Mode.CORRIDOR
+        if order.leader is not None and order.leader in waiting and s.path_len[order.leader] > 0:
+            s.mode[order.leader] = Mode.LEADER
+
+    def _steer_all(self, agents: np.ndarray, group: np.ndarray, direction: np.ndarray, follower: np.ndarray,
+                   radius: np.ndarray, keys: np.ndarray, dt: float) -> None:
+        """Speeds, flip damping and arrival for every walking member of every ready group."""
+        if len(agents) == 0:
+            return
+        s = self.crowd.state
+        disc = radius[group]
+        status = np.zeros(len(agents), dtype=np.uint8)       # 1 at the target, 2 near the goal, 4 stalled in the disc
+        _steer_members(agents, direction, follower, disc, s.position, s.velocity, s.target, s.agent_params, s.stalled,
+                       dt, STALL_SPEED, MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, status)
+        arrived = (status & 1) > 0
+        near = np.flatnonzero(status & 2)
+        if len(near):
+            mates, mate_group = self._arrived_members(keys, group, agents)
+            if len(mates):
+                reach = (SPACING_RADII + 0.5) * float(s.agent_params[agents[near], P_RADIUS].max())
+                arrived[near] = near_any_in_group(np.ascontiguousarray(s.position[agents[near], :2]),
+                                                  group[near].astype(np.int64), mates, mate_group, reach)
+            arrived[near] |= (status[near] & 4) > 0
+        if arrived.any():
+            s.velocity[agents[arrived]] = 0.0
+            self.crowd.arrive(agents[arrived])
+
+    def _arrived_members(self, keys: np.ndarray, group: np.ndarray, agents: np.ndarray):
+        """Positions of arrived agents that belong to the walking groups, and their group index."""
+        s = self.crowd.state
+        n = s.size
+        fin = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n]
+                             & np.isin(s.agent_method[:n, 0], FLOW_CODES))
+        if len(fin) == 0:
+            return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
+        fin_keys = self.keys(fin)
+        # match finished agents to the walking groups by their packed key (lone units: no mates)
+        grid = self.crowd.grid
+        packed_walk, first = np.unique(_pack(self.keys(agents), grid), return_index=True)
+        packed_fin = _pack(fin_keys, grid)
+        at = np.minimum(np.searchsorted(packed_walk, packed_fin), len(packed_walk) - 1)
+        found = packed_walk[at] == packed_fin
+        mate_group = np.where(found, group[first[at]], -1).astype(np.int64)
+        keep = found & (fin_keys[:, 0] >= 0)
+        return np.ascontiguousarray(s.position[fin[keep], :2]), mate_group[keep]
 
     def _start(self, key, members: np.ndarray) -> GroupOrder:
         crowd = self.crowd
@@ -183,71 +249,52 @@ class GroupSteering:
             return direction
         return self.crowd.flow_field(order.goal).sample(pos)
 
-    def _steer(self, order: GroupOrder, members: np.ndarray, dt: float) -> None:
-        s = self.crowd.state
-        walking = members[s.nav_state[members, 0] != NavState.FINISHED]
-        is_leader = s.mode[walking] == Mode.LEADER if order.leader is not None else np.zeros(len(walking), bool)
-        waiting = walking[(s.nav_state[walking, 0] == NavState.PLANNING)]
-        if len(waiting):                                     # the plan arrived: they start
-            s.nav_state[waiting, 0] = NavState.FOLLOWING
-            s.mode[waiting] = Mode.FLOW if order.corridor is None else Mode.CORRIDOR
-            if order.leader is not None and order.leader in waiting and s.path_len[order.leader] > 0:
-                s.mode[order.leader] = Mode.LEADER
-            is_leader = s.mode[walking] == Mode.LEADER
-        followers = walking[~is_leader & ~s.agent_flags[walking, F_PAUSED]]
-        params = s.agent_params[walking]
-        pos = s.position[walking, :2]
-        moved = np.hypot(s.velocity[walking, 0], s.velocity[walking, 1])      # achieved last tick
-        stalled = np.where(moved < STALL_SPEED * params[:, P_MAX_SPEED], s.stalled[walking] + dt, 0.0)
-        s.stalled[walking] = stalled
-        offset = s.target[walking, :2] - pos
-        dist = np.hypot(offset[:, 0], offset[:, 1])
-        if len(followers):
-            self._follower_velocities(order, followers, dt)
-        # arrival: at the target; or in the disc touching an arrived group-mate; or stalled there
-        arrived = dist <= params[:, P_TARGET_DIST]
-        near = (dist <= CHAIN_REACH * order.arrival_radius) & ~arrived
-        if near.any():
-            done = self._arrived_mates(order)
-            if len(done):
-                reach = (SPACING_RADII + 0.5) * float(params[:, P_RADIUS].max())
-                arrived[near] = near_any(np.ascontiguousarray(pos[near]), done, reach)
-            arrived |= (dist <= order.arrival_radius) & (stalled >= SETTLE_AFTER)
-        if arrived.any():
-            s.velocity[walking[arrived]] = 0.0
-            self.crowd.arrive(walking[arrived])
 
-    def _follower_velocities(self, order: GroupOrder, followers: np.ndarray, dt: float) -> None:
-        s = self.crowd.state
-        direction = self.directions(order, followers).astype(np.float64)
-        pos = s.position[followers, :2]
-        offset = s.target[followers, :2] - pos
-        dist = np.hypot(offset[:, 0], offset[:, 1])
-        straight = np.all(direction == 0, axis=1) & (dist > 0)
-        direction[straight] = offset[straight] / dist[straight, None]
-        max_speed = s.agent_params[followers, P_MAX_SPEED]
-        speed = max_speed * np.clip(dist / max(order.arrival_radius, 1e-9), MIN_ARRIVAL_SPEED, 1.0)
-        speed = np.minimum(speed, dist / dt)
-        new = direction * speed[:, None]
-        # damp a flip: a heading reversed against last tick's motion is averaged with it, so a
-        # unit at a wall corner does not jump between two points every tick
-        old = s.velocity[followers, :2]
-        flip = (new * old).sum(axis=1) < -0.25 * np.hypot(new[:, 0], new[:, 1]) * np.hypot(old[:, 0], old[:, 1])
-        new[flip] = 0.5 * (new[flip] + old[flip])
-        s.velocity[followers, :2] = new
-        s.velocity[followers, 2] = 0.0
+@njit(cache=True)
+def _steer_members(agents, direction, follower, disc, position, velocity, target, params, stalled, dt, stall_speed,
+                   min_arrival_speed, chain_reach, settle_after, status):
+    """Per walking member: the stall clock, the follower's velocity along ``direction`` (slowing in
+    the arrival disc, never past the target, a reversed heading averaged with the last one so a
+    unit at a wall corner does not flip every tick), and its arrival status bits."""
+    for k in range(agents.shape[0]):
+        a = agents[k]
+        moved = math.sqrt(velocity[a, 0] ** 2 + velocity[a, 1] ** 2)
+        stalled[a] = stalled[a] + dt if moved < stall_speed * params[a, 0] else 0.0
+        ox, oy = target[a, 0] - position[a, 0], target[a, 1] - position[a, 1]
+        dist = math.sqrt(ox * ox + oy * oy)
+        if follower[k]:
+            dx, dy = direction[k, 0], direction[k, 1]
+            if dx == 0.0 and dy == 0.0 and dist > 0.0:
+                dx, dy = ox / dist, oy / dist
+            speed = params[a, 0] * min(max(dist / max(disc[k], 1e-9), min_arrival_speed), 1.0)
+            speed = min(speed, dist / dt)
+            nx, ny = dx * speed, dy * speed
+            vx, vy = velocity[a, 0], velocity[a, 1]
+            if nx * vx + ny * vy < -0.25 * math.sqrt(nx * nx + ny * ny) * math.sqrt(vx * vx + vy * vy):
+                nx, ny = 0.5 * (nx + vx), 0.5 * (ny + vy)
+            velocity[a, 0] = nx
+            velocity[a, 1] = ny
+            velocity[a, 2] = 0.0
+        if dist <= params[a, 3]:
+            status[k] = 1
+        elif dist <= chain_reach * disc[k]:
+            status[k] = 2
+            if dist <= disc[k] and stalled[a] >= settle_after:
+                status[k] |= 4
 
-    def _arrived_mates(self, order: GroupOrder) -> np.ndarray:
-        """Positions ``(m, 2)`` of agents of this order's group already arrived at its goal."""
-        s = self.crowd.state
-        n = s.size
-        fin = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & (s.agent_method[:n, 0] == order.key[3])
-                             & s.alive[:n])
-        if len(fin) == 0 or order.key[0] < 0:
-            return np.zeros((0, 2))
-        keys = self.keys(fin)
-        same = np.all(keys == np.asarray(order.key), axis=1)
-        return np.ascontiguousarray(s.position[fin[same], :2])
+
+def _pack(keys: np.ndarray, grid) -> np.ndarray:
+    """One int64 per (group id, goal x, goal y, planner) key."""
+    return ((keys[:, 0] * (grid.width + 1) + keys[:, 1]) * (grid.height + 1) + keys[:, 2]) * 16 + keys[:, 3]
+
+
+def _group_index(keys: np.ndarray, grid):
+    """Unique groups of ``keys``: (unique packed keys, first row of each, group index per row)."""
+    _, group_rank = np.unique(keys[:, 0], return_inverse=True)
+    ranked = keys.copy()
+    ranked[:, 0] = group_rank.reshape(-1)
+    uniq, first, inverse = np.unique(_pack(ranked, grid), return_index=True, return_inverse=True)
+    return uniq, first, inverse.reshape(-1)
 
 
 class _LeaderPlan(CallJob):

@@ -16,7 +16,10 @@ Coming ``RESET_DISTANCE`` cells closer to its target than ever on this order res
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 from ..steering.proximity_grid import near_any
 from .state import F_PAUSED, P_RADIUS, CrowdState, NavState
@@ -37,32 +40,48 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     """Update every walking agent's anchor; returns the ids stuck now (their clocks restart)."""
     s = state
     n = s.size
-    walking = np.flatnonzero((s.nav_state[:n, 0] == NavState.FOLLOWING) & s.alive[:n] & ~s.agent_flags[:n, F_PAUSED])
-    if len(walking) == 0:
-        return walking
-    pos = s.position[walking, :2]
-    away = np.hypot(pos[:, 0] - s.anchor_x[walking], pos[:, 1] - s.anchor_y[walking]) > PROGRESS_DISTANCE * cell_size
-    moved = walking[away]
-    s.anchor_x[moved] = pos[away, 0]
-    s.anchor_y[moved] = pos[away, 1]
-    s.still_for[moved] = 0.0
-    still = walking[~away]
-    s.still_for[still] += dt
-    # closer to the target than ever: the recovery count starts again
-    distance = np.hypot(s.target[walking, 0] - pos[:, 0], s.target[walking, 1] - pos[:, 1])
-    better = distance < s.best_distance[walking] - RESET_DISTANCE * cell_size
-    s.best_distance[walking[better]] = distance[better]
-    s.recoveries[walking[better]] = 0
-    old = still[s.still_for[still] > FRESH]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
+    _watch(s.alive, s.nav_state[:, 0], s.agent_flags[:, F_PAUSED], s.position, s.target, s.anchor_x, s.anchor_y,
+           s.still_for, s.best_distance, s.recoveries, dt, PROGRESS_DISTANCE * cell_size, RESET_DISTANCE * cell_size,
+           FRESH, kinds)
+    old = np.flatnonzero(kinds & 4)
     if len(old):
-        fresh = walking[s.still_for[walking] <= FRESH]
+        fresh = np.flatnonzero(kinds & 2)
         if len(fresh):
-            reach = QUEUE_REACH_RADII * float(s.agent_params[walking, P_RADIUS].max()) + cell_size
+            reach = QUEUE_REACH_RADII * float(s.agent_params[old, P_RADIUS].max()) + cell_size
             queued = near_any(np.ascontiguousarray(s.position[old, :2]), np.ascontiguousarray(s.position[fresh, :2]),
                               reach)
             s.still_for[old[queued]] = np.minimum(s.still_for[old[queued]], stuck_after / 2)
-    stuck = walking[s.still_for[walking] >= stuck_after]
+        stuck = old[s.still_for[old] >= stuck_after]
+    else:
+        stuck = old
     s.still_for[stuck] = 0.0
     s.anchor_x[stuck] = s.position[stuck, 0]
     s.anchor_y[stuck] = s.position[stuck, 1]
     return stuck
+
+
+@njit(cache=True)
+def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still_for, best, recoveries, dt,
+           progress_distance, reset_distance, fresh, kinds):
+    for a in range(alive.shape[0]):
+        if not alive[a] or paused[a] or nav_state[a] != 2:
+            continue
+        kinds[a] = 1
+        px, py = position[a, 0], position[a, 1]
+        if (px - anchor_x[a]) ** 2 + (py - anchor_y[a]) ** 2 > progress_distance * progress_distance:
+            anchor_x[a] = px
+            anchor_y[a] = py
+            still_for[a] = 0.0
+        else:
+            still_for[a] += dt
+        d = math.sqrt((target[a, 0] - px) ** 2 + (target[a, 1] - py) ** 2)
+        if d < best[a] - reset_distance:
+            best[a] = d
+            recoveries[a] = 0
+        if still_for[a] <= fresh:
+            kinds[a] |= 2
+        else:
+            kinds[a] |= 4

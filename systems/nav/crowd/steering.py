@@ -9,7 +9,10 @@ personal space (they yield rather than form a wall), so newcomers settle around 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 from ..steering.avoidance import wall_repulsion
 from ..steering.flocking import flock_forces
@@ -40,39 +43,61 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float) -> int:
         return 0
     params = s.agent_params[:n]
     max_speed = np.ascontiguousarray(params[:, P_MAX_SPEED])
-    vel = s.velocity[:n]
     pos2 = np.ascontiguousarray(s.position[:n, :2])
-    push = np.zeros((n, 2))
+    sep, coh, ali, wall = np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2))
     pairs = 0
     if steer.any():
         neighbours = member & ((nav_state == NavState.FOLLOWING) | (nav_state == NavState.FINISHED))
-        fp = s.flock_params[:n]
-        sep, coh, ali = np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2))
         personal = PERSONAL_SPACE * params[:, P_RADIUS]
-        pairs = flock_forces(pos2, np.ascontiguousarray(vel[:, :2]), np.ascontiguousarray(s.flock_group[:n, 0]),
-                             np.ascontiguousarray(fp[:, FL_RADIUS]), personal, max_speed, neighbours, steer,
-                             sep, coh, ali)
-        coh[settled] = 0.0
-        ali[settled] = 0.0
-        push += sep * fp[:, FL_SEPARATION, None] + coh * fp[:, FL_COHESION, None] + ali * fp[:, FL_ALIGNMENT, None]
-    if flow.any() and wall_avoidance > 0:
-        wall = np.empty((n, 2))
+        pairs = flock_forces(pos2, np.ascontiguousarray(s.velocity[:n, :2]), np.ascontiguousarray(s.flock_group[:n, 0]),
+                             np.ascontiguousarray(s.flock_params[:n, FL_RADIUS]), personal, max_speed, neighbours,
+                             steer, sep, coh, ali)
+    use_walls = bool(flow.any() and wall_avoidance > 0)
+    if use_walls:
         reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
         wall_repulsion(pos2, flow, reach, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1], wall)
-        heading = vel[:, :2]
-        norm = np.hypot(heading[:, 0], heading[:, 1])
-        moving = norm > 1e-9
-        unit = np.zeros((n, 2))
-        unit[moving] = heading[moving] / norm[moving, None]
-        against = np.minimum((wall * unit).sum(axis=1), 0.0)
-        wall -= against[:, None] * unit
-        push += wall_avoidance * wall
-    rows = np.flatnonzero(steer | flow)
-    base = np.where(settled[rows, None], 0.0, vel[rows, :2])
-    v = base + push[rows] * max_speed[rows, None]
-    speed = np.hypot(v[:, 0], v[:, 1])
-    cap = max_speed[rows]
-    over = speed > cap
-    v[over] *= (cap[over] / speed[over])[:, None]
-    s.velocity[rows, :2] = v
+    _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall,
+             wall_avoidance if use_walls else 0.0)
     return int(pairs)
+
+
+@njit(cache=True)
+def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall, wall_weight):
+    """velocity += flock pushes (settled units: only separation, no drift of their own) and the
+    wall push, which steers but never brakes (its part against the heading is dropped: at a
+    narrow gap's mouth it would cancel the flow and jam it); capped at max_speed."""
+    for i in range(steer.shape[0]):
+        if not (steer[i] or flow[i]):
+            continue
+        vx, vy = velocity[i, 0], velocity[i, 1]
+        px = py = 0.0
+        if steer[i]:
+            px += sep[i, 0] * flock_params[i, 0]
+            py += sep[i, 1] * flock_params[i, 0]
+            if not settled[i]:
+                px += coh[i, 0] * flock_params[i, 1] + ali[i, 0] * flock_params[i, 2]
+                py += coh[i, 1] * flock_params[i, 1] + ali[i, 1] * flock_params[i, 2]
+        if flow[i] and wall_weight > 0.0:
+            wx, wy = wall[i, 0], wall[i, 1]
+            norm = math.sqrt(vx * vx + vy * vy)
+            if norm > 1e-9:
+                ux, uy = vx / norm, vy / norm
+                against = min(wx * ux + wy * uy, 0.0)
+                wx -= against * ux
+                wy -= against * uy
+            px += wall_weight * wx
+            py += wall_weight * wy
+        if settled[i]:
+            vx = vy = 0.0
+        vx += px * max_speed[i]
+        vy += py * max_speed[i]
+        speed = math.sqrt(vx * vx + vy * vy)
+        if speed > max_speed[i]:
+            vx *= max_speed[i] / speed
+            vy *= max_speed[i] / speed
+        velocity[i, 0] = vx
+        velocity[i, 1] = vy
+
+
+# the flock_params columns ``_combine`` reads, stated once
+assert (FL_SEPARATION, FL_COHESION, FL_ALIGNMENT) == (0, 1, 2)

@@ -55,6 +55,13 @@ def build_proximity_grid(points, active, cell):
 @njit(cache=True)
 def near_any(queries, points, reach):
     """For each query point, True when some point of ``points`` lies within ``reach`` of it."""
+    return near_any_in_group(queries, np.zeros(queries.shape[0], dtype=np.int64), points,
+                             np.zeros(points.shape[0], dtype=np.int64), reach)
+
+
+@njit(cache=True)
+def near_any_in_group(queries, query_group, points, point_group, reach):
+    """For each query point, True when a point of the same group lies within ``reach`` of it."""
     nq = queries.shape[0]
     out = np.zeros(nq, dtype=np.bool_)
     if points.shape[0] == 0 or nq == 0:
@@ -77,6 +84,8 @@ def near_any(queries, points, reach):
                 k = row * cols + col
                 for e in range(starts[k], starts[k + 1]):
                     j = order[e]
+                    if point_group[j] != query_group[i]:
+                        continue
                     dx = queries[i, 0] - points[j, 0]
                     dy = queries[i, 1] - points[j, 1]
                     if dx * dx + dy * dy <= r2:

@@ -1,0 +1,258 @@
+"""Crowd benchmark: ticks at scale, order ticks, spawns, and a long soak.
+
+    python tests/benchmarks/crowd.py [--scale 1000,10000,50000,100000] [--soak-ticks 20000] [--json out.json]
+
+1. Steady ticks of path followers and of flocking groups, through ``Crowd`` (no esper) and
+   through esper (``install`` + components) — median ms per tick.
+2. A spawn and a despawn at the largest scale: the tick's cost above a steady tick (through
+   ``Crowd``; through esper, esper's own query-cache rebuild is reported separately).
+3. A 500-unit order on the river and highlands levels, for every planner: the worst tick and the
+   steady tick around it, and whether all arrived.
+4. The soak: 2,000 agents with random re-orders every 100 ticks on den520d and AcrosstheCape;
+   counts of agents that walked > 5 s without progress and without a ``stuck`` event, NaN, walls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import esper
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.report import save_json  # noqa: E402
+
+from rtsnav.components import Flock, NavigationAgent, Position, Velocity  # noqa: E402
+from rtsnav.levels import load_level, load_movingai_map  # noqa: E402
+from rtsnav.systems import Navigation, install  # noqa: E402
+from rtsnav.systems.nav.crowd import Crowd, CrowdConfig, NavState  # noqa: E402
+
+DT = 1 / 30
+
+
+def _cells(grid):
+    labels = grid.components()
+    big = np.bincount(labels[labels >= 0]).argmax()
+    return np.argwhere(labels == big)[:, ::-1]
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1e3
+
+
+def _populate(crowd: Crowd, n: int, kind: str, rng) -> np.ndarray:
+    grid = crowd.grid
+    cells = _cells(grid)
+    starts = cells[rng.integers(0, len(cells), n)] + 0.5
+    if kind == "follow":
+        ids = crowd.add_agents(starts, max_speed=1.5)
+        # each agent gets a straight 2-point path 20–40 cells long (planning is grid_search.py's job)
+        targets = starts + rng.uniform(-30, 30, (n, 2))
+        targets = np.clip(targets, 0.5, np.array(grid.shape[::-1]) - 0.5)
+        s = crowd.state
+        for i, (a, b) in enumerate(zip(starts, targets)):
+            s.set_path(int(ids[i]), np.array([[a[0], a[1], 0.0], [b[0], b[1], 0.0]]), 1)
+        s.target[ids, :2] = targets
+        s.agent_flags[ids, 0] = True
+        s.nav_state[ids, 0] = NavState.FOLLOWING
+        s.mode[ids] = 1
+        return ids
+    ids = crowd.add_agents(starts, max_speed=2.0, group=0)
+    groups = np.arange(n) // 500
+    crowd.state.flock_group[ids, 0] = groups
+    goals = cells[rng.integers(0, len(cells), groups.max() + 1)] + 0.5
+    for g in range(groups.max() + 1):
+        crowd.move(ids[groups == g], goals[g], planner="flowfield", group=int(g))
+    return ids
+
+
+def scale_rows(scales, grid) -> list[dict]:
+    rows = []
+    for kind in ("follow", "flock"):
+        for n in scales:
+            rng = np.random.default_rng(n)
+            crowd = Crowd(grid, CrowdConfig(planning_units=10**9))
+            ids = _populate(crowd, n, kind, rng)
+            for _ in range(200 if kind == "flock" else 40):   # plans made, sector fields on the way built
+                crowd.update(DT)
+            ticks = [_timed(lambda: crowd.update(DT)) for _ in range(30)]
+            row = {"kind": kind, "agents": n, "crowd_tick_ms": round(float(np.median(ticks)), 3)}
+            if n == max(scales):
+                spawn = [_timed(lambda: crowd.add_agents([crowd.positions[ids[0], :2]])) + _timed(lambda: crowd.update(DT))
+                         for _ in range(5)]
+                despawn = []
+                for _ in range(5):
+                    extra = crowd.add_agents([crowd.positions[ids[0], :2]])
+                    crowd.update(DT)
+                    despawn.append(_timed(lambda: crowd.remove(extra)) + _timed(lambda: crowd.update(DT)))
+                row["spawn_tick_above_steady_ms"] = round(float(np.median(spawn)) - row["crowd_tick_ms"], 3)
+                row["despawn_tick_above_steady_ms"] = round(float(np.median(despawn)) - row["crowd_tick_ms"], 3)
+            rows.append(row)
+            print(row, flush=True)
+    return rows
+
+
+def esper_rows(scales, grid) -> list[dict]:
+    rows = []
+    for n in scales:
+        rng = np.random.default_rng(n)
+        world = f"bench-crowd-{n}"
+        esper.switch_world(world)
+        nav = Navigation(grid, expansions_per_tick=10**9, cache_dir=False)
+        install(nav, prepare=False)
+        cells = _cells(grid)
+        starts = cells[rng.integers(0, len(cells), n)] + 0.5
+        goals = cells[rng.integers(0, len(cells), n // 500 + 1)] + 0.5
+        for i, s in enumerate(starts):
+            esper.create_entity(Position(*s), Velocity(), Flock(group=i // 500),
+                                NavigationAgent(target_position=(*goals[i // 500], 0.0), method="flowfield",
+                                                max_speed=2.0))
+        for _ in range(40):
+            esper.process(DT)
+        ticks = [_timed(lambda: esper.process(DT)) for _ in range(30)]
+        e = esper.create_entity(Position(*starts[0]), Velocity(), NavigationAgent())
+        spawn = _timed(lambda: esper.process(DT))
+        t = time.perf_counter()
+        esper.get_component(NavigationAgent)              # esper's own query-cache rebuild
+        esper.delete_entity(e, immediate=True)
+        rebuild = _timed(lambda: esper.get_component(NavigationAgent))
+        esper.switch_world("default")
+        esper.delete_world(world)
+        row = {"agents": n, "esper_flocking_tick_ms": round(float(np.median(ticks)), 3),
+               "esper_spawn_tick_ms": round(spawn, 2), "esper_query_rebuild_ms": round(rebuild, 2)}
+        rows.append(row)
+        print(row, flush=True)
+    return rows
+
+
+def order_rows(units: int = 500) -> list[dict]:
+    rows = []
+    for level_name in ("river", "highlands"):
+        level = load_level(level_name)
+        grid = level.grid
+        nav = Navigation(grid, cache_dir=False)
+        nav.prepare()
+        crowd = nav.crowd
+        spawn = level.spawns[min(level.spawns)]
+        far = level.spawns[max(level.spawns)].mean(axis=0)
+        goal = grid.cell_to_world(int(far[0]), int(far[1]))
+        rng = np.random.default_rng(3)
+        for planner in ("astar", "navmesh", "waypoints", "hierarchy", "flowfield", "leader"):
+            crowd.remove(np.flatnonzero(crowd.alive)) if crowd.alive.any() else None
+            starts = spawn[rng.choice(len(spawn), units, replace=len(spawn) < units)] + rng.uniform(0.2, 0.8, (units, 2))
+            ids = crowd.add_agents(starts, max_speed=4.0, radius=0.35)
+            steady = [_timed(lambda: crowd.update(DT)) for _ in range(10)]
+            if planner in ("flowfield", "leader"):
+                crowd.move(ids, goal[:2], planner=planner, group=7)
+            else:
+                for i in ids:
+                    crowd.move([i], goal[:2], planner=planner)
+            ticks, arrived = [], set()
+            for tick in range(6000):
+                t0 = time.perf_counter()
+                ev = crowd.update(DT)
+                ticks.append((time.perf_counter() - t0) * 1e3)
+                arrived |= set(ev.reached.tolist())
+                state = crowd.state.nav_state[ids, 0]
+                if not ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)).any():
+                    break
+            first_second = ticks[:30]
+            row = {"level": level_name, "planner": planner, "units": units,
+                   "steady_before_ms": round(float(np.median(steady)), 3),
+                   "walking_median_ms": round(float(np.median(ticks)), 3),
+                   "worst_order_tick_ms": round(float(max(first_second)), 2),
+                   "worst_above_walking_median_ms": round(float(max(first_second) - np.median(ticks)), 2),
+                   "arrived": len(arrived), "ticks": len(ticks)}
+            rows.append(row)
+            print(row, flush=True)
+    return rows
+
+
+def soak(map_name: str, agents: int, ticks: int, every: int = 100) -> dict:
+    grid = load_movingai_map(map_name)
+    crowd = Crowd(grid)
+    rng = np.random.default_rng(17)
+    cells = _cells(grid)
+    ids = crowd.add_agents(cells[rng.choice(len(cells), agents)] + 0.5)
+    planners = ["astar", "flowfield", "leader", "hierarchy", "weighted", "navmesh"]
+    crowd.navmesh()
+    crowd.hierarchy()
+    silent = np.zeros(crowd.state.size)
+    anchor = crowd.positions[:, :2].copy()
+    silent_episodes = stuck_events = wall_ticks = 0
+    nan = False
+    worst_tick = 0.0
+    t_all = time.perf_counter()
+    from scipy.spatial import cKDTree
+
+    last_progress = np.zeros(crowd.state.size)
+    for tick in range(ticks):
+        if tick % every == 0:
+            chosen = rng.choice(ids, agents // 2, replace=False)
+            for k, part in enumerate(np.array_split(chosen, 12)):
+                crowd.move(part, cells[rng.integers(len(cells))] + 0.5, planner=planners[k % len(planners)],
+                           group=tick * 100 + k)
+        t0 = time.perf_counter()
+        ev = crowd.update(DT)
+        worst_tick = max(worst_tick, (time.perf_counter() - t0) * 1e3)
+        stuck_events += len(ev.stuck)
+        pos = crowd.positions[:, :2]
+        nan |= not np.isfinite(pos).all()
+        c = grid.world_to_cells(pos)
+        wall_ticks += int((~grid.passable[c[:, 1], c[:, 0]]).sum())
+        walking = crowd.state.nav_state[: crowd.state.size, 0] == NavState.FOLLOWING
+        moved = np.hypot(*(pos - anchor).T) > 0.5
+        last_progress = np.where(moved, 0.0, last_progress + DT)
+        fresh = np.flatnonzero(moved | (last_progress < 0.5))
+        queued = np.isfinite(cKDTree(pos[fresh]).query(pos, distance_upper_bound=1.5)[0]) if len(fresh) else moved
+        told = np.zeros(len(silent), dtype=bool)
+        told[ev.stuck] = True
+        reset = moved | queued | ~walking | told
+        anchor[reset] = pos[reset]
+        over = (silent + DT > 5.0) & (silent <= 5.0) & ~reset
+        silent_episodes += int(over.sum())
+        silent = np.where(reset, 0.0, silent + DT)
+    row = {"map": map_name, "agents": agents, "ticks": ticks, "silent_stuck_over_5s": silent_episodes,
+           "stuck_events": stuck_events, "nan": bool(nan), "wall_agent_ticks": wall_ticks,
+           "worst_tick_ms": round(worst_tick, 1), "wall_s": round(time.perf_counter() - t_all, 1)}
+    print(row, flush=True)
+    return row
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", default="1000,10000,50000,100000")
+    ap.add_argument("--soak-ticks", type=int, default=20000)
+    ap.add_argument("--soak-agents", type=int, default=2000)
+    ap.add_argument("--skip", default="", help="comma list of parts to skip: scale, esper, orders, soak")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    skip = set(args.skip.split(","))
+    scales = [int(v) for v in args.scale.split(",")]
+    grid = load_movingai_map("AcrosstheCape.map")
+    out: dict = {}
+    if "scale" not in skip:
+        out["scale"] = scale_rows(scales, grid)
+    if "esper" not in skip:
+        out["esper"] = esper_rows([s for s in scales if s <= 50000], grid)
+    if "orders" not in skip:
+        out["orders"] = order_rows()
+    if "soak" not in skip:
+        out["soak"] = [soak(m, args.soak_agents, args.soak_ticks) for m in ("den520d.map", "AcrosstheCape.map")]
+    print("\nsummary")
+    for part, rows in out.items():
+        for r in rows:
+            print(part, r)
+    save_json(args.json, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

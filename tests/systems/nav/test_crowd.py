@@ -1,0 +1,321 @@
+"""The core crowd, with no esper: its API, the one planning budget, the progress watch, bad values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rtsnav.levels import load_level, load_movingai_map
+from rtsnav.systems.nav import Grid, NavError, find_path, smooth_path
+from rtsnav.systems.nav.crowd import Crowd, CrowdConfig, Mode, NavState
+from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
+
+
+def _open(w=40, h=30):
+    return Grid(np.ones((h, w), dtype=bool))
+
+
+def _run(crowd: Crowd, ticks: int, dt: float = 1 / 30, until_idle: bool = True):
+    log = {"reached": set(), "failed": {}, "stuck": [], "path_changed": []}
+    for _ in range(ticks):
+        ev = crowd.update(dt)
+        log["reached"] |= set(ev.reached.tolist())
+        log["failed"].update(zip(ev.failed.tolist(), ev.reasons))
+        log["stuck"] += ev.stuck.tolist()
+        log["path_changed"] += ev.path_changed.tolist()
+        state = crowd.state.nav_state[: crowd.state.size, 0]
+        if until_idle and not ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)).any():
+            break
+    return log
+
+
+def _wall_free(crowd: Crowd) -> bool:
+    alive = crowd.alive
+    cells = crowd.grid.world_to_cells(crowd.positions[alive])
+    return bool(crowd.grid.passable[cells[:, 1], cells[:, 0]].all())
+
+
+# ---------------------------------------------------------------------------------- the API
+def test_ids_are_stable_when_others_are_removed():
+    crowd = Crowd(_open())
+    ids = crowd.add_agents([(2.5, 2.5), (4.5, 2.5), (6.5, 2.5)])
+    assert ids.tolist() == [0, 1, 2] and crowd.positions.shape == (3, 3)
+    crowd.remove([1])
+    assert not crowd.alive[1] and crowd.alive[[0, 2]].all()
+    assert crowd.positions[2, 0] == 6.5                      # nobody renumbered
+    new = crowd.add_agents([(8.5, 2.5)])
+    assert new.tolist() == [1]                               # a freed id is reused, others untouched
+    with pytest.raises(NavError, match="no agent with id 7"):
+        crowd.move([7], (10.5, 10.5))
+
+
+def test_single_agents_and_a_group_arrive_without_esper():
+    crowd = Crowd(_open())
+    singles = crowd.add_agents([(2.5, 2.5), (2.5, 5.5)])
+    crowd.move(singles, (35.5, 25.5), planner="astar")
+    group = crowd.add_agents([(3.5 + i % 5, 10.5 + i // 5) for i in range(20)], group=3)
+    crowd.move(group, (30.5, 12.5), planner="flowfield")
+    log = _run(crowd, 900)
+    assert set(singles.tolist()) | set(group.tolist()) <= log["reached"]
+    assert not log["failed"] and _wall_free(crowd)
+
+
+@pytest.mark.parametrize("planner", ["leader", "flowfield"])
+def test_the_readme_group_example_runs_through_the_crowd(planner):
+    passable = np.ones((40, 60), dtype=bool)
+    passable[:, 30] = False
+    passable[30, 30] = True                                  # one gap in a long wall
+    crowd = Crowd(Grid(passable))
+    ids = crowd.add_agents([(5.5 + i % 10, 5.5 + i // 10) for i in range(100)], group=1)
+    crowd.move(ids, (50.5, 10.5), planner=planner)
+    log = _run(crowd, 1500)
+    assert len(log["reached"]) == 100 and not log["stuck"] and _wall_free(crowd)
+
+
+def test_pause_and_stop():
+    crowd = Crowd(_open())
+    (a,) = crowd.add_agents([(2.5, 2.5)])
+    crowd.move([a], (30.5, 2.5))
+    _run(crowd, 10, until_idle=False)
+    crowd.pause([a])
+    held = crowd.positions[a].copy()
+    _run(crowd, 30, until_idle=False)
+    assert (crowd.positions[a] == held).all() and crowd.state.nav_state[a, 0] == NavState.FOLLOWING
+    crowd.pause([a], False)
+    _run(crowd, 10, until_idle=False)
+    assert crowd.positions[a, 0] > held[0]
+    crowd.stop([a])
+    _run(crowd, 2, until_idle=False)
+    assert crowd.state.nav_state[a, 0] == NavState.IDLE and crowd.state.mode[a] == Mode.NONE
+
+
+# ------------------------------------------------------------------------- one shared budget
+@pytest.fixture(scope="module")
+def cape_long(cape):
+    from rtsnav.levels import load_movingai_scenarios
+
+    scens = load_movingai_scenarios("AcrosstheCape.map.scen")
+    top = max(s.bucket for s in scens)
+    return [s for s in scens if s.bucket >= top - 3][:2]
+
+
+@pytest.mark.parametrize("planner", ["astar", "dijkstra", "weighted", "bidirectional"])
+def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, cape, cape_long):
+    s = cape_long[0]
+    crowd = Crowd(cape, CrowdConfig(planning_units=2_000))
+    (a,) = crowd.add_agents([cape.cell_to_world(*s.start)])
+    crowd.move([a], cape.cell_to_world(*s.goal), planner=planner)
+    one_shot = find_path(cape, s.start, s.goal, method=planner)
+    ticks = 0
+    while crowd.state.nav_state[a, 0] == NavState.PLANNING or ticks == 0:
+        crowd.update(1 / 60)
+        ticks += 1
+        # a tick spends its budget plus at most one step (here the last: smoothing the path)
+        assert crowd.queue.last_units <= 2_000 + 2 * len(one_shot.cells) or planner == "bidirectional"
+    expected = cape.cells_to_world(smooth_path(cape, one_shot.cells, "precise"))
+    path = crowd.path(a)
+    assert ticks > 3 or planner == "bidirectional"             # bidirectional runs whole when served
+    np.testing.assert_allclose(path[:-1, :2], expected[:-1, :2])
+
+
+def test_budgeted_hierarchy_plans_span_ticks_and_equal_the_one_shot_result(cape, cape_long):
+    s = cape_long[1]
+    h = Hierarchy.build(cape)
+    crowd = Crowd(cape, CrowdConfig(planning_units=2_000), hierarchy=h)
+    (a,) = crowd.add_agents([cape.cell_to_world(*s.start)])
+    crowd.move([a], cape.cell_to_world(*s.goal), planner="hierarchy")
+    ticks = 0
+    while crowd.state.nav_state[a, 0] == NavState.PLANNING or ticks == 0:
+        crowd.update(1 / 60)
+        ticks += 1
+    one_shot = h.find_path(s.start, s.goal)
+    assert ticks > 3
+    np.testing.assert_allclose(crowd.path(a)[:-1, :2], cape.cells_to_world(one_shot.cells)[:-1, :2])
+
+
+@pytest.mark.parametrize("planner", ["navmesh", "waypoints"])
+def test_single_step_planners_wait_their_turn_and_answer_the_one_shot_result(planner, arena):
+    crowd = Crowd(arena, CrowdConfig(planning_units=1_000))
+    start, goal = arena.cell_to_world(3, 10), arena.cell_to_world(40, 30)
+    ids = crowd.add_agents([start, start])
+    crowd.move(ids[:1], goal, planner="dijkstra")              # a long grid plan ahead of it
+    crowd.move(ids[1:], goal, planner=planner)
+    crowd.update(1 / 60)
+    assert crowd.state.nav_state[ids[1], 0] == NavState.PLANNING   # its step was too big for what was left
+    _run(crowd, 60, until_idle=False)
+    one_shot = (crowd.navmesh() if planner == "navmesh" else crowd.waypoints()).find_path(start, goal)
+    expected = one_shot.points if planner == "navmesh" else arena.cells_to_world(one_shot.cells)
+    np.testing.assert_allclose(crowd.path(ids[1])[:-1, :2], np.asarray(expected)[:-1, :2])
+
+
+def test_a_group_order_is_planned_under_the_budget(cape, cape_long):
+    s = cape_long[0]
+    crowd = Crowd(cape, CrowdConfig(planning_units=2_000))
+    ids = crowd.add_agents([cape.cell_to_world(s.start[0], s.start[1])] * 5, group=1)
+    crowd.move(ids, cape.cell_to_world(*s.goal), planner="leader")
+    units = []
+    for _ in range(400):
+        crowd.update(1 / 60)
+        units.append(crowd.queue.last_units)
+        if (crowd.state.nav_state[ids, 0] == NavState.FOLLOWING).all():
+            break
+    assert (crowd.state.nav_state[ids, 0] == NavState.FOLLOWING).all() and len(units) > 3
+    leader = int(ids.min())
+    assert crowd.state.mode[leader] == Mode.LEADER and (crowd.state.mode[ids[1:]] == Mode.CORRIDOR).all()
+
+
+# --------------------------------------------------------------------------- no silent stuck units
+def test_single_agents_on_the_river_reach_random_targets_from_off_centre_starts():
+    level = load_level("river")
+    grid = level.grid
+    crowd = Crowd(grid)
+    rng = np.random.default_rng(5)
+    labels = grid.components()
+    big = np.bincount(labels[labels >= 0]).argmax()
+    cells = np.argwhere(labels == big)[:, ::-1]
+    starts = cells[rng.choice(len(cells), 40)] + rng.uniform(0.05, 0.95, (40, 2))
+    goals = cells[rng.choice(len(cells), 40)] + 0.5
+    ids = crowd.add_agents(starts)
+    for i, g in zip(ids, goals):
+        crowd.move([i], g, planner="astar")
+    log = _run(crowd, 3000)
+    assert log["reached"] == set(ids.tolist()), (len(log["reached"]), log["failed"], log["stuck"])
+    assert not log["stuck"] and _wall_free(crowd)
+
+
+def test_the_leader_itself_finishes(arena):
+    for count, seed in ((20, 0), (50, 1), (100, 2)):
+        passable = np.ones((40, 50), dtype=bool)
+        passable[5:35, 25] = False
+        crowd = Crowd(Grid(passable))
+        rng = np.random.default_rng(seed)
+        ids = crowd.add_agents(rng.uniform((2, 5), (15, 35), (count, 2)), group=1, radius=0.35)
+        crowd.move(ids, (45.5, 20.5), planner="leader")
+        log = _run(crowd, 3000)
+        assert int(ids.min()) in log["reached"] and len(log["reached"]) == count, (count, log["stuck"])
+
+
+def test_a_leader_pushed_off_its_path_replans_and_arrives():
+    passable = np.ones((40, 60), dtype=bool)
+    passable[:, 30] = False
+    passable[18:22, 30] = True
+    passable[25:40, 20] = False                                # a pocket to be shoved into
+    crowd = Crowd(Grid(passable))
+    ids = crowd.add_agents([(5.5 + i % 10, 15.5 + i // 10) for i in range(100)], group=1)
+    crowd.move(ids, (50.5, 20.5), planner="leader")
+    _run(crowd, 60, until_idle=False)
+    leader = int(ids.min())
+    crowd.state.position[leader, :2] = (17.5, 35.5)            # shoved behind the pocket's wall
+    log = _run(crowd, 3000)
+    assert leader in log["reached"] and len(log["reached"]) == 100
+
+
+def test_a_flow_unit_at_a_wall_corner_does_not_flip_every_tick():
+    passable = np.ones((30, 30), dtype=bool)
+    passable[10:20, 10:20] = False                             # a block with four corners
+    crowd = Crowd(Grid(passable))
+    starts = [(9.6, 9.6), (20.4, 9.6), (9.6, 20.4), (20.4, 20.4), (15.0, 9.5), (9.5, 15.0)]
+    ids = crowd.add_agents(starts)
+    for i in ids:
+        crowd.move([i], (25.5, 25.5) if i % 2 else (3.5, 27.5), planner="flowfield")
+    previous = np.zeros((len(ids), 2))
+    flips = np.zeros(len(ids), dtype=int)
+    worst = 0
+    for _ in range(900):
+        ev = crowd.update(1 / 30)
+        v = crowd.velocities[ids, :2]
+        reversed_ = (v * previous).sum(axis=1) < 0
+        flips = np.where(reversed_, flips + 1, 0)
+        worst = max(worst, int(flips.max()))
+        previous = v.copy()
+        if (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all():
+            break
+    assert (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all() and worst < 3
+
+
+def test_an_agent_with_no_way_forward_gets_stuck_events_then_fails():
+    passable = np.ones((20, 40), dtype=bool)
+    crowd = Crowd(Grid(passable), CrowdConfig(stuck_after=1.0, max_recoveries=2))
+    (a,) = crowd.add_agents([(2.5, 10.5)])
+    crowd.move([a], (35.5, 10.5))
+    _run(crowd, 5, until_idle=False)
+    crowd.grid.passable[:, 5] = False                          # walled in without telling anyone
+    crowd.grid.passable[:, 1] = False
+    stuck_ticks, failed = [], None
+    for tick in range(600):
+        ev = crowd.update(1 / 30)
+        if len(ev.stuck):
+            stuck_ticks.append(tick)
+        if len(ev.failed):
+            failed = ev.reasons[0]
+            break
+    assert len(stuck_ticks) >= 2 and failed is not None and "no progress" in failed or "not reachable" in str(failed)
+
+
+def test_short_soak_with_random_reorders_never_leaves_a_silent_stuck_unit():
+    grid = load_movingai_map("den520d.map")
+    crowd = Crowd(grid, CrowdConfig(stuck_after=4.0))
+    rng = np.random.default_rng(11)
+    labels = grid.components()
+    big = np.bincount(labels[labels >= 0]).argmax()
+    cells = np.argwhere(labels == big)[:, ::-1]
+    n = 300
+    ids = crowd.add_agents(cells[rng.choice(len(cells), n)] + 0.5)
+    planners = ["astar", "flowfield", "leader", "hierarchy", "weighted"]
+    dt = 1 / 30
+    from scipy.spatial import cKDTree
+
+    silent = np.zeros(crowd.state.size)
+    anchor = crowd.positions[:, :2].copy()
+    last_progress = np.zeros(crowd.state.size)             # seconds since each agent progressed
+    worst = 0.0
+    for tick in range(1500):
+        if tick % 100 == 0:
+            chosen = rng.choice(ids, n // 3, replace=False)
+            for k, part in enumerate(np.array_split(chosen, 5)):
+                goal = cells[rng.integers(len(cells))] + 0.5
+                crowd.move(part, goal, planner=planners[k], group=int(tick * 10 + k))
+        ev = crowd.update(dt)
+        pos = crowd.positions[:, :2]
+        assert np.isfinite(crowd.positions).all() and _wall_free(crowd)
+        walking = crowd.state.nav_state[: crowd.state.size, 0] == NavState.FOLLOWING
+        moved = np.hypot(*(pos - anchor).T) > 0.5
+        last_progress = np.where(moved, 0.0, last_progress + dt)
+        # waiting in a moving queue is progress: within 1.5 cells of someone who just progressed
+        fresh = np.flatnonzero(moved | (last_progress < 0.5))
+        queued = np.zeros(len(silent), dtype=bool)
+        if len(fresh):
+            queued = np.isfinite(cKDTree(pos[fresh]).query(pos, distance_upper_bound=1.5)[0])
+        told = np.zeros(len(silent), dtype=bool)
+        told[ev.stuck] = True
+        reset = moved | queued | ~walking | told
+        anchor[reset] = pos[reset]
+        silent = np.where(reset, 0.0, silent + dt)
+        worst = max(worst, float(silent.max()))
+    assert worst <= 5.0 + 1e-9, f"an agent walked without progress or a stuck event for {worst:.1f} s"
+
+
+# ---------------------------------------------------------------------------------- bad values
+def test_bad_values_never_escape_update():
+    crowd = Crowd(_open())
+    ids = crowd.add_agents([(2.5, 2.5), (4.5, 4.5), (6.5, 6.5)])
+    crowd.move(ids, (30.5, 20.5))
+    for bad in (-1.0, math.nan, math.inf, "x"):
+        with pytest.raises(NavError, match="dt"):
+            crowd.update(bad)
+    assert crowd.update(0.0).reached.size == 0                 # dt = 0: nothing happens
+    crowd.state.position[ids[0]] = (math.nan, 2.5, 0.0)
+    crowd.state.agent_params[ids[1], 1] = 1e9                  # an absurd radius
+    log = _run(crowd, 600)
+    assert "not finite" in log["failed"][int(ids[0])] and "radius" in log["failed"][int(ids[1])]
+    assert int(ids[2]) in log["reached"]
+    with pytest.raises(NavError, match="target"):
+        crowd.move(ids[2:], (math.nan, 1.0))
+    with pytest.raises(NavError, match="planner"):
+        crowd.move(ids[2:], (3.5, 1.5), planner="teleport")
+    with pytest.raises(NavError, match="radius"):
+        crowd.add_agents([(1.5, 1.5)], radius=1e6)
+    with pytest.raises(NavError, match="positions"):
+        crowd.add_agents([(math.nan, 1.5)])
