@@ -36,7 +36,7 @@ class Navigation:
         smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
         weight: heuristic weight for agents whose method is ``"weighted"``, ≥ 1.
         flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
-            (tiles above 512×512 cells).
+            (tiles above 256×256 cells).
         sector_size: sector edge in cells for tiles, ≥ 4.
         corridor_width: leader corridor half-width, cells, ≥ 1.
         wall_avoidance: weight of the push away from walls for flow/leader agents, ≥ 0.

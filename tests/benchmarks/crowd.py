@@ -155,7 +155,7 @@ def order_rows(units: int = 500) -> list[dict]:
                 for i in ids:
                     crowd.move([i], goal[:2], planner=planner)
             ticks, arrived = [], set()
-            for tick in range(6000):
+            for tick in range(20000):
                 t0 = time.perf_counter()
                 ev = crowd.update(DT)
                 ticks.append((time.perf_counter() - t0) * 1e3)

@@ -48,6 +48,9 @@ __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
 
 _NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
 GRID_METHODS = ("astar", "dijkstra", "weighted", "bidirectional")
+#: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
+#: map takes more than a few milliseconds, too long for one planning step.
+TILES_ABOVE_CELLS = 256 * 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +64,7 @@ class CrowdConfig:
         smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
         weight: heuristic weight of the ``"weighted"`` planner, ≥ 1.
         flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
-            (tiles above 512×512 cells).
+            (tiles above 256×256 cells).
         sector_size: sector edge for tiles, cells, ≥ 4.
         corridor_width: leader corridor half-width, cells, ≥ 1.
         wall_avoidance: weight of the push away from walls for group units, ≥ 0.
@@ -538,7 +541,7 @@ class Crowd:
     def uses_tiles(self) -> bool:
         """True when flow orders use sector tiles rather than whole-map fields."""
         if self.config.flow_mode == "auto":
-            return self.grid.width * self.grid.height > 512 * 512
+            return self.grid.width * self.grid.height > TILES_ABOVE_CELLS
         return self.config.flow_mode == "tiles"
 
     def sector_graph(self, progress=None) -> SectorGraph:

@@ -112,8 +112,8 @@ def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, c
     while crowd.state.nav_state[a, 0] == NavState.PLANNING or ticks == 0:
         crowd.update(1 / 60)
         ticks += 1
-        # a tick spends its budget plus at most one step (here the last: smoothing the path)
-        assert crowd.queue.last_units <= 2_000 + 2 * len(one_shot.cells) or planner == "bidirectional"
+        # a tick spends its budget, or one step alone when that step is bigger (here: smoothing)
+        assert crowd.queue.last_units <= max(2_000, 4 * len(one_shot.cells)) or planner == "bidirectional"
     expected = cape.cells_to_world(smooth_path(cape, one_shot.cells, "precise"))
     path = crowd.path(a)
     assert ticks > 3 or planner == "bidirectional"             # bidirectional runs whole when served
