@@ -35,11 +35,12 @@ from ..grid import Grid, finite_point
 from ..result import PathStatus
 from ..search.sliced import WorkspacePool
 from ..steering.collision import move_agents
+from ..steering.orca import orca_velocities
 from .following import follow_paths
 from .groups import FLOW_CODES, GroupSteering
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, PlanQueue, Route
 from .progress import watch_progress
-from .state import (F_HAS_TARGET, F_PAUSED, F_TARGET_DIRTY, FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION,
+from .state import (F_AVOIDANCE, F_HAS_TARGET, F_PAUSED, F_TARGET_DIRTY, FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION,
                     GROUP_PLANNERS, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, PLANNERS,
                     CrowdState, Mode, NavState)
 from .steering import apply_flocking
@@ -74,6 +75,12 @@ class CrowdConfig:
         max_recoveries: stuck recoveries before the order fails, ≥ 1.
         max_radius_cells: largest agent radius, cells; larger agents fail with a reason.
         max_speed_cells: largest speed, cells per second; faster agents fail with a reason.
+        avoidance_distance: world units within which agents avoid each other (ORCA), > 0.
+        avoidance_neighbours: the nearest this many neighbours are avoided, 1 .. 40.
+        avoidance_horizon: seconds ahead agents keep clear of each other, > 0.
+        avoidance_wall_horizon: seconds ahead agents keep clear of walls, > 0.
+        idle_priority: avoidance priority of standing agents (walking ones have 1): a smaller
+            value makes them step aside for units passing through, > 0.
     """
 
     planning_units: int = 20_000
@@ -90,6 +97,11 @@ class CrowdConfig:
     max_recoveries: int = 3
     max_radius_cells: float = 16.0
     max_speed_cells: float = 1000.0
+    avoidance_distance: float = 4.0
+    avoidance_neighbours: int = 10
+    avoidance_horizon: float = 1.5
+    avoidance_wall_horizon: float = 0.3
+    idle_priority: float = 0.2
 
     def __post_init__(self) -> None:
         checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
@@ -98,7 +110,12 @@ class CrowdConfig:
                   ("corridor_width", self.corridor_width >= 1), ("wall_avoidance", self.wall_avoidance >= 0),
                   ("navmesh_radius", self.navmesh_radius >= 0), ("stuck_after", self.stuck_after > 0),
                   ("max_recoveries", self.max_recoveries >= 1), ("max_radius_cells", self.max_radius_cells > 0),
-                  ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0)]
+                  ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0),
+                  ("avoidance_distance", self.avoidance_distance > 0),
+                  ("avoidance_neighbours", 1 <= self.avoidance_neighbours <= 40),
+                  ("avoidance_horizon", self.avoidance_horizon > 0),
+                  ("avoidance_wall_horizon", self.avoidance_wall_horizon > 0),
+                  ("idle_priority", self.idle_priority > 0)]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
@@ -165,6 +182,7 @@ class Crowd:
         self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
         self._fields_version = grid.version
         self._events = _Collect()
+        self._last_velocity = np.zeros((0, 2))
 
     # ================================================================ agents
     @property
@@ -185,9 +203,10 @@ class Crowd:
     def add_agents(self, positions, *, radius: float = 0.4, max_speed: float = 4.0, path_desired_distance: float = 1.0,
                    target_desired_distance: float = 1.0, path_max_distance: float = 5.0, group: int = -1,
                    separation: float = 1.5, cohesion: float = 0.3, alignment: float = 0.3,
-                   flock_radius: float = 4.0) -> np.ndarray:
+                   flock_radius: float = 4.0, avoidance: bool = False) -> np.ndarray:
         """Add agents at world ``positions`` (``(N, 2|3)``); returns their ids (stable until
-        removed). ``group`` ≥ 0 puts them in a flock (flocking weights and radius)."""
+        removed). ``group`` ≥ 0 puts them in a flock (flocking weights and radius);
+        ``avoidance`` turns on reciprocal avoidance with every other agent."""
         pos = np.asarray(positions, dtype=np.float64)
         if pos.ndim != 2 or pos.shape[1] not in (2, 3) or not np.isfinite(pos).all():
             raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got shape {pos.shape}")
@@ -206,6 +225,7 @@ class Crowd:
         s.agent_params[ids] = (max_speed, radius, path_desired_distance, target_desired_distance, path_max_distance)
         s.flock_group[ids, 0] = int(group)
         s.flock_params[ids] = (separation, cohesion, alignment, flock_radius)
+        s.agent_flags[ids, F_AVOIDANCE] = bool(avoidance)
         return ids
 
     def add_rows(self, count: int) -> np.ndarray:
@@ -287,6 +307,7 @@ class Crowd:
             self._replan(followed.drifted)
         self.groups.update(dt)
         apply_flocking(s, self.grid, self.config.wall_avoidance)
+        self._avoid(dt)
         self._move(dt)
         stuck = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after)
         if len(stuck):
@@ -524,6 +545,29 @@ class Crowd:
                 k = int(np.argmin((xs - cx) ** 2 + (ys - cy) ** 2))
                 self.state.position[i, :2] = grid.cell_to_world(int(xs[k]), int(ys[k]))[:2]
 
+    def _avoid(self, dt: float) -> None:
+        """Reciprocal avoidance (ORCA) between every agent with ``avoidance_enabled``: the
+        planners' velocity is the preferred one; the safe velocity replaces it."""
+        s, grid, cfg = self.state, self.grid, self.config
+        n = s.size
+        active = s.alive[:n] & s.agent_flags[:n, F_AVOIDANCE] & ~s.agent_flags[:n, F_PAUSED]
+        if not active.any():
+            return
+        state = s.nav_state[:n, 0]
+        active &= state != NavState.FAILED
+        present = s.alive[:n] & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
+        priority = np.where(state == NavState.FOLLOWING, 1.0, cfg.idle_priority)
+        preferred = s.velocity[:n, :2].copy()
+        previous = self._last_velocity if len(self._last_velocity) == n else preferred
+        safe = np.empty((n, 2))
+        orca_velocities(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
+                        np.ascontiguousarray(s.agent_params[:n, P_RADIUS]),
+                        np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority, active, present,
+                        cfg.avoidance_distance * grid.cell_size, cfg.avoidance_neighbours, cfg.avoidance_horizon,
+                        cfg.avoidance_wall_horizon, dt, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1],
+                        safe)
+        s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
+
     def _move(self, dt: float) -> None:
         s, grid = self.state, self.grid
         n = s.size
@@ -535,6 +579,7 @@ class Crowd:
         pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
         move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.passable, grid.cell_size,
                     grid.origin[0], grid.origin[1], heights, grid.heights is not None)
+        self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
 
     # ============================================================ structures
     @property

@@ -24,14 +24,16 @@ from numba import njit
 from ..steering.proximity_grid import near_any
 from .state import F_PAUSED, P_RADIUS, CrowdState, NavState
 
-__all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII"]
+__all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS"]
 
 #: Cells an agent must move from its anchor to count as progress.
 PROGRESS_DISTANCE = 0.5
 #: Cells closer to the target than ever before that reset the recovery count.
 RESET_DISTANCE = 2.0
-#: An agent this many radii (plus one cell) from an agent that just progressed is waiting in a queue.
+#: An agent within this many radii (at least ``QUEUE_REACH_CELLS``) of an agent that just
+#: progressed is waiting in a queue.
 QUEUE_REACH_RADII = 3.0
+QUEUE_REACH_CELLS = 1.5
 #: An anchor younger than this (seconds) counts as "just progressed" for the queue rule.
 FRESH = 0.5
 
@@ -50,7 +52,7 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     if len(old):
         fresh = np.flatnonzero(kinds & 2)
         if len(fresh):
-            reach = QUEUE_REACH_RADII * float(s.agent_params[old, P_RADIUS].max()) + cell_size
+            reach = max(QUEUE_REACH_RADII * float(s.agent_params[old, P_RADIUS].max()), QUEUE_REACH_CELLS * cell_size)
             queued = near_any(np.ascontiguousarray(s.position[old, :2]), np.ascontiguousarray(s.position[fresh, :2]),
                               reach)
             s.still_for[old[queued]] = np.minimum(s.still_for[old[queued]], stuck_after / 2)

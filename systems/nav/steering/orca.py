@@ -1,0 +1,318 @@
+"""Reciprocal avoidance: ORCA (van den Berg, Guy, Lin & Manocha, "Reciprocal n-Body Collision
+Avoidance", 2011), written for numba over flat arrays, with grid walls as hard constraints.
+
+For each agent with avoidance on: its neighbours within ``neighbour_distance`` (the nearest
+``max_neighbours``, found through a spatial hash) each give a half-plane of velocities that avoid
+them for ``time_horizon`` seconds; the agent takes its share of the avoidance (``priority``:
+``share = p_other / (p_self + p_other)``, so an idle unit with a low priority steps aside for a
+moving group). Walls within reach give half-planes that keep the agent from reaching them within
+``wall_horizon``. The safe velocity is the one closest to the preferred velocity inside all
+half-planes (a 2D linear program, RVO2's incremental algorithm); when they have no common point,
+the one that violates the agent-agent planes least while keeping the wall planes (RVO2's 3D
+program). A small deterministic rotation of the preferred velocity per agent (and a bias to the
+right) breaks the symmetric deadlocks of head-on encounters.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .proximity_grid import build_proximity_grid
+
+__all__ = ["orca_velocities"]
+
+_EPS = 1e-5
+_MAX_LINES = 48
+
+
+@njit(cache=True)
+def _det(ax, ay, bx, by):
+    return ax * by - ay * bx
+
+
+@njit(cache=True)
+def _lp1(lines, line_no, radius, opt_x, opt_y, direction_opt, result):
+    """Linear program on one line (RVO2 linearProgram1); False when infeasible."""
+    px, py = lines[line_no, 0], lines[line_no, 1]
+    dx, dy = lines[line_no, 2], lines[line_no, 3]
+    dot = px * dx + py * dy
+    disc = dot * dot + radius * radius - (px * px + py * py)
+    if disc < 0.0:
+        return False
+    sq = math.sqrt(disc)
+    t_left = -dot - sq
+    t_right = -dot + sq
+    for i in range(line_no):
+        qx, qy = lines[i, 0], lines[i, 1]
+        ex, ey = lines[i, 2], lines[i, 3]
+        denom = _det(dx, dy, ex, ey)
+        numer = _det(ex, ey, px - qx, py - qy)
+        if abs(denom) <= _EPS:
+            if numer < 0.0:
+                return False
+            continue
+        t = numer / denom
+        if denom >= 0.0:
+            t_right = min(t_right, t)
+        else:
+            t_left = max(t_left, t)
+        if t_left > t_right:
+            return False
+    if direction_opt:
+        t = t_right if opt_x * dx + opt_y * dy > 0.0 else t_left
+    else:
+        t = dx * (opt_x - px) + dy * (opt_y - py)
+        t = min(max(t, t_left), t_right)
+    result[0] = px + t * dx
+    result[1] = py + t * dy
+    return True
+
+
+@njit(cache=True)
+def _lp2(lines, count, radius, opt_x, opt_y, direction_opt, result):
+    """Linear program over ``count`` lines (RVO2 linearProgram2); returns the first failing line
+    (``count`` when all hold)."""
+    if direction_opt:
+        result[0] = opt_x * radius
+        result[1] = opt_y * radius
+    elif opt_x * opt_x + opt_y * opt_y > radius * radius:
+        norm = math.sqrt(opt_x * opt_x + opt_y * opt_y)
+        result[0] = opt_x / norm * radius
+        result[1] = opt_y / norm * radius
+    else:
+        result[0] = opt_x
+        result[1] = opt_y
+    tmp = np.empty(2)
+    for i in range(count):
+        if _det(lines[i, 2], lines[i, 3], lines[i, 0] - result[0], lines[i, 1] - result[1]) > 0.0:
+            tmp[0] = result[0]
+            tmp[1] = result[1]
+            if not _lp1(lines, i, radius, opt_x, opt_y, direction_opt, result):
+                result[0] = tmp[0]
+                result[1] = tmp[1]
+                return i
+    return count
+
+
+@njit(cache=True)
+def _lp3(lines, count, walls, begin, radius, result):
+    """When the planes conflict: minimise the largest violation of the agent planes while keeping
+    the ``walls`` first lines (RVO2 linearProgram3)."""
+    distance = 0.0
+    proj = np.empty((_MAX_LINES, 4))
+    tmp = np.empty(2)
+    for i in range(begin, count):
+        if _det(lines[i, 2], lines[i, 3], lines[i, 0] - result[0], lines[i, 1] - result[1]) > distance:
+            n = 0
+            for k in range(walls):
+                proj[n] = lines[k]
+                n += 1
+            for j in range(walls, i):
+                dx, dy = lines[i, 2], lines[i, 3]
+                ex, ey = lines[j, 2], lines[j, 3]
+                determinant = _det(dx, dy, ex, ey)
+                if abs(determinant) <= _EPS:
+                    if dx * ex + dy * ey > 0.0:
+                        continue                  # same direction: the other line is stricter or equal
+                    px = 0.5 * (lines[i, 0] + lines[j, 0])
+                    py = 0.5 * (lines[i, 1] + lines[j, 1])
+                else:
+                    t = _det(ex, ey, lines[i, 0] - lines[j, 0], lines[i, 1] - lines[j, 1]) / determinant
+                    px = lines[i, 0] + t * dx
+                    py = lines[i, 1] + t * dy
+                qx, qy = ex - dx, ey - dy
+                norm = math.sqrt(qx * qx + qy * qy)
+                if norm <= _EPS:
+                    continue
+                proj[n, 0] = px
+                proj[n, 1] = py
+                proj[n, 2] = qx / norm
+                proj[n, 3] = qy / norm
+                n += 1
+            tmp[0] = result[0]
+            tmp[1] = result[1]
+            if _lp2(proj, n, radius, -lines[i, 3], lines[i, 2], True, result) < n:
+                result[0] = tmp[0]
+                result[1] = tmp[1]
+            distance = _det(lines[i, 2], lines[i, 3], lines[i, 0] - result[0], lines[i, 1] - result[1])
+
+
+@njit(cache=True)
+def _open(passable, cx, cy):
+    return 0 <= cx < passable.shape[1] and 0 <= cy < passable.shape[0] and passable[cy, cx]
+
+
+@njit(cache=True)
+def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, max_walls):
+    """Half-planes keeping the agent from reaching the nearest blocked cells within
+    ``wall_horizon``; returns how many were written (nearest first, at most ``max_walls``)."""
+    gx = (px - ox) / cs
+    gy = (py - oy) / cs
+    span = int(math.ceil(reach / cs)) + 1
+    cx0, cy0 = int(math.floor(gx)), int(math.floor(gy))
+    best_d = np.full(max_walls, np.inf)
+    best_n = np.zeros((max_walls, 2))
+    count = 0
+    for cy in range(cy0 - span, cy0 + span + 1):
+        for cx in range(cx0 - span, cx0 + span + 1):
+            if _open(passable, cx, cy):
+                continue
+            # nearest point of the blocked cell's square
+            qx = min(max(px, ox + cx * cs), ox + (cx + 1) * cs)
+            qy = min(max(py, oy + cy * cs), oy + (cy + 1) * cs)
+            dx, dy = px - qx, py - qy
+            d = math.sqrt(dx * dx + dy * dy)
+            if d > reach or d <= 1e-9:
+                continue
+            nx, ny = dx / d, dy / d
+            # skip a cell whose normal another, nearer wall already covers
+            dup = False
+            for k in range(count):
+                if best_n[k, 0] * nx + best_n[k, 1] * ny > 0.999 and best_d[k] <= d:
+                    dup = True
+                    break
+            if dup:
+                continue
+            if count < max_walls:
+                slot = count
+                count += 1
+            else:
+                slot = -1
+                worst = -1.0
+                for k in range(max_walls):
+                    if best_d[k] > worst:
+                        worst = best_d[k]
+                        slot = k
+                if worst <= d:
+                    continue
+            best_d[slot] = d
+            best_n[slot, 0] = nx
+            best_n[slot, 1] = ny
+    for k in range(count):
+        c = max(best_d[k] - r, 0.0) / wall_horizon
+        nx, ny = best_n[k, 0], best_n[k, 1]
+        lines[k, 0] = -nx * c
+        lines[k, 1] = -ny * c
+        lines[k, 2] = ny
+        lines[k, 3] = -nx
+    return count
+
+
+@njit(cache=True)
+def orca_velocities(position, velocity, preferred, radius, max_speed, priority, active, present, neighbour_distance,
+                    max_neighbours, time_horizon, wall_horizon, dt, passable, cs, ox, oy, out):
+    """Safe velocities ``out`` ``(n, 2)`` for the ``active`` agents (others: ``preferred``).
+
+    ``position`` / ``velocity`` / ``preferred`` are ``(n, 2|3)`` (xy used); ``present`` marks the
+    agents that count as neighbours; ``priority`` > 0 (higher keeps its course, lower yields).
+    Returns the number of neighbour pairs examined."""
+    n = position.shape[0]
+    order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
+    lines = np.empty((_MAX_LINES, 4))
+    result = np.empty(2)
+    near_id = np.empty(max_neighbours, dtype=np.int64)
+    near_d = np.empty(max_neighbours)
+    pairs = 0
+    inv_h = 1.0 / time_horizon
+    for i in range(n):
+        if not active[i]:
+            out[i, 0] = preferred[i, 0]
+            out[i, 1] = preferred[i, 1]
+            continue
+        px, py = position[i, 0], position[i, 1]
+        vx, vy = velocity[i, 0], velocity[i, 1]
+        # the preferred velocity, rotated a hair (per agent, and to the right) against symmetric deadlocks
+        angle = -0.02 - 0.01 * ((i * 2654435761) % 1000) / 1000.0
+        ca, sa = math.cos(angle), math.sin(angle)
+        opt_x = preferred[i, 0] * ca - preferred[i, 1] * sa
+        opt_y = preferred[i, 0] * sa + preferred[i, 1] * ca
+        walls = _wall_lines(lines, px, py, radius[i], radius[i] + max_speed[i] * wall_horizon, wall_horizon,
+                            passable, cs, ox, oy, 8)
+        # nearest neighbours
+        count = 0
+        ci = int((px - gx0) / neighbour_distance)
+        cj = int((py - gy0) / neighbour_distance)
+        r2 = neighbour_distance * neighbour_distance
+        for dj in range(-1, 2):
+            row = cj + dj
+            if row < 0 or row >= rows:
+                continue
+            for di in range(-1, 2):
+                col = ci + di
+                if col < 0 or col >= cols:
+                    continue
+                k = row * cols + col
+                for e in range(starts[k], starts[k + 1]):
+                    j = order[e]
+                    if j == i:
+                        continue
+                    pairs += 1
+                    d2 = (position[j, 0] - px) ** 2 + (position[j, 1] - py) ** 2
+                    if d2 > r2:
+                        continue
+                    if count < max_neighbours:
+                        slot = count
+                        count += 1
+                    else:
+                        slot = 0
+                        for m in range(1, max_neighbours):
+                            if near_d[m] > near_d[slot]:
+                                slot = m
+                        if near_d[slot] <= d2:
+                            continue
+                    near_id[slot] = j
+                    near_d[slot] = d2
+        m = walls
+        for k in range(count):
+            if m >= _MAX_LINES:
+                break
+            j = near_id[k]
+            rpx, rpy = position[j, 0] - px, position[j, 1] - py
+            rvx, rvy = vx - velocity[j, 0], vy - velocity[j, 1]
+            dist2 = rpx * rpx + rpy * rpy
+            combined = radius[i] + radius[j]
+            combined2 = combined * combined
+            if dist2 > combined2:
+                wx, wy = rvx - inv_h * rpx, rvy - inv_h * rpy
+                w2 = wx * wx + wy * wy
+                dot1 = wx * rpx + wy * rpy
+                if dot1 < 0.0 and dot1 * dot1 > combined2 * w2:
+                    wl = math.sqrt(w2)
+                    ux, uy = wx / wl, wy / wl
+                    lx, ly = uy, -ux
+                    sx, sy = (combined * inv_h - wl) * ux, (combined * inv_h - wl) * uy
+                else:
+                    leg = math.sqrt(dist2 - combined2)
+                    if _det(rpx, rpy, wx, wy) > 0.0:
+                        lx = (rpx * leg - rpy * combined) / dist2
+                        ly = (rpx * combined + rpy * leg) / dist2
+                    else:
+                        lx = -(rpx * leg + rpy * combined) / dist2
+                        ly = -(-rpx * combined + rpy * leg) / dist2
+                    dot2 = rvx * lx + rvy * ly
+                    sx, sy = dot2 * lx - rvx, dot2 * ly - rvy
+            else:                                   # overlapping now: separate within one tick
+                inv_t = 1.0 / dt
+                wx, wy = rvx - inv_t * rpx, rvy - inv_t * rpy
+                wl = math.sqrt(wx * wx + wy * wy)
+                if wl <= 1e-12:
+                    wx, wy, wl = -rpx + 1e-6, -rpy, math.sqrt(rpx * rpx + rpy * rpy) + 1e-6
+                ux, uy = wx / wl, wy / wl
+                lx, ly = uy, -ux
+                sx, sy = (combined * inv_t - wl) * ux, (combined * inv_t - wl) * uy
+            share = priority[j] / (priority[i] + priority[j]) if active[j] else 1.0
+            lines[m, 0] = vx + share * sx
+            lines[m, 1] = vy + share * sy
+            lines[m, 2] = lx
+            lines[m, 3] = ly
+            m += 1
+        fail = _lp2(lines, m, max_speed[i], opt_x, opt_y, False, result)
+        if fail < m:
+            _lp3(lines, m, walls, fail, max_speed[i], result)
+        out[i, 0] = result[0]
+        out[i, 1] = result[1]
+    return pairs
+
