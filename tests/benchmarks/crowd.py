@@ -30,6 +30,7 @@ from tests.benchmarks.report import save_json  # noqa: E402
 from rtsnav.components import Flock, NavigationAgent, Position, Velocity  # noqa: E402
 from rtsnav.levels import load_level, load_movingai_map  # noqa: E402
 from rtsnav.systems import Navigation, install  # noqa: E402
+from rtsnav.systems.nav import Grid  # noqa: E402
 from rtsnav.systems.nav.crowd import Crowd, CrowdConfig, NavState  # noqa: E402
 
 DT = 1 / 30
@@ -226,12 +227,92 @@ def soak(map_name: str, agents: int, ticks: int, every: int = 100) -> dict:
     return row
 
 
+def _circle(n: int, radius: float = 0.5, speed: float = 2.0):
+    ring = max(20.0, 1.3 * n * radius / np.pi)
+    angle = np.arange(n) * 2 * np.pi / n
+    size = int(2 * ring + 20)
+    centre = size / 2
+    start = np.c_[centre + ring * np.cos(angle), centre + ring * np.sin(angle)]
+    goal = np.c_[centre - ring * np.cos(angle), centre - ring * np.sin(angle)]
+    return size, start, goal, ring
+
+
+def circle_rtsnav(n: int, max_ticks: int) -> dict:
+    from scipy.spatial import cKDTree
+
+    size, start, goal, ring = _circle(n)
+    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)), CrowdConfig(planning_units=10**9, smoothing=None))
+    ids = crowd.add_agents(start, radius=0.5, max_speed=2.0, avoidance=True, target_desired_distance=0.5)
+    for i in ids:
+        crowd.move([i], goal[i])
+    crowd.update(DT)                                           # plans (straight lines) made
+    ticks, overlaps, reached = [], 0, set()
+    for tick in range(max_ticks):
+        t = time.perf_counter()
+        reached |= set(crowd.update(DT).reached.tolist())
+        ticks.append((time.perf_counter() - t) * 1e3)
+        overlaps += len(cKDTree(crowd.positions[:, :2]).query_pairs(0.9))
+        if len(reached) == n:
+            break
+    return {"library": "rtsnav", "agents": n, "ms_per_tick": round(float(np.median(ticks)), 3),
+            "ticks_to_complete": len(ticks) if len(reached) == n else None, "arrived": len(reached),
+            "overlap_pair_ticks": overlaps, "straight_line_ticks": int(2 * ring / 2.0 / DT)}
+
+
+def circle_rvo2(n: int, max_ticks: int) -> dict:
+    import pyrvo
+    from scipy.spatial import cKDTree
+
+    size, start, goal, ring = _circle(n)
+    sim = pyrvo.RVOSimulator()
+    sim.set_time_step(DT)
+    sim.set_agent_defaults(4.0, 10, 1.5, 0.3, 0.5, 2.0)
+    for p in start:
+        sim.add_agent((float(p[0]), float(p[1])))
+    ticks, overlaps, done_at = [], 0, None
+    for tick in range(max_ticks):
+        t = time.perf_counter()
+        pos = np.array([[sim.get_agent_position(i).x, sim.get_agent_position(i).y] for i in range(n)])
+        to = goal - pos
+        dist = np.hypot(to[:, 0], to[:, 1])
+        pref = np.where(dist[:, None] > 1.0, to / np.maximum(dist, 1e-9)[:, None] * 2.0, to)
+        for i in range(n):
+            sim.set_agent_pref_velocity(i, (float(pref[i, 0]), float(pref[i, 1])))
+        sim.do_step()
+        ticks.append((time.perf_counter() - t) * 1e3)
+        overlaps += len(cKDTree(pos).query_pairs(0.9))
+        if (dist <= 0.5).all():
+            done_at = tick
+            break
+    return {"library": "RVO2 (pyrvo)", "agents": n, "ms_per_tick": round(float(np.median(ticks)), 3),
+            "ticks_to_complete": done_at, "arrived": int((dist <= 0.5).sum()), "overlap_pair_ticks": overlaps,
+            "straight_line_ticks": int(2 * ring / 2.0 / DT)}
+
+
+def army_rtsnav(n: int = 10_000, ticks: int = 300) -> dict:
+    """Two armies of n/2 meet head-on in an open field (flow-field groups, avoidance on)."""
+    size = 400
+    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)))
+    half = n // 2
+    side = int(np.ceil(np.sqrt(half)))
+    k = np.arange(half)
+    a = np.c_[60 + (k % side) * 1.1, 150 + (k // side) * 1.1]
+    b = np.c_[340 - (k % side) * 1.1, 150 + (k // side) * 1.1]
+    ia = crowd.add_agents(a, radius=0.4, max_speed=3.0, avoidance=True, group=1)
+    ib = crowd.add_agents(b, radius=0.4, max_speed=3.0, avoidance=True, group=2)
+    crowd.move(ia, (330.5, 200.5), planner="flowfield")
+    crowd.move(ib, (70.5, 200.5), planner="flowfield")
+    times = [_timed(lambda: crowd.update(DT)) for _ in range(ticks)]
+    return {"scene": "army", "agents": n, "ms_per_tick": round(float(np.median(times[20:])), 2),
+            "worst_ms": round(float(max(times[20:])), 1)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", default="1000,10000,50000,100000")
     ap.add_argument("--soak-ticks", type=int, default=20000)
     ap.add_argument("--soak-agents", type=int, default=2000)
-    ap.add_argument("--skip", default="", help="comma list of parts to skip: scale, esper, orders, soak")
+    ap.add_argument("--skip", default="", help="comma list of parts to skip: scale, esper, orders, avoidance, soak")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     skip = set(args.skip.split(","))
@@ -244,6 +325,16 @@ def main(argv=None) -> int:
         out["esper"] = esper_rows([s for s in scales if s <= 50000], grid)
     if "orders" not in skip:
         out["orders"] = order_rows()
+    if "avoidance" not in skip:
+        rows = []
+        for n, cap in ((250, 6000), (1000, 6000), (5000, 3000)):
+            rows.append(circle_rtsnav(n, cap))
+            print(rows[-1], flush=True)
+            rows.append(circle_rvo2(n, cap))
+            print(rows[-1], flush=True)
+        rows.append(army_rtsnav())
+        print(rows[-1], flush=True)
+        out["avoidance"] = rows
     if "soak" not in skip:
         out["soak"] = [soak(m, args.soak_agents, args.soak_ticks) for m in ("den520d.map", "AcrosstheCape.map")]
     print("\nsummary")

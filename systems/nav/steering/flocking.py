@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
 
 from .proximity_grid import build_proximity_grid
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion,
                  alignment):
     """Fill the ``(n, 2)`` force arrays for the ``steer`` agents; ``active`` agents (a superset,
@@ -37,7 +37,7 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         return 0
     order, starts, ox, oy, cols, rows = build_proximity_grid(pos, active, cell)
     pairs = 0
-    for i in range(n):
+    for i in prange(n):
         if not steer[i]:
             continue
         px = pos[i, 0]

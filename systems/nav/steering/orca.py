@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .proximity_grid import build_proximity_grid
 
@@ -201,7 +201,7 @@ def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, max
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def orca_velocities(position, velocity, preferred, radius, max_speed, priority, active, present, neighbour_distance,
                     max_neighbours, time_horizon, wall_horizon, dt, passable, cs, ox, oy, out):
     """Safe velocities ``out`` ``(n, 2)`` for the ``active`` agents (others: ``preferred``).
@@ -211,17 +211,18 @@ def orca_velocities(position, velocity, preferred, radius, max_speed, priority, 
     Returns the number of neighbour pairs examined."""
     n = position.shape[0]
     order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
-    lines = np.empty((_MAX_LINES, 4))
-    result = np.empty(2)
-    near_id = np.empty(max_neighbours, dtype=np.int64)
-    near_d = np.empty(max_neighbours)
     pairs = 0
     inv_h = 1.0 / time_horizon
-    for i in range(n):
+    for i in prange(n):
         if not active[i]:
             out[i, 0] = preferred[i, 0]
             out[i, 1] = preferred[i, 1]
             continue
+        lines = np.empty((_MAX_LINES, 4))
+        result = np.empty(2)
+        near_id = np.empty(max_neighbours, dtype=np.int64)
+        near_d = np.empty(max_neighbours)
+        far_slot = 0
         px, py = position[i, 0], position[i, 1]
         vx, vy = velocity[i, 0], velocity[i, 1]
         # the preferred velocity, rotated a hair (per agent, and to the right) against symmetric deadlocks
@@ -254,17 +255,19 @@ def orca_velocities(position, velocity, preferred, radius, max_speed, priority, 
                     if d2 > r2:
                         continue
                     if count < max_neighbours:
-                        slot = count
+                        near_id[count] = j
+                        near_d[count] = d2
+                        if count == 0 or d2 > near_d[far_slot]:
+                            far_slot = count
                         count += 1
-                    else:
-                        slot = 0
-                        for m in range(1, max_neighbours):
-                            if near_d[m] > near_d[slot]:
-                                slot = m
-                        if near_d[slot] <= d2:
-                            continue
-                    near_id[slot] = j
-                    near_d[slot] = d2
+                        continue
+                    if near_d[far_slot] <= d2:
+                        continue
+                    near_id[far_slot] = j
+                    near_d[far_slot] = d2
+                    for mm in range(max_neighbours):               # the new farthest
+                        if near_d[mm] > near_d[far_slot]:
+                            far_slot = mm
         m = walls
         for k in range(count):
             if m >= _MAX_LINES:
