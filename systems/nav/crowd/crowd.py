@@ -311,6 +311,8 @@ class Crowd:
         self._move(dt)
         stuck = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after)
         if len(stuck):
+            stuck = self.groups.settle_if_near(stuck)
+        if len(stuck):
             self._recover(stuck)
         self.tick += 1
         n = s.size
@@ -380,6 +382,9 @@ class Crowd:
         s.agent_flags[dirty, F_TARGET_DIRTY] = False
         s.best_distance[dirty] = np.inf
         s.recoveries[dirty] = 0
+        s.slot[dirty] = -1
+        s.home_x[dirty] = np.nan
+        s.home_y[dirty] = np.nan
         s.still_for[dirty] = 0.0
         s.anchor_x[dirty] = s.position[dirty, 0]
         s.anchor_y[dirty] = s.position[dirty, 1]

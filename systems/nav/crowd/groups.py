@@ -9,10 +9,13 @@ Agents are grouped by (flock group — or the agent alone when it has none —, 
   pushed out of it takes the return field's shortest way back, and beyond its reach the whole
   flow field.
 
-Arrival: units slow down in the group's arrival disc (sized to hold the group) and settle there
-within ``target_desired_distance`` of the target, or anywhere in the disc once they touch a
-group-mate that already arrived, or after standing still in the disc for ``SETTLE_AFTER`` —
-the leader too (it used to be held off its own target by settled mates).
+Arrival: units slow down in the group's arrival disc (sized to hold the group). Near the goal
+each follower claims the nearest free *slot* of a hexagonal packing around the goal (slots on
+open cells in sight of the goal, ``SPACING_RADII`` radii apart; the goal itself is the leader's),
+walks straight to it and settles there: the group ends as a tight blob close to the best
+packing for its size. A unit that stands still in the disc for ``SETTLE_AFTER`` (its slot
+blocked) settles where it is; the leader arrives at the target (it used to be held off its own
+target by settled mates).
 """
 
 from __future__ import annotations
@@ -44,6 +47,12 @@ CHAIN_REACH = 1.25
 #: ``SETTLE_AFTER`` seconds has reached the crowd around the goal: it settles there.
 STALL_SPEED = 0.2
 SETTLE_AFTER = 1.0
+#: Density of a hexagonal packing of discs, π / (2√3).
+HEX_DENSITY = math.pi / (2 * math.sqrt(3))
+#: A unit held off its slot settles where it stands within this multiple of the packing radius.
+SETTLE_WITHIN_PACKING = 1.2
+#: Slot choice: distance from the unit plus this times the slot's distance from the goal.
+INNER_FIRST = 8.0
 
 
 @dataclass(slots=True)
@@ -58,6 +67,10 @@ class GroupOrder:
     corridor: CorridorField | None = None
     ready: bool = False                      # the plan arrived: members may move
     failed: str = ""
+    pack_radius: float = 0.0                 # radius of the ideal hexagonal packing of the group
+    slots: np.ndarray | None = None          # (K, 2) world points of a hex packing around the goal
+    taken: np.ndarray | None = None          # (K,) bool
+    slot_distance: np.ndarray | None = None  # (K,) distance of each slot from the goal
 
 
 class GroupSteering:
@@ -98,6 +111,7 @@ class GroupSteering:
         live = set()
         ready = np.zeros(len(uniq), dtype=bool)
         radius = np.zeros(len(uniq))
+        settle = np.zeros(len(uniq))
         direction = np.zeros((len(rows), 2))
         follower = np.zeros(len(rows), dtype=bool)
         for gi in range(len(uniq)):
@@ -110,6 +124,7 @@ class GroupSteering:
                 order = self.orders[key] = self._start(key, members)
             order.members = len(members)
             radius[gi] = order.arrival_radius
+            settle[gi] = SETTLE_WITHIN_PACKING * order.pack_radius + 0.5 * grid.cell_size
             if order.failed:
                 self.crowd.fail(members, order.failed)
             elif order.ready:
@@ -124,7 +139,103 @@ class GroupSteering:
             self.crowd.queue.cancel(("group", key))
             del self.orders[key]
         walking = ready[inverse] & (s.nav_state[rows, 0] == NavState.FOLLOWING)
-        self._steer_all(rows[walking], inverse[walking], direction[walking], follower[walking], radius, keys, dt)
+        aim = s.target[rows, :2].copy()
+        self._use_slots(rows, inverse, uniq, keys, first, walking & follower, radius, direction, aim)
+        self._steer_all(rows[walking], inverse[walking], direction[walking], follower[walking], radius, keys, dt,
+                        aim[walking], settle)
+
+    def _use_slots(self, rows, inverse, uniq, keys, first, followers, radius, direction, aim) -> None:
+        """Followers near their goal claim the nearest free arrival slot; those with a slot aim
+        straight at it (``direction`` and ``aim`` updated in place)."""
+        s = self.crowd.state
+        pos = s.position[rows, :2]
+        to_goal = np.hypot(*(pos - s.target[rows, :2]).T)
+        near = followers & (to_goal <= CHAIN_REACH * radius[inverse])
+        for gi in np.unique(inverse[near]):
+            order = self.orders.get(tuple(int(v) for v in keys[first[gi]]))
+            if order is None:
+                continue
+            if order.slots is None:
+                self._make_slots(order, rows[inverse == gi])
+            members = np.flatnonzero(near & (inverse == gi))
+            free = np.flatnonzero(~order.taken)
+            outside = to_goal[members] > SETTLE_WITHIN_PACKING * order.pack_radius + 0.5 * self.crowd.grid.cell_size
+            held_off = members[(s.slot[rows[members]] >= 0) & (s.stalled[rows[members]] >= SETTLE_AFTER) & outside]
+            for k in held_off.tolist():                      # its slot is walled off by settled mates
+                order.taken[s.slot[rows[k]]] = False
+                s.slot[rows[k]] = -1
+                s.home_x[rows[k]] = s.home_y[rows[k]] = np.nan
+                s.stalled[rows[k]] = 0.0
+            free = np.flatnonzero(~order.taken)
+            needing = members[s.slot[rows[members]] < 0]
+            for k in needing[np.argsort(to_goal[needing], kind="stable")].tolist():
+                if len(free) == 0:
+                    break
+                # near the unit, but inner slots first: the blob fills from the goal outward
+                d = np.hypot(*(order.slots[free] - pos[k]).T) + INNER_FIRST * order.slot_distance[free]
+                pick = int(np.argmin(d))
+                s.slot[rows[k]] = free[pick]
+                s.home_x[rows[k]], s.home_y[rows[k]] = order.slots[free[pick]]
+                order.taken[free[pick]] = True
+                free = np.delete(free, pick)
+            with_slot = members[s.slot[rows[members]] >= 0]
+            if len(with_slot):
+                spot = order.slots[s.slot[rows[with_slot]]]
+                aim[with_slot] = spot
+                off = spot - pos[with_slot]
+                length = np.hypot(off[:, 0], off[:, 1])
+                ok = length > 1e-9
+                direction[with_slot[ok]] = off[ok] / length[ok, None]
+
+    def settle_if_near(self, agents: np.ndarray) -> np.ndarray:
+        """Group units among ``agents`` (walking with the group or alone after a recovery) that
+        stand within the arrival disc of their goal — sized for them and the mates already
+        there — have arrived: a stuck unit that close is part of the crowd around its goal.
+        Returns the others."""
+        s, grid = self.crowd.state, self.crowd.grid
+        group = agents[np.isin(s.agent_method[agents, 0], FLOW_CODES)]
+        if len(group) == 0:
+            return agents
+        n = s.size
+        done = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n])
+        done_keys = _pack(self.keys(done), grid) if len(done) else np.zeros(0, dtype=np.int64)
+        keys = self.keys(group)
+        near = np.zeros(len(group), dtype=bool)
+        for k, agent in enumerate(group.tolist()):
+            mates = int((done_keys == _pack(keys[k:k + 1], grid)[0]).sum())
+            disc = self._arrival_radius((int(keys[k, 1]), int(keys[k, 2])), mates + 1,
+                                        float(s.agent_params[agent, P_RADIUS]))
+            near[k] = math.hypot(*(s.position[agent, :2] - s.target[agent, :2])) <= disc
+        if near.any():
+            s.velocity[group[near]] = 0.0
+            self.crowd.arrive(group[near])
+        return np.setdiff1d(agents, group[near])
+
+    def _make_slots(self, order: GroupOrder, members: np.ndarray) -> None:
+        """A hexagonal packing around the goal on open cells in sight of it, nearest first."""
+        s, grid = self.crowd.state, self.crowd.grid
+        r = float(s.agent_params[members, P_RADIUS].max()) if len(members) else 0.4
+        spacing = max(SPACING_RADII * r, 1e-3)
+        centre = np.array(grid.cell_to_world(*order.goal)[:2])
+        count = max(order.members, len(members)) + 1
+        reach = 3.0 * spacing * math.sqrt(count) + 2 * grid.cell_size
+        rows_n = int(reach / (spacing * math.sqrt(3) / 2)) + 1
+        cols_n = int(reach / spacing) + 1
+        j, i = np.mgrid[-rows_n:rows_n + 1, -cols_n:cols_n + 1]
+        pts = np.stack([(i + 0.5 * (j % 2)) * spacing, j * spacing * math.sqrt(3) / 2], axis=-1).reshape(-1, 2) + centre
+        cells = grid.world_to_cells(pts)
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < grid.width) & (cells[:, 1] >= 0) & (cells[:, 1] < grid.height)
+        pts, cells = pts[inside], cells[inside]
+        labels = grid.components()
+        keep = labels[cells[:, 1], cells[:, 0]] == labels[order.goal[1], order.goal[0]]
+        pts = pts[keep]
+        pts = pts[grid.segments_clear(np.repeat(centre[None], len(pts), axis=0), pts)]
+        pts = pts[np.argsort(np.hypot(*(pts - centre).T), kind="stable")][: 2 * count]
+        order.slots = np.ascontiguousarray(pts)
+        order.slot_distance = np.hypot(*(pts - centre).T)
+        order.taken = np.zeros(len(pts), dtype=bool)
+        if order.leader is not None and len(pts):
+            order.taken[0] = True                         # the goal itself: the leader's
 
     def _begin_walking(self, order: GroupOrder, members: np.ndarray) -> None:
         """Members still waiting for the plan start walking (the plan arrived)."""
@@ -138,24 +249,26 @@ class GroupSteering:
             s.mode[order.leader] = Mode.LEADER
 
     def _steer_all(self, agents: np.ndarray, group: np.ndarray, direction: np.ndarray, follower: np.ndarray,
-                   radius: np.ndarray, keys: np.ndarray, dt: float) -> None:
+                   radius: np.ndarray, keys: np.ndarray, dt: float, aim: np.ndarray, settle: np.ndarray) -> None:
         """Speeds, flip damping and arrival for every walking member of every ready group."""
         if len(agents) == 0:
             return
         s = self.crowd.state
         disc = radius[group]
         status = np.zeros(len(agents), dtype=np.uint8)       # 1 at the target, 2 near the goal, 4 stalled in the disc
-        _steer_members(agents, direction, follower, disc, s.position, s.velocity, s.target, s.agent_params, s.stalled,
-                       dt, STALL_SPEED, MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, status)
+        has_slot = s.slot[agents] >= 0
+        _steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
+                       np.ascontiguousarray(aim), s.target, has_slot, s.agent_params, s.stalled, dt, STALL_SPEED,
+                       MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, status)
         arrived = (status & 1) > 0
-        near = np.flatnonzero(status & 2)
+        near = np.flatnonzero((status & 2) & ~has_slot)
         if len(near):
             mates, mate_group = self._arrived_members(keys, group, agents)
             if len(mates):
                 reach = (SPACING_RADII + 0.5) * float(s.agent_params[agents[near], P_RADIUS].max())
                 arrived[near] = near_any_in_group(np.ascontiguousarray(s.position[agents[near], :2]),
                                                   group[near].astype(np.int64), mates, mate_group, reach)
-            arrived[near] |= (status[near] & 4) > 0
+        arrived |= (status & 4) > 0
         if arrived.any():
             s.velocity[agents[arrived]] = 0.0
             self.crowd.arrive(agents[arrived])
@@ -184,7 +297,9 @@ class GroupSteering:
         s, grid = crowd.state, crowd.grid
         goal = (key[1], key[2])
         order = GroupOrder(key, goal)
-        order.arrival_radius = self._arrival_radius(goal, len(members), float(s.agent_params[members, P_RADIUS].max()))
+        r_max = float(s.agent_params[members, P_RADIUS].max())
+        order.arrival_radius = self._arrival_radius(goal, len(members), r_max)
+        order.pack_radius = 0.5 * SPACING_RADII * r_max * math.sqrt(len(members) / HEX_DENSITY)
         s.nav_state[members, 0] = NavState.PLANNING
         s.mode[members] = Mode.NONE
         s.velocity[members] = 0.0
@@ -251,17 +366,20 @@ class GroupSteering:
 
 
 @njit(cache=True)
-def _steer_members(agents, direction, follower, disc, position, velocity, target, params, stalled, dt, stall_speed,
-                   min_arrival_speed, chain_reach, settle_after, status):
-    """Per walking member: the stall clock, the follower's velocity along ``direction`` (slowing in
-    the arrival disc, never past the target, a reversed heading averaged with the last one so a
-    unit at a wall corner does not flip every tick), and its arrival status bits."""
+def _steer_members(agents, direction, follower, disc, settle_radius, position, velocity, aim, target, has_slot, params,
+                   stalled, dt, stall_speed, min_arrival_speed, chain_reach, settle_after, status):
+    """Per walking member: the stall clock, the follower's velocity along ``direction`` toward its
+    ``aim`` (its slot, else the target; slowing in the arrival disc, never past the aim, a
+    reversed heading averaged with the last one so a unit at a wall corner does not flip every
+    tick), and its arrival status bits (1 arrived, 2 near the goal, 4 stalled in the disc)."""
     for k in range(agents.shape[0]):
         a = agents[k]
         moved = math.sqrt(velocity[a, 0] ** 2 + velocity[a, 1] ** 2)
         stalled[a] = stalled[a] + dt if moved < stall_speed * params[a, 0] else 0.0
-        ox, oy = target[a, 0] - position[a, 0], target[a, 1] - position[a, 1]
+        ox, oy = aim[k, 0] - position[a, 0], aim[k, 1] - position[a, 1]
         dist = math.sqrt(ox * ox + oy * oy)
+        gx, gy = target[a, 0] - position[a, 0], target[a, 1] - position[a, 1]
+        to_goal = math.sqrt(gx * gx + gy * gy)
         if follower[k]:
             dx, dy = direction[k, 0], direction[k, 1]
             if dx == 0.0 and dy == 0.0 and dist > 0.0:
@@ -275,11 +393,11 @@ def _steer_members(agents, direction, follower, disc, position, velocity, target
             velocity[a, 0] = nx
             velocity[a, 1] = ny
             velocity[a, 2] = 0.0
-        if dist <= params[a, 3]:
+        if dist <= (min(params[a, 3], 0.25) if has_slot[k] else params[a, 3]):
             status[k] = 1
-        elif dist <= chain_reach * disc[k]:
+        elif to_goal <= chain_reach * disc[k]:
             status[k] = 2
-            if dist <= disc[k] and stalled[a] >= settle_after:
+            if to_goal <= (settle_radius[k] if has_slot[k] else disc[k]) and stalled[a] >= settle_after:
                 status[k] |= 4
 
 

@@ -79,6 +79,9 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "still_for": ("f8", 0.0),             # seconds since then
     "best_distance": ("f8", np.inf),      # closest it came to its target on this order
     "recoveries": ("i4", 0),              # stuck recoveries tried on this order
+    "slot": ("i8", -1),                   # arrival slot in its group order (-1: none yet)
+    "home_x": ("f8", np.nan),             # where that slot is (a settled unit returns there)
+    "home_y": ("f8", np.nan),
     "owner": ("i8", -1),                  # the caller's id for the agent (an esper entity), or -1
 }
 

@@ -24,6 +24,8 @@ __all__ = ["apply_flocking", "PERSONAL_SPACE"]
 
 #: Separation acts within this multiple of an agent's radius (its personal space).
 PERSONAL_SPACE = 2.5
+#: 1 / seconds: how fast a settled unit pushed off its arrival slot returns to it.
+HOME_PULL = 2.0
 
 
 def apply_flocking(state: CrowdState, grid, wall_avoidance: float) -> int:
@@ -36,6 +38,8 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float) -> int:
     walking = (nav_state == NavState.FOLLOWING) & ~s.agent_flags[:n, F_PAUSED] & s.alive[:n]
     member = (s.flock_group[:n, 0] >= 0) & s.alive[:n]
     group_steered = np.isin(s.agent_method[:n, 0], FLOW_CODES)
+    # settled units keep their personal space (they yield rather than form a wall); those with an
+    # arrival slot are pulled back to it, so the blob lets newcomers through and stays packed
     settled = member & group_steered & (nav_state == NavState.FINISHED)
     steer = (walking & member) | settled
     flow = (walking | settled) & group_steered
@@ -57,12 +61,13 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float) -> int:
         reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
         wall_repulsion(pos2, flow, reach, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1], wall)
     _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall,
-             wall_avoidance if use_walls else 0.0)
+             wall_avoidance if use_walls else 0.0, s.position, s.home_x, s.home_y, HOME_PULL)
     return int(pairs)
 
 
 @njit(cache=True)
-def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall, wall_weight):
+def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall, wall_weight, position,
+             home_x, home_y, home_pull):
     """velocity += flock pushes (settled units: only separation, no drift of their own) and the
     wall push, which steers but never brakes (its part against the heading is dropped: at a
     narrow gap's mouth it would cancel the flow and jam it); capped at max_speed."""
@@ -89,6 +94,9 @@ def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, coh, 
             py += wall_weight * wy
         if settled[i]:
             vx = vy = 0.0
+            if not math.isnan(home_x[i]):                   # back to its arrival slot
+                vx = (home_x[i] - position[i, 0]) * home_pull
+                vy = (home_y[i] - position[i, 1]) * home_pull
         vx += px * max_speed[i]
         vy += py * max_speed[i]
         speed = math.sqrt(vx * vx + vy * vy)
