@@ -36,8 +36,9 @@ from ..result import PathStatus
 from ..search.sliced import WorkspacePool
 from ..steering.collision import move_agents
 from ..steering.orca import orca_velocities
+from ..steering.proximity_grid import near_any_in_group
 from .following import follow_paths
-from .groups import FLOW_CODES, GroupSteering
+from .groups import FLOW_CODES, SPACING_RADII, GroupSteering
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, PlanQueue, Route
 from .progress import watch_progress
 from .state import (F_AVOIDANCE, F_HAS_TARGET, F_PAUSED, F_TARGET_DIRTY, FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION,
@@ -81,6 +82,12 @@ class CrowdConfig:
         avoidance_wall_horizon: seconds ahead agents keep clear of walls, > 0.
         idle_priority: avoidance priority of standing agents (walking ones have 1): a smaller
             value makes them step aside for units passing through, > 0.
+        congestion: congestion-aware group routes: a group order plans on terrain costs raised
+            in the narrow passages other groups' planned routes run through (so a second army
+            takes the free bridge when queueing on the busy one would take longer).
+        congestion_weight: scales the queueing cost, ≥ 0: a narrow cell of free width w carrying
+            the route of T units costs ``weight · T / w`` more (the cells of waiting, per cell).
+        congestion_narrow: passages up to this many cells from a wall count as narrow, > 0.
     """
 
     planning_units: int = 20_000
@@ -102,6 +109,9 @@ class CrowdConfig:
     avoidance_horizon: float = 1.5
     avoidance_wall_horizon: float = 0.3
     idle_priority: float = 0.2
+    congestion: bool = False
+    congestion_weight: float = 1.0
+    congestion_narrow: float = 3.0
 
     def __post_init__(self) -> None:
         checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
@@ -115,7 +125,8 @@ class CrowdConfig:
                   ("avoidance_neighbours", 1 <= self.avoidance_neighbours <= 40),
                   ("avoidance_horizon", self.avoidance_horizon > 0),
                   ("avoidance_wall_horizon", self.avoidance_wall_horizon > 0),
-                  ("idle_priority", self.idle_priority > 0)]
+                  ("idle_priority", self.idle_priority > 0), ("congestion_weight", self.congestion_weight >= 0),
+                  ("congestion_narrow", self.congestion_narrow > 0)]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
@@ -183,6 +194,10 @@ class Crowd:
         self._fields_version = grid.version
         self._events = _Collect()
         self._last_velocity = np.zeros((0, 2))
+        #: planned group traffic per cell (units whose group route runs there), for congestion
+        self.traffic = np.zeros(grid.shape, dtype=np.float64)
+        self._routes: dict[tuple, tuple[np.ndarray, float]] = {}
+        self.route_search = None                 # the group whose congestion-aware route is being searched
 
     # ================================================================ agents
     @property
@@ -303,6 +318,7 @@ class Crowd:
             self._plan_done(key, job)
         followed = follow_paths(s, self.grid, dt, self.tick, self.report_waypoints)
         self.arrive(followed.arrived)
+        self._chain_arrivals()
         if len(followed.drifted):
             self._replan(followed.drifted)
         self.groups.update(dt)
@@ -323,6 +339,35 @@ class Crowd:
                            np.array(ev.failed, dtype=np.int64), ev.reasons, followed.waypoints,
                            np.array(ev.path_changed, dtype=np.int64), stuck, followed.links, moving,
                            s.velocity[moving].copy())
+
+    def _chain_arrivals(self) -> None:
+        """Single units sent to one point spread around it instead of stacking: a unit on the
+        last leg of its path that touches a unit already arrived at the same target cell has
+        arrived too (``SPACING_RADII`` radii, as groups settle)."""
+        s, grid = self.state, self.grid
+        n = s.size
+        state = s.nav_state[:n, 0]
+        last_leg = np.flatnonzero((state == NavState.FOLLOWING) & (s.mode[:n] == Mode.PATH) & s.alive[:n]
+                                  & (s.path_len[:n] > 0) & (s.path_idx[:n] >= s.path_len[:n] - 1))
+        if len(last_leg) == 0:
+            return
+        done = np.flatnonzero((state == NavState.FINISHED) & s.alive[:n] & s.agent_flags[:n, F_HAS_TARGET])
+        if len(done) == 0:
+            return
+        def cell_key(ids):
+            c = grid.world_to_cells(s.target[ids])
+            return c[:, 1].astype(np.int64) * (grid.width + 1) + c[:, 0]
+        walking_key, done_key = cell_key(last_leg), cell_key(done)
+        shared = np.isin(walking_key, done_key)
+        if not shared.any():
+            return
+        last_leg, walking_key = last_leg[shared], walking_key[shared]
+        reach = (SPACING_RADII + 0.5) * float(s.agent_params[last_leg, P_RADIUS].max())
+        touching = near_any_in_group(np.ascontiguousarray(s.position[last_leg, :2]), walking_key,
+                                     np.ascontiguousarray(s.position[done, :2]), done_key, reach)
+        if touching.any():
+            s.velocity[last_leg[touching]] = 0.0
+            self.arrive(last_leg[touching])
 
     # ------------------------------------------------------------ outcomes
     def arrive(self, ids: np.ndarray) -> None:
@@ -451,8 +496,9 @@ class Crowd:
     def _plan_done(self, key, job) -> None:
         kind, who = key
         if kind == "group":
-            if getattr(job, "value", None) is not None and not isinstance(job.value, Exception):
-                self._cache_field(who[1:3], job.value)
+            value = getattr(job, "value", None)
+            if value is not None and not isinstance(value, Exception) and getattr(value, "grid", self.grid) is self.grid:
+                self._cache_field(who[1:3], value)
             self.groups.plan_done(who, job)
             return
         if kind == "field":
@@ -599,6 +645,61 @@ class Crowd:
         if self._tiles is None or self._tiles.version != self.grid.version:
             self._tiles = SectorGraph(self.grid, self.config.sector_size, progress)
         return self._tiles
+
+    def planning_grid(self) -> Grid:
+        """The grid group orders plan on: the level itself, or with ``congestion`` its terrain
+        costs raised along the routes other groups already follow."""
+        if not self.config.congestion or not self.traffic.any():
+            return self.grid
+        g = self.grid
+        width = 2.0 * np.maximum(self._clearance(), 0.5)
+        extra = self.config.congestion_weight * self.traffic / width
+        return Grid(g.passable, np.where(g.passable, g.cost + extra, np.inf), g.heights, cell_size=g.cell_size,
+                    origin=g.origin)
+
+    def _clearance(self) -> np.ndarray:
+        """Cells from each open cell to the nearest wall or map edge (cached per grid version)."""
+        cached = getattr(self, "_clearance_cache", None)
+        if cached is None or cached[0] != self.grid.version:
+            from scipy.ndimage import distance_transform_edt
+
+            padded = np.pad(self.grid.passable, 1, constant_values=False)
+            cached = (self.grid.version, distance_transform_edt(padded)[1:-1, 1:-1])
+            self._clearance_cache = cached
+        return cached[1]
+
+    def add_route(self, key, cells: np.ndarray, units: float) -> None:
+        """Register a group's route (grid cells) carrying ``units`` in the traffic map."""
+        self.remove_route(key)
+        if not self.config.congestion or len(cells) == 0:
+            return
+        from scipy.ndimage import binary_dilation
+
+        band = np.zeros(self.grid.shape, dtype=bool)
+        band[cells[:, 1], cells[:, 0]] = True
+        band = binary_dilation(band, iterations=2) & self.grid.passable
+        band &= self._clearance() <= self.config.congestion_narrow       # queues form at narrow passages
+        self.traffic[band] += units
+        self._routes[key] = (band, units)
+
+    def remove_route(self, key) -> None:
+        """A group order ended: its route no longer counts as traffic."""
+        old = self._routes.pop(key, None)
+        if old is not None:
+            self.traffic[old[0]] -= old[1]
+            np.maximum(self.traffic, 0.0, out=self.traffic)
+
+    def congested_field_job(self, key, goal: tuple[int, int], start: tuple[int, int], units: float) -> CallJob:
+        """A group's own flow field planned around the traffic registered when the job runs
+        (so groups ordered in the same tick see each other), its route registered at once."""
+        def build():
+            planning = self.planning_grid()
+            field = FlowField.build(planning, [goal]) if planning is not self.grid else self.flow_field(goal)
+            if isinstance(field, FlowField):
+                self.add_route(key, field.descend(start), units)
+            return field
+
+        return CallJob(build, int(UNITS["field_per_cell"] * int(self.grid.passable.sum())))
 
     def field_job(self, goal: tuple[int, int]) -> CallJob:
         """A job building the flow toward ``goal`` (cached when done)."""

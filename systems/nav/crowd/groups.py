@@ -71,6 +71,8 @@ class GroupOrder:
     slots: np.ndarray | None = None          # (K, 2) world points of a hex packing around the goal
     taken: np.ndarray | None = None          # (K,) bool
     slot_distance: np.ndarray | None = None  # (K,) distance of each slot from the goal
+    start: tuple[int, int] = (0, 0)          # a cell where the group stood when ordered
+    field: object = None                     # the group's own flow field (congestion-aware orders)
 
 
 class GroupSteering:
@@ -137,6 +139,7 @@ class GroupSteering:
                     follower[moving] = True
         for key in [k for k in self.orders if k not in live]:
             self.crowd.queue.cancel(("group", key))
+            self.crowd.remove_route(key)
             del self.orders[key]
         walking = ready[inverse] & (s.nav_state[rows, 0] == NavState.FOLLOWING)
         aim = s.target[rows, :2].copy()
@@ -303,12 +306,17 @@ class GroupSteering:
         s.nav_state[members, 0] = NavState.PLANNING
         s.mode[members] = Mode.NONE
         s.velocity[members] = 0.0
+        middle = s.position[members, :2].mean(axis=0)
+        nearest = members[np.argmin(np.hypot(*(s.position[members, :2] - middle).T))]
+        order.start = grid.world_to_cell(*s.position[nearest, :2])
         if key[3] == LEADER:
             leader = int(members.min())
             order.leader = leader
             start = grid.world_to_cell(*s.position[leader, :2])
             job = GridJob(grid, start, goal, "astar", s.target[leader].copy(), crowd.config.smoothing, crowd.pool)
             crowd.queue.submit(("group", key), _LeaderPlan(job, crowd, order))
+        elif crowd.config.congestion and not crowd.uses_tiles:
+            crowd.queue.submit(("group", key), crowd.congested_field_job(key, goal, order.start, len(members)))
         else:
             crowd.queue.submit(("group", key), crowd.field_job(goal))
         return order
@@ -335,6 +343,8 @@ class GroupSteering:
         elif isinstance(job.value, Exception):
             order.failed = f"flow field failed ({type(job.value).__name__}: {job.value})"
             return
+        elif getattr(job.value, "grid", None) is not None and job.value.grid is not self.crowd.grid:
+            order.field = job.value                           # planned around other groups' traffic
         order.ready = True
 
     def _arrival_radius(self, goal, count: int, radius: float) -> float:
@@ -356,13 +366,14 @@ class GroupSteering:
     def directions(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """``(m, 2)`` unit directions for the followers ``members``."""
         pos = self.crowd.state.position[members]
+        flow = order.field if order.field is not None else None
         if order.corridor is not None:
             direction = order.corridor.sample(pos)
             lost = ~order.corridor.covers(pos)
             if lost.any():
-                direction[lost] = self.crowd.flow_field(order.goal).sample(pos[lost])
+                direction[lost] = (flow or self.crowd.flow_field(order.goal)).sample(pos[lost])
             return direction
-        return self.crowd.flow_field(order.goal).sample(pos)
+        return (flow or self.crowd.flow_field(order.goal)).sample(pos)
 
 
 @njit(cache=True)
@@ -424,6 +435,14 @@ class _LeaderPlan(CallJob):
         self.step_units = 1
 
     def advance(self, units: int) -> int:
+        crowd = self.crowd
+        if crowd.config.congestion and not self.search.done:
+            # one congestion-aware route search at a time: each sees the routes planned before it
+            if crowd.route_search not in (None, self.order.key):
+                return 0
+            if self.search.search is None:
+                crowd.route_search = self.order.key
+                self.search.grid = crowd.planning_grid()        # around the traffic registered by now
         if not self.search.done:
             used = self.search.advance(units)
             if self.search.done:
@@ -432,6 +451,9 @@ class _LeaderPlan(CallJob):
                     self.route = route or Route(PathStatus.UNREACHABLE, reason="no path")
                     self.done = True
                 else:                                        # the corridor is the next step
+                    self.crowd.add_route(self.order.key, _raw_cells(self.search), self.order.members)
+                if self.crowd.route_search == self.order.key:
+                    self.crowd.route_search = None
                     self.step_units = int(UNITS["corridor_per_cell"] * max(1, len(route.cells)) * 16)
             return used
         route = self.search.route
@@ -447,6 +469,8 @@ class _LeaderPlan(CallJob):
 
     def release(self) -> None:
         self.search.release()
+        if self.crowd.route_search == self.order.key:
+            self.crowd.route_search = None
 
 
 def _raw_cells(job: GridJob) -> np.ndarray:
