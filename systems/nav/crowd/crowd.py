@@ -613,7 +613,8 @@ class Crowd:
         safe = np.empty((n, 2))
         orca_velocities(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
                         np.ascontiguousarray(s.agent_params[:n, P_RADIUS]),
-                        np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority, active, present,
+                        np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority,
+                        np.ascontiguousarray(s.flock_group[:n, 0]), active, present,
                         cfg.avoidance_distance * grid.cell_size, cfg.avoidance_neighbours, cfg.avoidance_horizon,
                         cfg.avoidance_wall_horizon, dt, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1],
                         safe)

@@ -202,17 +202,19 @@ def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, max
 
 
 @njit(cache=True, parallel=True)
-def orca_velocities(position, velocity, preferred, radius, max_speed, priority, active, present, neighbour_distance,
-                    max_neighbours, time_horizon, wall_horizon, dt, passable, cs, ox, oy, out):
+def orca_velocities(position, velocity, preferred, radius, max_speed, priority, group, active, present,
+                    neighbour_distance, max_neighbours, time_horizon, wall_horizon, dt, passable, cs, ox, oy, out):
     """Safe velocities ``out`` ``(n, 2)`` for the ``active`` agents (others: ``preferred``).
 
     ``position`` / ``velocity`` / ``preferred`` are ``(n, 2|3)`` (xy used); ``present`` marks the
-    agents that count as neighbours; ``priority`` > 0 (higher keeps its course, lower yields).
+    agents that count as neighbours; ``priority`` > 0 (higher keeps its course, lower yields);
+    agents of one flock ``group`` (≥ 0) do not avoid each other here: their flocking separation
+    spaces them (measured: ORCA between mates jams a 250-unit group at a 3-cell bridge, and its
+    extra constraints make the cross-group ones infeasible more often).
     Returns the number of neighbour pairs examined."""
     n = position.shape[0]
     order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
     pairs = 0
-    inv_h = 1.0 / time_horizon
     for i in prange(n):
         if not active[i]:
             out[i, 0] = preferred[i, 0]
@@ -248,7 +250,7 @@ def orca_velocities(position, velocity, preferred, radius, max_speed, priority, 
                 k = row * cols + col
                 for e in range(starts[k], starts[k + 1]):
                     j = order[e]
-                    if j == i:
+                    if j == i or (group[i] >= 0 and group[j] == group[i]):
                         continue
                     pairs += 1
                     d2 = (position[j, 0] - px) ** 2 + (position[j, 1] - py) ** 2
@@ -276,6 +278,7 @@ def orca_velocities(position, velocity, preferred, radius, max_speed, priority, 
             rpx, rpy = position[j, 0] - px, position[j, 1] - py
             rvx, rvy = vx - velocity[j, 0], vy - velocity[j, 1]
             dist2 = rpx * rpx + rpy * rpy
+            inv_h = 1.0 / time_horizon
             combined = radius[i] + radius[j]
             combined2 = combined * combined
             if dist2 > combined2:
