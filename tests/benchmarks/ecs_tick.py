@@ -123,8 +123,7 @@ def bench(n: int, ticks: int, grid, bound: bool = False) -> dict:
     esper.delete_world(world)
     med = np.median(samples, axis=0)
     names = [type(p).__name__ for p in procs]
-    follow_move = float(np.median(samples[:, names.index("PathFollowProcessor")]
-                                  + samples[:, names.index("MovementProcessor")]))
+    follow_move = float(np.median(samples[:, names.index("CrowdProcessor")]))
     sync = 0.0
     if bound:
         sync = float(np.median(samples[:, names.index("BoundReadProcessor")] + samples[:, names.index("BoundWriteProcessor")]))
@@ -134,7 +133,7 @@ def bench(n: int, ticks: int, grid, bound: bool = False) -> dict:
         "bound_copy_us_per_agent": round(sync * 1e3 / n, 3),
         "register_and_plan_first_tick_s": round(first_tick_s, 2),
         "processor_median_ms": {name: round(float(m), 4) for name, m in zip(names, med[:-1])},
-        "follow_plus_movement_median_ms": round(follow_move, 3),
+        "crowd_update_median_ms": round(follow_move, 3),
         "whole_tick_median_ms": round(float(med[-1]), 3),
         "tick_with_a_spawn_median_ms": round(float(np.median(spawn)), 2),
     }
@@ -153,13 +152,12 @@ def main(argv=None) -> int:
         row = bench(n, args.ticks, grid)
         row["esper_plain_loop_ms"], row["esper_copy_to_numpy_and_back_ms"] = plain_esper_ms(n)
         rows.append(row)
-    print(f"{'agents':>7}{'registry':>10}{'request':>9}{'follow':>9}{'movement':>10}{'follow+move':>13}"
+    print(f"{'agents':>7}{'registry':>10}{'crowd update':>14}"
           f"{'tick':>8}{'spawn tick':>12}{'esper loop':>12}{'copy+back':>11}   (median ms)")
     for r in rows:
         p = r["processor_median_ms"]
-        print(f"{r['agents']:>7}{p['AgentRegistryProcessor']:>10.3f}{p['PathRequestProcessor']:>9.3f}"
-              f"{p['PathFollowProcessor']:>9.3f}{p['MovementProcessor']:>10.3f}"
-              f"{r['follow_plus_movement_median_ms']:>13.3f}{r['whole_tick_median_ms']:>8.3f}"
+        print(f"{r['agents']:>7}{p['AgentRegistryProcessor']:>10.3f}"
+              f"{r['crowd_update_median_ms']:>14.3f}{r['whole_tick_median_ms']:>8.3f}"
               f"{r['tick_with_a_spawn_median_ms']:>12.2f}{r['esper_plain_loop_ms']:>12.3f}"
               f"{r['esper_copy_to_numpy_and_back_ms']:>11.3f}")
     bound_rows = [bench(n, min(args.ticks, 100), grid, bound=True) for n in (2000, 10000)]

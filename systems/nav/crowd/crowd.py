@@ -222,7 +222,10 @@ class Crowd:
         """Add agents at world ``positions`` (``(N, 2|3)``); returns their ids (stable until
         removed). ``group`` ≥ 0 puts them in a flock (flocking weights and radius);
         ``avoidance`` turns on reciprocal avoidance with every other agent."""
-        pos = np.asarray(positions, dtype=np.float64)
+        try:
+            pos = np.asarray(positions, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got {positions!r}") from None
         if pos.ndim != 2 or pos.shape[1] not in (2, 3) or not np.isfinite(pos).all():
             raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got shape {pos.shape}")
         cs = self.grid.cell_size
@@ -232,7 +235,11 @@ class Crowd:
                                        ("target_desired_distance", target_desired_distance, 1e-9, math.inf),
                                        ("path_max_distance", path_max_distance, 1e-9, math.inf),
                                        ("flock_radius", flock_radius, 1e-9, math.inf)):
-            if not (math.isfinite(float(value)) and low <= float(value) <= high):
+            try:
+                ok = math.isfinite(float(value)) and low <= float(value) <= high
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
                 raise NavError(f"{name} must be a finite number in [{low:g}, {high:g}], got {value!r}")
         ids = self.state.allocate(len(pos))
         s = self.state
@@ -287,7 +294,12 @@ class Crowd:
         return self.state.path_points(int(self._ids([agent])[0]))
 
     def _ids(self, ids) -> np.ndarray:
-        arr = np.atleast_1d(np.asarray(ids))
+        try:
+            arr = np.atleast_1d(np.asarray(ids))
+        except (TypeError, ValueError):
+            raise NavError(f"agent ids must be integers, got {ids!r}") from None
+        if arr.size == 0:
+            return arr.astype(np.int64)
         if arr.dtype.kind not in "iu":
             raise NavError(f"agent ids must be integers, got {ids!r}")
         arr = arr.astype(np.int64)
