@@ -53,6 +53,8 @@ GRID_METHODS = ("astar", "dijkstra", "weighted", "bidirectional")
 #: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
 #: map takes more than a few milliseconds, too long for one planning step.
 TILES_ABOVE_CELLS = 256 * 256
+#: Ticks between checks of single units settling beside units already at their target.
+CHAIN_CHECK_EVERY = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +332,8 @@ class Crowd:
             self._plan_done(key, job)
         followed = follow_paths(s, self.grid, dt, self.tick, self.report_waypoints)
         self.arrive(followed.arrived)
-        self._chain_arrivals()
+        if self.tick % CHAIN_CHECK_EVERY == 0:
+            self._chain_arrivals()
         if len(followed.drifted):
             self._replan(followed.drifted)
         self.groups.update(dt)
@@ -353,14 +356,20 @@ class Crowd:
                            s.velocity[moving].copy())
 
     def _chain_arrivals(self) -> None:
-        """Single units sent to one point spread around it instead of stacking: a unit on the
-        last leg of its path that touches a unit already arrived at the same target cell has
+        """Single units sent to one point spread around it instead of stacking: a unit held up on
+        the last leg of its path that touches a unit already arrived at the same target cell has
         arrived too (``SPACING_RADII`` radii, as groups settle)."""
         s, grid = self.state, self.grid
         n = s.size
         state = s.nav_state[:n, 0]
         last_leg = np.flatnonzero((state == NavState.FOLLOWING) & (s.mode[:n] == Mode.PATH) & s.alive[:n]
                                   & (s.path_len[:n] > 0) & (s.path_idx[:n] >= s.path_len[:n] - 1))
+        if len(last_leg) == 0:
+            return
+        # only units close to their target, or held up on the way (arrived mates in the way)
+        close = np.hypot(*(s.position[last_leg, :2] - s.target[last_leg, :2]).T) <= (
+            3 * SPACING_RADII * s.agent_params[last_leg, P_RADIUS] + grid.cell_size)
+        last_leg = last_leg[close | (s.still_for[last_leg] > 0.25)]
         if len(last_leg) == 0:
             return
         done = np.flatnonzero((state == NavState.FINISHED) & s.alive[:n] & s.agent_flags[:n, F_HAS_TARGET])
