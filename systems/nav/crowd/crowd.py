@@ -340,7 +340,7 @@ class Crowd:
         apply_flocking(s, self.grid, self.config.wall_avoidance)
         self._avoid(dt)
         self._move(dt)
-        stuck = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after)
+        stuck = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after, self.tick)
         if len(stuck):
             stuck = self.groups.settle_if_near(stuck)
         if len(stuck):

@@ -36,10 +36,14 @@ QUEUE_REACH_RADII = 3.0
 QUEUE_REACH_CELLS = 1.5
 #: An anchor younger than this (seconds) counts as "just progressed" for the queue rule.
 FRESH = 0.5
+#: Ticks between applications of the queue rule.
+QUEUE_CHECK_EVERY = 4
 
 
-def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: float) -> np.ndarray:
-    """Update every walking agent's anchor; returns the ids stuck now (their clocks restart)."""
+def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: float, tick: int = 0) -> np.ndarray:
+    """Update every walking agent's anchor; returns the ids stuck now (their clocks restart).
+    The queue rule runs every ``QUEUE_CHECK_EVERY`` ticks (it caps a waiting clock at half of
+    ``stuck_after``, so a waiting unit never reaches it in between)."""
     s = state
     n = s.size
     if n == 0:
@@ -49,16 +53,14 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
            s.still_for, s.best_distance, s.recoveries, dt, PROGRESS_DISTANCE * cell_size, RESET_DISTANCE * cell_size,
            FRESH, kinds)
     old = np.flatnonzero(kinds & 4)
-    if len(old):
+    if len(old) and tick % QUEUE_CHECK_EVERY == 0:
         fresh = np.flatnonzero(kinds & 2)
         if len(fresh):
             reach = max(QUEUE_REACH_RADII * float(s.agent_params[old, P_RADIUS].max()), QUEUE_REACH_CELLS * cell_size)
             queued = near_any(np.ascontiguousarray(s.position[old, :2]), np.ascontiguousarray(s.position[fresh, :2]),
                               reach)
             s.still_for[old[queued]] = np.minimum(s.still_for[old[queued]], stuck_after / 2)
-        stuck = old[s.still_for[old] >= stuck_after]
-    else:
-        stuck = old
+    stuck = old[s.still_for[old] >= stuck_after]
     s.still_for[stuck] = 0.0
     s.anchor_x[stuck] = s.position[stuck, 0]
     s.anchor_y[stuck] = s.position[stuck, 1]
