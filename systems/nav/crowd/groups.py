@@ -427,11 +427,13 @@ def _group_index(keys: np.ndarray, grid):
 
 
 class _LeaderPlan(CallJob):
-    """A leader order's plan: the leader's A* (sliced), then its corridor field (one step)."""
+    """A leader order's plan: the leader's A* (sliced), then its corridor in three steps (band,
+    corridor field, return field)."""
 
     def __init__(self, search: GridJob, crowd, order: GroupOrder) -> None:
         self.search, self.crowd, self.order = search, crowd, order
         self.corridor: CorridorField | None = None
+        self._stages = None
         self.step_units = 1
 
     def advance(self, units: int) -> int:
@@ -450,22 +452,29 @@ class _LeaderPlan(CallJob):
                 if route is None or not route.found:
                     self.route = route or Route(PathStatus.UNREACHABLE, reason="no path")
                     self.done = True
-                else:                                        # the corridor is the next step
+                else:                                        # the corridor's three stages are next
                     self.crowd.add_route(self.order.key, _raw_cells(self.search), self.order.members)
+                    band = len(_raw_cells(self.search)) * (2 * self.crowd.config.corridor_width + 1)
+                    self.step_units = int(UNITS["corridor_per_cell"] * max(band, 1) * 8)
                 if self.crowd.route_search == self.order.key:
                     self.crowd.route_search = None
-                    self.step_units = int(UNITS["corridor_per_cell"] * max(1, len(route.cells)) * 16)
             return used
         route = self.search.route
         try:
-            self.corridor = CorridorField.build(self.crowd.grid, _raw_cells(self.search),
-                                                width=self.crowd.config.corridor_width)
+            if self._stages is None:                             # band, field, return field: one a step
+                self._stages = CorridorField.stages(self.crowd.grid, _raw_cells(self.search),
+                                                    width=self.crowd.config.corridor_width)
+            built = next(self._stages)
         except Exception as e:                               # noqa: BLE001
             self.route = Route(PathStatus.UNREACHABLE, reason=f"corridor failed ({type(e).__name__}: {e})")
-        else:
-            self.route = route
+            self.done = True
+            return self.step_units
+        if built is None:
+            return self.step_units
+        self.corridor = built
+        self.route = route
         self.done = True
-        return int(UNITS["corridor_per_cell"] * int(self.corridor.inside.sum()) if self.corridor is not None else 1)
+        return self.step_units
 
     def release(self) -> None:
         self.search.release()

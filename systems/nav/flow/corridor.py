@@ -57,6 +57,18 @@ class CorridorField:
             return_radius: how far outside the corridor the return field reaches.
             goal: defaults to the last path cell.
         """
+        steps = cls.stages(grid, path_cells, width=width, return_radius=return_radius, goal=goal)
+        for built in steps:
+            if built is not None:
+                return built
+        raise AssertionError("unreachable")                        # pragma: no cover
+
+    @classmethod
+    def stages(cls, grid: Grid, path_cells: np.ndarray, *, width: float = 3.0, return_radius: float = 24.0,
+               goal: tuple[int, int] | None = None):
+        """``build`` in its three stages (band, corridor field, return field): a generator that
+        yields None after each of the first two and the ``CorridorField`` last, so a caller with a
+        per-tick budget can spread them over ticks."""
         cells = np.asarray(path_cells, dtype=np.int64).reshape(-1, 2)
         if len(cells) == 0:
             raise NavError("a corridor needs a non-empty path")
@@ -64,11 +76,13 @@ class CorridorField:
             raise NavError(f"corridor width must be >= 1, got {width}")
         around = build_field(grid, cells, limit=width, smooth=False)
         inside = np.isfinite(around.integration)
+        yield None
         goal_cell = np.asarray(goal if goal is not None else cells[-1], dtype=np.int64).reshape(1, 2)
         field = build_field(grid, goal_cell, allowed=inside, los_radius=16)
+        yield None
         ys, xs = np.nonzero(inside)
         back = build_field(grid, np.stack([xs, ys], axis=1), limit=return_radius, smooth=True)
-        return cls(grid, inside, field, back)
+        yield cls(grid, inside, field, back)
 
     def sample(self, points: np.ndarray) -> np.ndarray:
         """Directions for world points: along the corridor inside it, back to it nearby, zero
