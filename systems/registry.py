@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import esper
 
-from rtsnav.components import NavigationAgent
+from rtsnav.components import Flock, NavigationAgent, Position, Velocity
 
 from .base import NavProcessor
 from .registration import register, unregister, warn_unreadable, wanted_components
@@ -29,7 +29,11 @@ class AgentRegistryProcessor(NavProcessor):
         self._seen = current
         nav = self.navigation
         live = set()
+        unchanged = _unchanged_test(nav)
         for entity, agent in current:
+            if unchanged is not None and unchanged(entity, agent):
+                live.add(entity)
+                continue
             parts = wanted_components(nav, entity, agent)
             if parts is None:
                 warn_unreadable(self, entity)
@@ -38,3 +42,24 @@ class AgentRegistryProcessor(NavProcessor):
             register(nav, entity, parts)
         for entity in [e for e in nav.id_of if e not in live]:
             unregister(nav, entity)
+
+
+def _unchanged_test(nav):
+    """A fast check that a registered entity still has the very components bound to its row
+    (esper's own entity table read directly: a dict lookup per component instead of
+    ``try_component``); None when the game binds its own components or esper's internals differ."""
+    table = getattr(esper, "_entities", None)
+    if not nav.binding.is_default or not isinstance(table, dict):
+        return None
+    id_of, components = nav.id_of, nav.components
+
+    def unchanged(entity: int, agent) -> bool:
+        agent_id = id_of.get(entity)
+        if agent_id is None:
+            return False
+        bound = components[agent_id]
+        comps = table[entity]
+        return (bound[2] is agent and bound[0] is comps.get(Position) and bound[1] is comps.get(Velocity)
+                and bound[3] is comps.get(Flock))
+
+    return unchanged
