@@ -51,6 +51,8 @@ SETTLE_AFTER = 1.0
 HEX_DENSITY = math.pi / (2 * math.sqrt(3))
 #: A unit held off its slot settles where it stands within this multiple of the packing radius.
 SETTLE_WITHIN_PACKING = 1.2
+#: Free slots, best first, checked for straight sight from a unit choosing one.
+SLOT_CANDIDATES = 8
 #: Slot choice: distance from the unit plus this times the slot's distance from the goal.
 INNER_FIRST = 8.0
 
@@ -171,19 +173,33 @@ class GroupSteering:
                 s.stalled[rows[k]] = 0.0
             free = np.flatnonzero(~order.taken)
             needing = members[s.slot[rows[members]] < 0]
+            grid = self.crowd.grid
             for k in needing[np.argsort(to_goal[needing], kind="stable")].tolist():
                 if len(free) == 0:
                     break
-                # near the unit, but inner slots first: the blob fills from the goal outward
+                # near the unit, but inner slots first: the blob fills from the goal outward; only
+                # a slot it can walk to in a straight line (the best few checked)
                 d = np.hypot(*(order.slots[free] - pos[k]).T) + INNER_FIRST * order.slot_distance[free]
-                pick = int(np.argmin(d))
+                best = np.argsort(d, kind="stable")[:SLOT_CANDIDATES]
+                seen = grid.segments_clear(np.repeat(pos[k][None], len(best), axis=0), order.slots[free[best]])
+                if not seen.any():
+                    continue                                  # walks on by the flow; tries again next tick
+                pick = int(best[np.argmax(seen)])
                 s.slot[rows[k]] = free[pick]
                 s.home_x[rows[k]], s.home_y[rows[k]] = order.slots[free[pick]]
                 order.taken[free[pick]] = True
                 free = np.delete(free, pick)
             with_slot = members[s.slot[rows[members]] >= 0]
             if len(with_slot):
+                # a slot out of straight sight (pushed behind a tree) is given back
                 spot = order.slots[s.slot[rows[with_slot]]]
+                lost = ~grid.segments_clear(pos[with_slot], spot)
+                for k in with_slot[lost].tolist():
+                    order.taken[s.slot[rows[k]]] = False
+                    s.slot[rows[k]] = -1
+                    s.home_x[rows[k]] = s.home_y[rows[k]] = np.nan
+                with_slot = with_slot[~lost]
+                spot = spot[~lost]
                 aim[with_slot] = spot
                 off = spot - pos[with_slot]
                 length = np.hypot(off[:, 0], off[:, 1])
