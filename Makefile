@@ -19,7 +19,7 @@ demo: $(VENV)/.installed-demo
 		$(PY) -m rtsnav.game; \
 	else \
 		$(PY) -m rtsnav.systems.demo --sample 200 --agents 2000 --ticks 900 && \
-		$(PY) -m rtsnav.game --headless --frames 900 --screenshot out/demo.png; \
+		$(PY) -m rtsnav.game --headless --frames 1500 --screenshot out/demo.png; \
 	fi
 
 test: $(VENV)/.installed-test
