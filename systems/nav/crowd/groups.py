@@ -167,9 +167,7 @@ class GroupSteering:
             outside = to_goal[members] > SETTLE_WITHIN_PACKING * order.pack_radius + 0.5 * self.crowd.grid.cell_size
             held_off = members[(s.slot[rows[members]] >= 0) & (s.stalled[rows[members]] >= SETTLE_AFTER) & outside]
             for k in held_off.tolist():                      # its slot is walled off by settled mates
-                order.taken[s.slot[rows[k]]] = False
-                s.slot[rows[k]] = -1
-                s.home_x[rows[k]] = s.home_y[rows[k]] = np.nan
+                _release_slot(s, order, rows[k])
                 s.stalled[rows[k]] = 0.0
             free = np.flatnonzero(~order.taken)
             needing = members[s.slot[rows[members]] < 0]
@@ -195,9 +193,7 @@ class GroupSteering:
                 spot = order.slots[s.slot[rows[with_slot]]]
                 lost = ~grid.segments_clear(pos[with_slot], spot)
                 for k in with_slot[lost].tolist():
-                    order.taken[s.slot[rows[k]]] = False
-                    s.slot[rows[k]] = -1
-                    s.home_x[rows[k]] = s.home_y[rows[k]] = np.nan
+                    _release_slot(s, order, rows[k])
                 with_slot = with_slot[~lost]
                 spot = spot[~lost]
                 aim[with_slot] = spot
@@ -426,6 +422,13 @@ def _steer_members(agents, direction, follower, disc, settle_radius, position, v
             status[k] = 2
             if to_goal <= (settle_radius[k] if has_slot[k] else disc[k]) and stalled[a] >= settle_after:
                 status[k] |= 4
+
+
+def _release_slot(state, order: GroupOrder, agent: int) -> None:
+    """``agent`` gives its arrival slot back (it will claim another)."""
+    order.taken[state.slot[agent]] = False
+    state.slot[agent] = -1
+    state.home_x[agent] = state.home_y[agent] = np.nan
 
 
 def _pack(keys: np.ndarray, grid) -> np.ndarray:
