@@ -23,6 +23,7 @@ demo: $(VENV)/.installed-demo
 	fi
 
 test: $(VENV)/.installed-test
+	$(PY) -m ruff check systems/nav
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed-bench

@@ -9,19 +9,19 @@ Usable from a plain script::
     result.found, result.cost, result.cells      # True, 71.79..., (N, 2) int32 array of (x, y)
 """
 
+from .crowd import Crowd, CrowdConfig, CrowdEvents
 from .errors import NavError
 from .flow.field import FlowField
 from .flow.sectors import SectorGraph
 from .grid import Grid
-from .navmesh import NavMesh
 from .heuristics import HEURISTICS
+from .navmesh import NavMesh
 from .paths import path_cost, path_length, smooth_path, validate_path
 from .result import PathResult, PathStatus
-from .waypoints.graph import WaypointGraph
-from .waypoints.hierarchy import Hierarchy
 from .search.facade import METHODS, find_path
 from .warmup import warm_up
-from .crowd import Crowd, CrowdConfig, CrowdEvents
+from .waypoints.graph import WaypointGraph
+from .waypoints.hierarchy import Hierarchy
 
 __all__ = [
     "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",

@@ -12,8 +12,9 @@ import hashlib
 import io
 import os
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import numpy as np
 

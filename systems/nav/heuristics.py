@@ -7,7 +7,7 @@ costs are ≥ 1; ``euclidean`` is admissible but weaker; ``manhattan`` over-esti
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from collections.abc import Callable
 
 import numpy as np
 
@@ -20,7 +20,7 @@ HEURISTICS = {"zero": ZERO, "octile": OCTILE, "euclidean": EUCLIDEAN, "manhattan
 
 #: A heuristic: a name from ``HEURISTICS`` or ``f(xs, ys, goal_x, goal_y) -> estimates`` taking
 #: and returning numpy arrays (called once per query on every cell, never per node).
-Heuristic = Union[str, Callable[[np.ndarray, np.ndarray, int, int], np.ndarray]]
+Heuristic = str | Callable[[np.ndarray, np.ndarray, int, int], np.ndarray]
 
 _EMPTY = np.zeros(1, dtype=np.float64)
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass, field, fields
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from numba import njit
@@ -41,9 +41,19 @@ from .following import follow_paths
 from .groups import FLOW_CODES, SPACING_RADII, GroupSteering
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, PlanQueue, Route
 from .progress import watch_progress
-from .state import (F_AVOIDANCE, F_HAS_TARGET, F_PAUSED, F_TARGET_DIRTY, FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION,
-                    GROUP_PLANNERS, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, PLANNERS,
-                    CrowdState, Mode, NavState)
+from .state import (
+    F_AVOIDANCE,
+    F_HAS_TARGET,
+    F_PAUSED,
+    F_TARGET_DIRTY,
+    GROUP_PLANNERS,
+    P_MAX_SPEED,
+    P_RADIUS,
+    PLANNERS,
+    CrowdState,
+    Mode,
+    NavState,
+)
 from .steering import apply_flocking
 
 __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
@@ -460,7 +470,7 @@ class Crowd:
 
     def _order(self, ids: np.ndarray) -> None:
         """Start planning for ``ids`` from where they stand (new orders and re-plans)."""
-        s, grid = self.state, self.grid
+        s = self.state
         for i in ids.tolist():
             self.queue.cancel(("agent", i))
             s.clear_path(i)
@@ -575,7 +585,7 @@ class Crowd:
 
     def _recover(self, stuck: np.ndarray) -> None:
         """One recovery step further for each stuck agent (see ``progress``)."""
-        s, grid = self.state, self.grid
+        s = self.state
         s.recoveries[stuck] += 1
         tries = s.recoveries[stuck]
         give_up = stuck[tries > self.config.max_recoveries]

@@ -30,8 +30,7 @@ from ..flow.corridor import CorridorField
 from ..result import PathStatus
 from ..steering.proximity_grid import near_any_in_group
 from .planners import UNITS, CallJob, GridJob, Route
-from .state import (F_PAUSED, GROUP_PLANNERS, P_MAX_SPEED, P_RADIUS, P_TARGET_DIST, PLANNERS, CrowdState, Mode,
-                    NavState)
+from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, Mode, NavState
 
 __all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES"]
 

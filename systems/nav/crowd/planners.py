@@ -17,8 +17,8 @@ first, so a tick spends at most its budget plus one step).
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..steering.proximity_grid import near_any
-from .state import F_PAUSED, P_RADIUS, CrowdState, NavState
+from .state import F_PAUSED, P_RADIUS, CrowdState
 
 __all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS"]
 

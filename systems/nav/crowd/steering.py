@@ -17,8 +17,17 @@ from numba import njit
 from ..steering.avoidance import wall_repulsion
 from ..steering.flocking import flock_forces
 from .groups import FLOW_CODES
-from .state import (F_PAUSED, FL_ALIGNMENT, FL_COHESION, FL_RADIUS, FL_SEPARATION, P_MAX_SPEED, P_RADIUS, CrowdState,
-                    NavState)
+from .state import (
+    F_PAUSED,
+    FL_ALIGNMENT,
+    FL_COHESION,
+    FL_RADIUS,
+    FL_SEPARATION,
+    P_MAX_SPEED,
+    P_RADIUS,
+    CrowdState,
+    NavState,
+)
 
 __all__ = ["apply_flocking", "PERSONAL_SPACE"]
 

@@ -28,9 +28,9 @@ import numpy as np
 
 from ..errors import NavError
 from ..grid import Grid, legal_moves
+from ..waypoints.graph_search import csr_dijkstra
 from .direction import flow_directions
 from .integration import integrate
-from ..waypoints.graph_search import csr_dijkstra
 
 __all__ = ["SectorGraph", "SectorOrder"]
 
@@ -85,12 +85,12 @@ class SectorGraph:
                 if cx + 1 < self.cols:                 # east border: column x1-1 | x1
                     x = sec.x0 + sec.w
                     ys = np.arange(sec.y0, sec.y0 + sec.h)
-                    self._runs(p[ys, x - 1] & p[ys, x], ys, lambda yy: (x - 1, yy), lambda yy: (x, yy),
+                    self._runs(p[ys, x - 1] & p[ys, x], ys, lambda yy, x=x: (x - 1, yy), lambda yy, x=x: (x, yy),
                                sid, sid + 1, cells_a, cells_b, sec_a, sec_b)
                 if cy + 1 < self.rows:                 # south border: row y1-1 | y1
                     y = sec.y0 + sec.h
                     xs = np.arange(sec.x0, sec.x0 + sec.w)
-                    self._runs(p[y - 1, xs] & p[y, xs], xs, lambda xx: (xx, y - 1), lambda xx: (xx, y),
+                    self._runs(p[y - 1, xs] & p[y, xs], xs, lambda xx, y=y: (xx, y - 1), lambda xx, y=y: (xx, y),
                                sid, sid + self.cols, cells_a, cells_b, sec_a, sec_b)
         self.portal_cells = list(zip(cells_a, cells_b))        # per portal: (k, 2) cells each side
         n_nodes = 2 * len(cells_a)

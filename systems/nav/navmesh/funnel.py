@@ -35,7 +35,7 @@ def string_pull(start, goal, lefts, rights):
     right_i = 0
     i = 0
     while i <= k:
-        l = pl[i]
+        lp = pl[i]
         r = pr[i]
         # tighten the right side
         if _area2(apex, right, r) >= 0.0:
@@ -54,9 +54,9 @@ def string_pull(start, goal, lefts, rights):
                 i = apex_i + 1
                 continue
         # tighten the left side
-        if _area2(apex, left, l) <= 0.0:
-            if (apex[0] == left[0] and apex[1] == left[1]) or _area2(apex, right, l) > 0.0:
-                left = l.copy()
+        if _area2(apex, left, lp) <= 0.0:
+            if (apex[0] == left[0] and apex[1] == left[1]) or _area2(apex, right, lp) > 0.0:
+                left = lp.copy()
                 left_i = i
             else:
                 out[n] = right

@@ -19,8 +19,8 @@ area costs use A* over portal crossing points with funnel string-pulling instead
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -28,15 +28,22 @@ from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_b
 from ..errors import NavError
 from ..grid import Grid, finite_point, world_segments_clear
 from ..result import PathStatus
-from .build import (connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles,
-                    walkable_surface)
+from .build import connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles, walkable_surface
 from .funnel import string_pull
 from .landmarks import Scratch, bake_landmarks, triangle_components
-from .visibility import (build_visibility_graph, corner_wedges, goal_distances, grazed_corners, link_bounds,
-                         sweep, vertex_fans, visibility_astar)
+from .search import candidate_astar
 from .trace import inset_lattice_points, polygons_along
 from .triangulate import boundary_corners, portal_tables, triangles_holding, triangulate_walkable
-from .search import candidate_astar
+from .visibility import (
+    build_visibility_graph,
+    corner_wedges,
+    goal_distances,
+    grazed_corners,
+    link_bounds,
+    sweep,
+    vertex_fans,
+    visibility_astar,
+)
 
 __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]
 
@@ -467,7 +474,7 @@ class NavMesh:
         ox, oy = self.origin
         ends, link_to, link_cost = [], [], []
         for i, link in enumerate(self.links):
-            for k, (p, q) in enumerate(((link.a, link.b), (link.b, link.a))):
+            for k, (p, _other) in enumerate(((link.a, link.b), (link.b, link.a))):
                 x, y = (p[0] - ox) / cs, (p[1] - oy) / cs
                 ends.append((x, y, self._triangles_holding(x, y)))
                 one_way_back = k == 1 and not link.bidirectional
@@ -694,9 +701,9 @@ class NavMesh:
                 cu = np.array([self.origin[0] + (self.rects[u][0] + self.rects[u][2]) * 0.5 * cs,
                                self.origin[1] + (self.rects[u][1] + self.rects[u][3]) * 0.5 * cs])
                 mid = np.array([self.origin[0] + (x0 + x1) * 0.5 * cs, self.origin[1] + (y0 + y1) * 0.5 * cs])
-                l, r = self._portal(e, mid - cu)
-                lefts.append(l)
-                rights.append(r)
+                left_end, right_end = self._portal(e, mid - cu)
+                lefts.append(left_end)
+                rights.append(right_end)
             else:
                 li = via[1]
                 L = self.links[li if li >= 0 else -1 - li]

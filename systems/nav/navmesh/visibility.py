@@ -19,8 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .geometry import cross, positive_span
 from ..search.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
+from .geometry import cross, positive_span
 
 __all__ = ["link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]

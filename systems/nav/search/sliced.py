@@ -19,7 +19,7 @@ returns exactly what the one-shot query returns (same kernel, same arrays, resum
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -20,7 +20,7 @@ O(path length); their O(V²) memory is stated and refused above a limit.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit

@@ -29,19 +29,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
+from ..flow.integration import integrate
 from ..grid import Grid, legal_moves
 from ..paths import path_cost, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
 from ..search.smoothing import smooth_fast_via
-from ..flow.integration import integrate
 from .graph_search import GraphScratch, graph_search, refine_legs
 
 __all__ = ["Hierarchy", "CoarseRoute"]
