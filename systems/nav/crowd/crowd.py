@@ -39,7 +39,7 @@ from ..steering.orca import orca_velocities
 from ..steering.proximity_grid import near_any_in_group
 from .following import follow_paths
 from .groups import FLOW_CODES, SPACING_RADII, GroupSteering
-from .planners import UNITS, CallJob, GridJob, HierarchyJob, PlanQueue, Route
+from .planners import UNITS, CallJob, GridJob, HierarchyJob, PlanQueue, Route, route_from_cells
 from .progress import watch_progress
 from .state import (
     F_AVOIDANCE,
@@ -522,7 +522,7 @@ class Crowd:
             return CallJob(lambda: mesh.find_path(here, target), UNITS["navmesh"], _mesh_route)
         graph = self.waypoints()
         return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
-                       lambda r: _cells_route(grid, r, target))
+                       lambda r: route_from_cells(grid, r, None, target))      # its cells are already smoothed
 
     def _plan_done(self, key, job) -> None:
         kind, who = key
@@ -855,12 +855,3 @@ def _mesh_route(result) -> Route:
         return Route(result.status, reason=result.reason)
     links = dict(zip(result.links, result.link_kinds)) if result.links else {}
     return Route(result.status, np.array(result.points, dtype=np.float64), None, float(result.cost), result.reason, links)
-
-
-def _cells_route(grid: Grid, result, target) -> Route:
-    """A waypoint-graph ``PathResult`` (already smoothed cells) as a ``Route`` ending at ``target``."""
-    if not result.found:
-        return Route(result.status, reason=result.reason)
-    points = grid.cells_to_world(result.cells)
-    points[-1, :2] = target[:2]
-    return Route(PathStatus.FOUND, points, result.cells, float(result.cost))

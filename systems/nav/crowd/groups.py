@@ -145,7 +145,7 @@ class GroupSteering:
         walking = ready[inverse] & (s.nav_state[rows, 0] == NavState.FOLLOWING)
         aim = s.target[rows, :2].copy()
         self._use_slots(rows, inverse, uniq, keys, first, walking & follower, radius, direction, aim)
-        self._steer_all(rows[walking], inverse[walking], direction[walking], follower[walking], radius, keys, dt,
+        self._steer_all(rows[walking], inverse[walking], direction[walking], follower[walking], radius, keys[walking], dt,
                         aim[walking], settle)
 
     def _use_slots(self, rows, inverse, uniq, keys, first, followers, radius, direction, aim) -> None:
@@ -288,7 +288,8 @@ class GroupSteering:
             self.crowd.arrive(agents[arrived])
 
     def _arrived_members(self, keys: np.ndarray, group: np.ndarray, agents: np.ndarray):
-        """Positions of arrived agents that belong to the walking groups, and their group index."""
+        """Positions of arrived agents that belong to the walking groups, and their group index
+        (``keys``: the group keys of the walking ``agents``, computed once this tick)."""
         s = self.crowd.state
         n = s.size
         fin = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n]
@@ -298,7 +299,7 @@ class GroupSteering:
         fin_keys = self.keys(fin)
         # match finished agents to the walking groups by their packed key (lone units: no mates)
         grid = self.crowd.grid
-        packed_walk, first = np.unique(_pack(self.keys(agents), grid), return_index=True)
+        packed_walk, first = np.unique(_pack(keys, grid), return_index=True)
         packed_fin = _pack(fin_keys, grid)
         at = np.minimum(np.searchsorted(packed_walk, packed_fin), len(packed_walk) - 1)
         found = packed_walk[at] == packed_fin

@@ -190,13 +190,7 @@ class HierarchyJob(Job):
         return UNITS["smoothing_per_cell"] * len(cells)
 
     def _finish(self, result: PathResult) -> None:
-        grid = self.hierarchy.grid
-        if result.found:
-            points = grid.cells_to_world(result.cells)
-            points[-1, :2] = self.target[:2]
-            self.route = Route(PathStatus.FOUND, points, result.cells, float(result.cost))
-        else:
-            self.route = Route(result.status, reason=result.reason)
+        self.route = route_from_cells(self.hierarchy.grid, result, None, self.target)     # already smoothed
         self.done = True
 
 

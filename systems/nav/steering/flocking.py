@@ -13,7 +13,7 @@ import math
 
 from numba import njit, prange
 
-from .proximity_grid import build_proximity_grid
+from .proximity_grid import build_proximity_grid, cell_window
 
 
 @njit(cache=True, parallel=True)
@@ -45,8 +45,7 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         r = radius[i]
         r2 = r * r
         pr = min(personal[i], r)
-        ci = int((px - ox) / cell)
-        cj = int((py - oy) / cell)
+        r0, r1, c0, c1 = cell_window(px, py, ox, oy, cell, cols, rows)
         cnt = 0
         cx = 0.0
         cy = 0.0
@@ -54,14 +53,8 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         vy = 0.0
         sx = 0.0
         sy = 0.0
-        for dj in range(-1, 2):
-            row = cj + dj
-            if row < 0 or row >= rows:
-                continue
-            for di in range(-1, 2):
-                col = ci + di
-                if col < 0 or col >= cols:
-                    continue
+        for row in range(r0, r1 + 1):
+            for col in range(c0, c1 + 1):
                 k = row * cols + col
                 for e in range(starts[k], starts[k + 1]):
                     j = order[e]

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .proximity_grid import build_proximity_grid
+from .proximity_grid import build_proximity_grid, cell_window
 
 __all__ = ["orca_velocities"]
 
@@ -236,17 +236,10 @@ def orca_velocities(position, velocity, preferred, radius, max_speed, priority, 
                             passable, cs, ox, oy, 8)
         # nearest neighbours
         count = 0
-        ci = int((px - gx0) / neighbour_distance)
-        cj = int((py - gy0) / neighbour_distance)
+        r0, r1, c0, c1 = cell_window(px, py, gx0, gy0, neighbour_distance, cols, rows)
         r2 = neighbour_distance * neighbour_distance
-        for dj in range(-1, 2):
-            row = cj + dj
-            if row < 0 or row >= rows:
-                continue
-            for di in range(-1, 2):
-                col = ci + di
-                if col < 0 or col >= cols:
-                    continue
+        for row in range(r0, r1 + 1):
+            for col in range(c0, c1 + 1):
                 k = row * cols + col
                 for e in range(starts[k], starts[k + 1]):
                     j = order[e]

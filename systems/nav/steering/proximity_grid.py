@@ -52,6 +52,15 @@ def build_proximity_grid(points, active, cell):
     return order, starts, min_x, min_y, cols, rows
 
 
+@njit(cache=True, inline="always")
+def cell_window(x, y, origin_x, origin_y, cell, cols, rows):
+    """``(row0, row1, col0, col1)``, inclusive: the buckets around point ``(x, y)`` (its own and
+    the 8 beside it, clipped to the grid; empty when the point is far off it)."""
+    ci = int(math.floor((x - origin_x) / cell))
+    cj = int(math.floor((y - origin_y) / cell))
+    return max(cj - 1, 0), min(cj + 1, rows - 1), max(ci - 1, 0), min(ci + 1, cols - 1)
+
+
 @njit(cache=True)
 def near_any(queries, points, reach):
     """For each query point, True when some point of ``points`` lies within ``reach`` of it."""
@@ -70,17 +79,12 @@ def near_any_in_group(queries, query_group, points, point_group, reach):
     order, starts, ox, oy, cols, rows = build_proximity_grid(points, active, reach)
     r2 = reach * reach
     for i in range(nq):
-        ci = int(math.floor((queries[i, 0] - ox) / reach))
-        cj = int(math.floor((queries[i, 1] - oy) / reach))
+        r0, r1, c0, c1 = cell_window(queries[i, 0], queries[i, 1], ox, oy, reach, cols, rows)
         found = False
-        for dj in range(-1, 2):
-            row = cj + dj
-            if row < 0 or row >= rows or found:
-                continue
-            for di in range(-1, 2):
-                col = ci + di
-                if col < 0 or col >= cols:
-                    continue
+        for row in range(r0, r1 + 1):
+            if found:
+                break
+            for col in range(c0, c1 + 1):
                 k = row * cols + col
                 for e in range(starts[k], starts[k + 1]):
                     j = order[e]
