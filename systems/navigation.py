@@ -43,6 +43,7 @@ class Navigation:
         stuck_after: seconds without progress before a ``stuck`` event and a recovery, > 0.
         congestion: congestion-aware group routes: a group's route avoids the routes other groups
             already follow when a detour is cheaper than the crowd (two armies use both bridges).
+        contacts: hard contacts: no two agents overlap, even in a crush (``CrowdConfig.contacts``).
         cache_dir: where bakes (hierarchy, navmesh, waypoint graph) are cached: by default the
             user's cache directory (``$RTSNAV_CACHE_DIR``, else ``~/.cache/rtsnav`` on Linux), never
             the installed package; ``False`` keeps bakes in memory. An unwritable folder falls back
@@ -55,7 +56,7 @@ class Navigation:
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
-                 stuck_after: float = 4.0, congestion: bool = False, cache_dir: str | Path | None | bool = None,
+                 stuck_after: float = 4.0, congestion: bool = False, contacts: bool = False, cache_dir: str | Path | None | bool = None,
                  waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
                  navmesh_radius: float = 0.4) -> None:
         if not isinstance(grid, Grid):
@@ -68,7 +69,8 @@ class Navigation:
                              smoothing=smoothing, weight=float(weight), flow_mode=flow_mode,
                              sector_size=int(sector_size), corridor_width=float(corridor_width),
                              wall_avoidance=float(wall_avoidance), navmesh_radius=float(navmesh_radius),
-                             stuck_after=float(stuck_after), congestion=bool(congestion))
+                             stuck_after=float(stuck_after), congestion=bool(congestion),
+                             contacts=bool(contacts))
         self.crowd = Crowd(grid, config, navmesh=navmesh, waypoint_graph=waypoint_graph, cache_dir=self.cache_dir)
         #: which components hold positions / velocities (``install(position=...)`` sets it)
         self.binding = ComponentBinding()

@@ -289,10 +289,11 @@ def circle_rvo2(n: int, max_ticks: int) -> dict:
             "straight_line_ticks": int(2 * ring / 2.0 / DT)}
 
 
-def army_rtsnav(n: int = 10_000, ticks: int = 300) -> dict:
-    """Two armies of n/2 meet head-on in an open field (flow-field groups, avoidance on)."""
+def army_rtsnav(n: int = 10_000, ticks: int = 300, contacts: bool = False) -> dict:
+    """Two armies of n/2 meet head-on in an open field (flow-field groups, avoidance on;
+    ``contacts``: hard contacts too)."""
     size = 400
-    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)))
+    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)), CrowdConfig(contacts=contacts))
     half = n // 2
     side = int(np.ceil(np.sqrt(half)))
     k = np.arange(half)
@@ -303,7 +304,8 @@ def army_rtsnav(n: int = 10_000, ticks: int = 300) -> dict:
     crowd.move(ia, (330.5, 200.5), planner="flowfield")
     crowd.move(ib, (70.5, 200.5), planner="flowfield")
     times = [_timed(lambda: crowd.update(DT)) for _ in range(ticks)]
-    return {"scene": "army", "agents": n, "ms_per_tick": round(float(np.median(times[20:])), 2),
+    return {"scene": "army" + (" + contacts" if contacts else ""), "agents": n, "ticks": ticks,
+            "ms_per_tick": round(float(np.median(times[20:])), 2),
             "worst_ms": round(float(max(times[20:])), 1)}
 
 
@@ -334,8 +336,9 @@ def main(argv=None) -> int:
             print(rows[-1], flush=True)
             rows.append(circle_rvo2(n, cap))
             print(rows[-1], flush=True)
-        rows.append(army_rtsnav())
-        print(rows[-1], flush=True)
+        for ticks, contacts in ((300, False), (900, False), (900, True)):   # 900: the armies meet
+            rows.append(army_rtsnav(ticks=ticks, contacts=contacts))
+            print(rows[-1], flush=True)
         out["avoidance"] = rows
     if "soak" not in skip:
         out["soak"] = [soak(m, args.soak_agents, args.soak_ticks) for m in ("den520d.map", "AcrosstheCape.map")]

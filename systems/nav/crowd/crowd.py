@@ -35,6 +35,7 @@ from ..grid import Grid, finite_point
 from ..result import PathStatus
 from ..search.sliced import WorkspacePool
 from ..steering.collision import move_agents
+from ..steering.contacts import resolve_contacts
 from ..steering.orca import orca_velocities
 from ..steering.proximity_grid import near_any_in_group
 from .following import follow_paths
@@ -100,6 +101,10 @@ class CrowdConfig:
         congestion_weight: scales the queueing cost, ≥ 0: a narrow cell of free width w carrying
             the route of T units costs ``weight · T / w`` more (the cells of waiting, per cell).
         congestion_narrow: passages up to this many cells from a wall count as narrow, > 0.
+        contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
+            sum of their radii are pushed apart (never into a wall), so no two units overlap
+            even where two armies press into each other; mates otherwise keep only flocking's
+            soft spacing. Crowds at one-cell gaps flow more slowly with it (no squeezing past).
     """
 
     planning_units: int = 20_000
@@ -124,6 +129,7 @@ class CrowdConfig:
     congestion: bool = False
     congestion_weight: float = 1.0
     congestion_narrow: float = 3.0
+    contacts: bool = False
 
     def __post_init__(self) -> None:
         checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
@@ -660,8 +666,26 @@ class Crowd:
             vel[still] = 0.0
         heights = grid.heights if grid.heights is not None else _NO_HEIGHTS
         pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
+        before = pos[:, :2].copy()
         move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.passable, grid.cell_size,
                     grid.origin[0], grid.origin[1], heights, grid.heights is not None)
+        if self.config.contacts and self.movement == "crowd":
+            # mates are kept apart by flocking's soft separation; a group pressed from behind or
+            # head-on can overcome it, so overlapping mates are pushed apart (Detour's pass)
+            mates = ~still & (s.flock_group[:n, 0] >= 0) & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
+            if mates.any():
+                mates |= ~still & s.agent_flags[:n, F_AVOIDANCE] & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
+                walking = s.nav_state[:n, 0] == NavState.FOLLOWING
+                rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
+                if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank,
+                                    np.ascontiguousarray(s.flock_group[:n, 0]), mates, grid.passable, grid.cell_size,
+                                    grid.origin[0], grid.origin[1]):
+                    # a unit held back by others slows down (the stall clock of arrival sees it);
+                    # its heading stays the steering's, so contact pushes do not make it jitter
+                    wanted = np.hypot(vel[:, 0], vel[:, 1])
+                    made = np.hypot(*((pos[:, :2] - before) / dt).T)
+                    scale = np.where(mates & (wanted > made), made / np.maximum(wanted, 1e-12), 1.0)
+                    vel[:, :2] *= scale[:, None]
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
 
     # ============================================================ structures

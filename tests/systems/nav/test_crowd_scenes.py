@@ -98,15 +98,31 @@ def _two_groups(passable, a, b, goal_a, goal_b, planner="flowfield", r=0.4, spee
     return crowd, team
 
 
+@pytest.mark.parametrize("contacts", [False, True])
 @pytest.mark.parametrize("planner", ["flowfield", "leader"])
-def test_two_groups_of_100_head_on_in_a_10_cell_corridor(planner):
+def test_two_groups_of_100_head_on_in_a_10_cell_corridor(planner, contacts):
+    """No cross-team overlap by default; with hard contacts no overlap at all, mates included."""
     passable = np.zeros((14, 120), dtype=bool)
     passable[2:12, :] = True
     a = np.array([(3 + (k % 10) * 1.9, 2.8 + (k // 10) * 0.93) for k in range(100)])
     b = np.array([(117 - (k % 10) * 1.9, 2.8 + (k // 10) * 0.93) for k in range(100)])
-    crowd, team = _two_groups(passable, a, b, (110.5, 7.0), (10.5, 7.0), planner)
+    crowd, team = _two_groups(passable, a, b, (110.5, 7.0), (10.5, 7.0), planner, contacts=contacts)
     result = run_scene(crowd, team, 3 * 100 / 3 + 30, 0.4)
-    _check(result, 100 / 3.0)
+    _check(result, 100 / 3.0, all_overlaps=contacts)
+
+
+@pytest.mark.parametrize("planner", ["flowfield", "leader"])
+def test_hard_contacts_through_a_one_cell_gap(planner):
+    """With hard contacts, 100 units still file through a one-cell gap and settle (slower than
+    the soft default: nobody squeezes past), with no overlap and nobody in a wall."""
+    passable = np.ones((40, 60), dtype=bool)
+    passable[:, 30] = False
+    passable[30, 30] = True
+    crowd = Crowd(Grid(passable), CrowdConfig(contacts=True))
+    ids = crowd.add_agents([(5.5 + i % 10, 5.5 + i // 10) for i in range(100)], radius=0.4, max_speed=4.0, group=1)
+    crowd.move(ids, (50.5, 10.5), planner=planner)
+    result = run_scene(crowd, np.zeros(100, int), 3000 * DT, 0.4)
+    assert result.arrived == 100 and result.overlaps == 0 and result.wall_entries == 0
 
 
 def test_two_groups_crossing_at_right_angles():
