@@ -670,23 +670,30 @@ class Crowd:
         move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.passable, grid.cell_size,
                     grid.origin[0], grid.origin[1], heights, grid.heights is not None)
         if self.config.contacts and self.movement == "crowd":
-            # mates are kept apart by flocking's soft separation; a group pressed from behind or
-            # head-on can overcome it, so overlapping mates are pushed apart (Detour's pass)
-            mates = ~still & (s.flock_group[:n, 0] >= 0) & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
-            if mates.any():
-                mates |= ~still & s.agent_flags[:n, F_AVOIDANCE] & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
-                walking = s.nav_state[:n, 0] == NavState.FOLLOWING
-                rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
-                if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank,
-                                    np.ascontiguousarray(s.flock_group[:n, 0]), mates, grid.passable, grid.cell_size,
-                                    grid.origin[0], grid.origin[1]):
-                    # a unit held back by others slows down (the stall clock of arrival sees it);
-                    # its heading stays the steering's, so contact pushes do not make it jitter
-                    wanted = np.hypot(vel[:, 0], vel[:, 1])
-                    made = np.hypot(*((pos[:, :2] - before) / dt).T)
-                    scale = np.where(mates & (wanted > made), made / np.maximum(wanted, 1e-12), 1.0)
-                    vel[:, :2] *= scale[:, None]
+            self._push_apart(pos, vel, before, ~still, dt)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
+
+    def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, moving: np.ndarray,
+                    dt: float) -> None:
+        """Hard contacts: flocking spaces mates only softly and a group pressed from behind or
+        head-on overcomes it, so overlapping agents are pushed apart (Detour's collision pass)."""
+        s, grid = self.state, self.grid
+        n = s.size
+        agents = moving & ((s.flock_group[:n, 0] >= 0) | s.agent_flags[:n, F_AVOIDANCE]) \
+            & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
+        if not agents.any():
+            return
+        walking = s.nav_state[:n, 0] == NavState.FOLLOWING
+        rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
+        if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank,
+                            np.ascontiguousarray(s.flock_group[:n, 0]), agents, grid.passable, grid.cell_size,
+                            grid.origin[0], grid.origin[1]):
+            # a unit held back by others slows down (the arrival stall clock sees it); its heading
+            # stays the steering's, so contact pushes do not make it jitter
+            wanted = np.hypot(vel[:, 0], vel[:, 1])
+            made = np.hypot(*((pos[:, :2] - before) / dt).T)
+            scale = np.where(agents & (wanted > made), made / np.maximum(wanted, 1e-12), 1.0)
+            vel[:, :2] *= scale[:, None]
 
     # ============================================================ structures
     @property

@@ -17,13 +17,16 @@ from numba import njit
 
 from .proximity_grid import build_proximity_grid, cell_window
 
-__all__ = ["resolve_contacts", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN"]
+__all__ = ["resolve_contacts", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK"]
 
 #: Passes per tick (Detour uses 4).
 CONTACT_ITERATIONS = 32
 #: Pairs are pushed to this multiple of the sum of their radii (a little slack, so that what the
 #: passes leave of a squeeze stays clear of an overlap).
 CONTACT_MARGIN = 1.05
+#: Penetrations under this fraction of the contact distance count as resolved (so passes stop
+#: once a squeeze is undone instead of chasing rounding).
+SLACK = 0.02
 #: Of two walking mates, the one further from the goal takes up to 0.5 + this of the push (a
 #: queue's pressure mostly stays at its back; at a gap's mouth the nearer unit goes on instead of
 #: an arch of equals forming). Kept mild: an even split settles a dense squeeze in fewer passes.
@@ -40,78 +43,91 @@ RESOLVE_FACTOR = 1.0
 def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray, group: np.ndarray,
                      active: np.ndarray, passable: np.ndarray, cell_size: float, origin_x: float,
                      origin_y: float) -> int:
-    """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of their radii; ``position`` (``(n, 3)``
-    or ``(n, 2)``) is updated in place. Of a pair, the one of higher ``rank`` (its distance to go;
-    ``inf`` for units standing) moves more, between mates (same ``group``). Returns the pairs in contact in the first pass."""
+    """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
+    their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
+    ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
+    more. Returns the pairs in contact in the first pass."""
     if not active.any():
         return 0
     reach = float(2.0 * CONTACT_MARGIN * radius[active].max())
+    return int(_resolve(position, radius, rank, group, active, CONTACT_ITERATIONS, SETTLED_WEIGHT, RANK_WEIGHT,
+                        RANK_SCALE, CONTACT_MARGIN, reach, RESOLVE_FACTOR, passable, cell_size, origin_x, origin_y))
+
+
+@njit(cache=True)
+def _resolve(position, radius, rank, group, active, passes, settled_weight, rank_weight, rank_scale, margin, cell,
+             factor, passable, cell_size, origin_x, origin_y):
+    """Gauss-Seidel passes (each pair once per pass, moved at once: converges in far fewer passes
+    than summing displacements). After the first pass only pairs with an agent moved in the
+    previous one are looked at: the rest cannot have come into contact."""
+    n = position.shape[0]
+    pos2 = np.empty((n, 2))
+    moved = active.copy()
+    now = np.zeros(n, dtype=np.bool_)
+    limit = 0.49 * cell_size                                # never jump a cell in one push
     first = 0
-    for it in range(CONTACT_ITERATIONS):
-        pairs = _relax(position, radius, rank, group, active, SETTLED_WEIGHT, RANK_WEIGHT, RANK_SCALE,
-                       CONTACT_MARGIN, reach, RESOLVE_FACTOR, passable, cell_size, origin_x, origin_y)
+    for it in range(passes):
+        pos2[:, 0] = position[:, 0]
+        pos2[:, 1] = position[:, 1]
+        order, starts, ox, oy, cols, rows = build_proximity_grid(pos2, active, cell)
+        now[:] = False
+        pairs = 0
+        for i in range(n):
+            if not moved[i]:
+                continue
+            r0, r1, c0, c1 = cell_window(pos2[i, 0], pos2[i, 1], ox, oy, cell, cols, rows)
+            for row in range(r0, r1 + 1):
+                for col in range(c0, c1 + 1):
+                    k = row * cols + col
+                    for e in range(starts[k], starts[k + 1]):
+                        j = order[e]
+                        if j == i or (moved[j] and j < i):     # each pair once
+                            continue
+                        reach = margin * (radius[i] + radius[j])
+                        dx = position[i, 0] - position[j, 0]
+                        dy = position[i, 1] - position[j, 1]
+                        d2 = dx * dx + dy * dy
+                        if d2 >= reach * reach:
+                            continue
+                        d = math.sqrt(d2)
+                        if reach - d < SLACK * reach:           # settled to within the slack
+                            continue
+                        pairs += 1
+                        give_i = _share(rank[i], rank[j], group[i] == group[j], settled_weight, rank_weight,
+                                        rank_scale * reach)
+                        total = factor * (reach - d)
+                        if d > 1e-9:
+                            ux = dx / d
+                            uy = dy / d
+                        else:                                   # exactly on top: split along x
+                            ux = 1.0
+                            uy = 0.0
+                        si = min(give_i * total, limit)
+                        sj = min((1.0 - give_i) * total, limit)
+                        _push(position, i, ux * si, uy * si, passable, cell_size, origin_x, origin_y)
+                        _push(position, j, -ux * sj, -uy * sj, passable, cell_size, origin_x, origin_y)
+                        now[i] = True
+                        now[j] = True
         if it == 0:
             first = pairs
         if pairs == 0:
             break
+        moved[:] = now
     return first
 
 
-@njit(cache=True)
-def _relax(position, radius, rank, group, active, settled_weight, rank_weight, rank_scale, margin, cell, factor,
-           passable, cell_size, origin_x, origin_y):
-    """One Gauss-Seidel pass (each pair once, moved at once: converges in far fewer passes than
-    summing displacements); buckets from the positions at the start of the pass."""
-    n = position.shape[0]
-    pos2 = np.empty((n, 2))
-    pos2[:, 0] = position[:, 0]
-    pos2[:, 1] = position[:, 1]
-    order, starts, ox, oy, cols, rows = build_proximity_grid(pos2, active, cell)
-    limit = 0.49 * cell_size                                # never jump a cell in one push
-    pairs = 0
-    for i in range(n):
-        if not active[i]:
-            continue
-        r0, r1, c0, c1 = cell_window(pos2[i, 0], pos2[i, 1], ox, oy, cell, cols, rows)
-        for row in range(r0, r1 + 1):
-            for col in range(c0, c1 + 1):
-                k = row * cols + col
-                for e in range(starts[k], starts[k + 1]):
-                    j = order[e]
-                    if j <= i:
-                        continue
-                    reach = margin * (radius[i] + radius[j])
-                    dx = position[i, 0] - position[j, 0]
-                    dy = position[i, 1] - position[j, 1]
-                    d2 = dx * dx + dy * dy
-                    if d2 >= reach * reach:
-                        continue
-                    pairs += 1
-                    d = math.sqrt(d2)
-                    # the one further from its goal gives way (a queue's pressure does not pass
-                    # forward; at a gap's mouth the nearer unit goes on instead of an arch forming)
-                    a = rank[i]
-                    b = rank[j]
-                    if group[i] != group[j] or (math.isinf(a) and math.isinf(b)):
-                        give_i = 0.5
-                    elif math.isinf(a):                     # a settled unit makes room
-                        give_i = 0.5 + settled_weight
-                    elif math.isinf(b):
-                        give_i = 0.5 - settled_weight
-                    else:
-                        give_i = 0.5 + rank_weight * math.tanh((a - b) / (rank_scale * reach))
-                    total = factor * (reach - d)
-                    if d > 1e-9:
-                        ux = dx / d
-                        uy = dy / d
-                    else:                               # exactly on top: split along x
-                        ux = 1.0
-                        uy = 0.0
-                    si = min(give_i * total, limit)
-                    sj = min((1.0 - give_i) * total, limit)
-                    _push(position, i, ux * si, uy * si, passable, cell_size, origin_x, origin_y)
-                    _push(position, j, -ux * sj, -uy * sj, passable, cell_size, origin_x, origin_y)
-    return pairs
+@njit(cache=True, inline="always")
+def _share(a, b, mates, settled_weight, rank_weight, scale):
+    """Agent ``a``'s share of a push between ranks ``a`` and ``b``: between mates the one
+    further from its goal gives way (a queue's pressure does not pass forward; at a gap's mouth
+    the nearer unit goes on instead of an arch forming) and a settled unit makes room."""
+    if not mates or (math.isinf(a) and math.isinf(b)):
+        return 0.5
+    if math.isinf(a):
+        return 0.5 + settled_weight
+    if math.isinf(b):
+        return 0.5 - settled_weight
+    return 0.5 + rank_weight * math.tanh((a - b) / scale)
 
 
 @njit(cache=True, inline="always")
@@ -132,4 +148,5 @@ def _push(position, i, dx, dy, passable, cell_size, origin_x, origin_y):
         y = ny
     position[i, 0] = x
     position[i, 1] = y
+
 
