@@ -46,5 +46,5 @@ def scenario_sets():
     return {
         "arena": load_movingai_scenarios("arena.map.scen"),
         "rmtst01": load_movingai_scenarios("rmtst01.map.scen"),
-        "AcrosstheCape": stratified_sample(load_movingai_scenarios("AcrosstheCape.map.scen"), 300),
+        "AcrosstheCape": stratified_sample(load_movingai_scenarios("AcrosstheCape.map.scen"), 600),
     }

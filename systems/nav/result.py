@@ -32,7 +32,8 @@ class PathResult:
         cost: path cost in cell units (step length × terrain cost); ``inf`` when not found.
         cells: ``(N, 2) int32`` array of ``(x, y)`` cells, start..goal; empty when not found.
         expanded: number of nodes the search expanded (popped from its open list).
-        reason: a human-readable explanation when ``found`` is False, else ``""``.
+        reason: a human-readable explanation when ``found`` is False; when found, ``""`` or a
+            note on how the query was answered (e.g. a method that fell back to A*).
     """
 
     status: PathStatus

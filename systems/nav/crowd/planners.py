@@ -117,10 +117,10 @@ class GridJob(Job):
                 return 0                                   # waits for a free workspace
             self.search = SlicedSearch(self.grid, self.start, self.goal, self.method, weight=self.weight,
                                        workspace=self.workspace)
-        before = self.search.expanded
+        before = self.search.work
         if not self.search.done:
             self.search.step(max(1, units // self.per_expansion))
-        used = max(1, self.search.expanded - before) * self.per_expansion
+        used = max(1, self.search.work - before) * self.per_expansion
         if self.search.done:
             self.release()
             result = self.search.result()

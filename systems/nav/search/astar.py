@@ -16,7 +16,7 @@ from numba import njit
 
 from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
 from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
-from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS
+from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
 
 SQRT2 = math.sqrt(2.0)
 OCTILE_DIAG = SQRT2 - 1.0
@@ -60,6 +60,7 @@ def astar_begin(g, parent, stamp, pos, heap_key, heap_node, state,
     h = heuristic_at(start, goal, wp, hmode, htable)
     state[HEAP_SIZE] = heap_push(heap_key, heap_node, pos, 0, (hweight + TIE_BREAK) * h, start)
     state[EXPANDED] = 0
+    state[WORK] = 0
     state[STATUS] = IN_PROGRESS
     state[START] = start
     state[GOAL] = goal

@@ -41,14 +41,26 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
               weight: float = 1.5) -> PathResult:
     """Find a path between two cells of an 8-connected grid (no corner cutting).
 
+    ================  =============  ===================  ===================  ==================
+    method            preprocessing  memory per query     optimality           map edits
+    ================  =============  ===================  ===================  ==================
+    ``dijkstra``      none           28 B per cell        optimal              any, at once
+    ``astar``         none           28 B per cell        optimal (admissible  any, at once
+                                                          heuristic)
+    ``weighted``      none           28 B per cell        ≤ weight × optimal   any, at once
+    ``bidirectional`` none           56 B per cell        optimal              any, at once
+    ``jps``           none           28 B per cell        optimal; uniform     any, at once
+                                                          costs only (else A*,
+                                                          noted in ``reason``)
+    ================  =============  ===================  ===================  ==================
+
     Args:
         grid: a ``Grid`` (or a ``[H, W]`` bool array of passable cells).
         start, goal: ``(x, y)`` cells.
-        method: ``"dijkstra"``, ``"astar"`` (optimal with an admissible heuristic),
-            ``"weighted"`` (f = g + weight·h; cost ≤ weight × optimal) or ``"bidirectional"``
-            (bidirectional A*, optimal).
+        method: a method of the table.
         heuristic: ``"octile"`` (default), ``"euclidean"``, ``"manhattan"`` (not admissible),
-            ``"zero"``, or ``f(xs, ys, gx, gy) -> array`` evaluated on all cells once.
+            ``"zero"``, or ``f(xs, ys, gx, gy) -> array`` evaluated on all cells once
+            (JPS always uses octile).
         weight: the weight for ``"weighted"``, ≥ 1.
 
     Returns:

@@ -25,17 +25,20 @@ import numpy as np
 
 from ..errors import NavError
 from ..grid import Grid
-from ..heuristics import ZERO, Heuristic, heuristic_array, heuristic_mode
+from ..heuristics import OCTILE, ZERO, Heuristic, heuristic_array, heuristic_mode
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_search, join_paths
-from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, SearchWorkspace
+from .jps import expand_jumps, jps_run
+from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspace
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
 #: Grid search methods.
-METHODS = ("dijkstra", "astar", "weighted", "bidirectional")
-_PLANNED = ("jps", "jps+", "bstar", "dstar-lite")
+METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps")
+_PLANNED = ("jps+", "bstar", "dstar-lite")
+#: Methods that need a uniform-cost grid; with terrain costs they run as A* and say so.
+UNIFORM_ONLY = ("jps",)
 
 
 class WorkspacePool:
@@ -88,10 +91,14 @@ class SlicedSearch:
         sx, sy = grid.check_cell(start, "start")
         gx, gy = grid.check_cell(goal, "goal")
         self.grid = grid
+        self.note = ""
+        if method in UNIFORM_ONLY and not grid.is_uniform:
+            self.note = f"{method} needs a uniform-cost grid (this one has terrain costs): answered by A*"
+            method = "astar"
         self.method = method
         self.start = (sx, sy)
         self.goal = (gx, gy)
-        self._hmode = ZERO if method == "dijkstra" else heuristic_mode(heuristic)
+        self._hmode = ZERO if method == "dijkstra" else OCTILE if method == "jps" else heuristic_mode(heuristic)
         self._hweight = 1.0
         if method == "weighted":
             self._hweight = float(weight)
@@ -102,6 +109,7 @@ class SlicedSearch:
         self._ws = workspace
         self._table = None
         self.expanded = 0
+        self.work = 0                      # budget units spent (expansions, plus scans for JPS)
         if self._result is None and method != "bidirectional":
             self._begin()
 
@@ -119,17 +127,23 @@ class SlicedSearch:
             self._result = self._run_bidirectional()
             return self._result.status
         grid, ws = self.grid, self._ws
-        (_, cost), wp = grid.padded()
-        status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.g, ws.parent, ws.stamp,
-                           ws.pos, ws.heap_key, ws.heap_node, ws.state, self._hmode, self._hweight,
-                           self._table, np.int64(max(0, max_expansions)))
+        (free, cost), wp = grid.padded()
+        budget = np.int64(max(0, max_expansions))
+        if self.method == "jps":
+            status = jps_run(free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key, ws.heap_node, ws.state,
+                             budget)
+        else:
+            status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.g, ws.parent, ws.stamp,
+                               ws.pos, ws.heap_key, ws.heap_node, ws.state, self._hmode, self._hweight,
+                               self._table, budget)
         self.expanded = int(ws.state[EXPANDED])
+        self.work = int(ws.state[WORK]) if self.method == "jps" else self.expanded
         if status == IN_PROGRESS:
             return PathStatus.IN_PROGRESS
         t = self._flat(self.goal)
         if status == FOUND:
-            self._result = PathResult(PathStatus.FOUND, float(ws.g[t]), trace_path(ws.parent, t, wp),
-                                      self.expanded)
+            cells = expand_jumps(ws.parent, t, wp) if self.method == "jps" else trace_path(ws.parent, t, wp)
+            self._result = PathResult(PathStatus.FOUND, float(ws.g[t]), cells, self.expanded, self.note)
         else:
             self._result = PathResult.unreachable(
                 f"goal {self.goal} is not reachable from start {self.start}", self.expanded)
@@ -192,7 +206,7 @@ class SlicedSearch:
             np.int32(fwd.state[STAMP]), self._hmode, table_f, table_b,
             fwd.g, fwd.parent, fwd.stamp, fwd.pos, fwd.heap_key, fwd.heap_node,
             bwd.g, bwd.parent, bwd.stamp, bwd.pos, bwd.heap_key, bwd.heap_node)
-        self.expanded = int(expanded)
+        self.expanded = self.work = int(expanded)
         if not math.isfinite(total):
             return PathResult.unreachable(f"goal {self.goal} is not reachable from start {self.start}",
                                           self.expanded)

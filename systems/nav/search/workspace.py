@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-# Slots of the int64 ``state`` vector a resumable search carries between calls.
-STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL = range(6)
+# Slots of the int64 ``state`` vector a resumable search carries between calls (WORK: budget
+# units spent, for searches whose expansions are not all alike).
+STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL, WORK = range(7)
 STATE_LEN = 8
 # Values of state[STATUS].
 IN_PROGRESS, FOUND, EXHAUSTED = 0, 1, 2

@@ -101,7 +101,7 @@ def cape_long(cape):
     return [s for s in scens if s.bucket >= top - 3][:2]
 
 
-@pytest.mark.parametrize("planner", ["astar", "dijkstra", "weighted", "bidirectional"])
+@pytest.mark.parametrize("planner", ["astar", "dijkstra", "weighted", "bidirectional", "jps"])
 def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, cape, cape_long):
     s = cape_long[0]
     crowd = Crowd(cape, CrowdConfig(planning_units=2_000))

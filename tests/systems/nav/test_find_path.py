@@ -9,8 +9,8 @@ from rtsnav.systems.nav import Grid, NavError, PathResult, PathStatus, find_path
 from tests.conftest import ascii_grid
 from tests.systems.nav.reference import reference_costs
 
-METHODS = ["dijkstra", "astar", "weighted", "bidirectional"]
-EXACT = ["dijkstra", "astar", "bidirectional"]
+METHODS = ["dijkstra", "astar", "weighted", "bidirectional", "jps"]
+EXACT = ["dijkstra", "astar", "bidirectional", "jps"]
 SQ2 = math.sqrt(2.0)
 
 
@@ -199,3 +199,19 @@ def test_repeated_queries_reuse_workspace_and_stay_correct():
         ref = reference_costs(g, s)[t[1], t[0]]
         r = find_path(g, s, t)
         assert r.found == np.isfinite(ref) and (not r.found or r.cost == pytest.approx(ref))
+
+
+def test_jps_with_terrain_costs_falls_back_to_astar_and_says_why():
+    g = Grid(np.ones((10, 10), dtype=bool), np.where(np.arange(10)[None, :] == 5, 4.0, 1.0) * np.ones((10, 1)))
+    r = find_path(g, (0, 0), (9, 9), method="jps")
+    a = find_path(g, (0, 0), (9, 9), method="astar")
+    assert r.found and r.cost == pytest.approx(a.cost) and "uniform-cost" in r.reason and "A*" in r.reason
+    assert find_path(Grid(np.ones((10, 10), dtype=bool)), (0, 0), (9, 9), method="jps").reason == ""
+
+
+def test_jps_expands_far_fewer_nodes_than_astar_on_an_open_map():
+    g = Grid(np.ones((200, 200), dtype=bool))
+    g.set_passable([(100, y) for y in range(20, 180)], False)
+    j = find_path(g, (5, 100), (195, 110), method="jps")
+    a = find_path(g, (5, 100), (195, 110), method="astar")
+    assert j.cost == pytest.approx(a.cost) and j.expanded * 20 < a.expanded

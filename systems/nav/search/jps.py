@@ -1,0 +1,237 @@
+"""Jump Point Search (Harabor & Grastien 2011) under the no-corner-cutting rule, resumable.
+
+The benchmark's rule: a diagonal step needs both orthogonal cells it passes free. The pruning and
+forced-neighbour rules of the original paper assume corner cutting; under this rule they become
+(derived by comparing each neighbour's best path through the parent with the path through the
+current node):
+
+* arriving **diagonally** at ``n`` (both orthogonal cells of the step were free), every
+  neighbour other than the two straight and the one diagonal continuation is reached at least
+  as cheaply without ``n``: there are **no forced neighbours**; the scan continues diagonally
+  while the step is legal and stops where a straight scan along either component finds a jump
+  point.
+* arriving **straight** along ``(dx, 0)``, side cell ``(x, y+s)`` is **forced** when it is free
+  and the cell behind it, ``(x-dx, y+s)``, is blocked (the parent cannot step to it diagonally);
+  the successors are then ``(0, s)`` and ``(dx, s)`` as well as ``(dx, 0)``. Same for vertical.
+
+Each successor is the next jump point along that direction (or the goal), so the edge costs are
+exact octile lengths and A* over jump points with the octile heuristic returns optimal costs.
+Uniform-cost grids only (``find_path`` falls back to A* with terrain costs and says why).
+Expansions count jump points popped; the budget of a time-sliced query counts them plus one
+per 32 cells scanned (calibrated: a unit then costs about what an A* expansion does), so a long scan is paid for.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
+from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
+
+__all__ = ["jps_run", "expand_jumps", "SCAN_PER_UNIT"]
+
+_SQRT2 = math.sqrt(2.0)
+_OCTILE_DIAG = _SQRT2 - 1.0
+#: Cells scanned per unit of budget.
+SCAN_PER_UNIT = 32
+
+
+@njit(cache=True, inline="always")
+def _octile(ax, ay, bx, by):
+    dx = abs(ax - bx)
+    dy = abs(ay - by)
+    return (dx + _OCTILE_DIAG * dy) if dx > dy else (dy + _OCTILE_DIAG * dx)
+
+
+@njit(cache=True, inline="always")
+def _straight(free, wp, x, y, dx, dy, goal_x, goal_y):
+    """Scan from ``(x, y)`` along straight ``(dx, dy)``; returns ``(steps, cells scanned)`` to the
+    next jump point (the goal, or a cell with a forced neighbour), steps -1 at a wall."""
+    steps = 0
+    while True:
+        x += dx
+        y += dy
+        steps += 1
+        if free[y * wp + x] == 0:
+            return -1, steps
+        if x == goal_x and y == goal_y:
+            return steps, steps
+        if dx != 0:
+            if (free[(y + 1) * wp + x] and not free[(y + 1) * wp + x - dx]) or \
+                    (free[(y - 1) * wp + x] and not free[(y - 1) * wp + x - dx]):
+                return steps, steps
+        else:
+            if (free[y * wp + x + 1] and not free[(y - dy) * wp + x + 1]) or \
+                    (free[y * wp + x - 1] and not free[(y - dy) * wp + x - 1]):
+                return steps, steps
+
+
+@njit(cache=True, inline="always")
+def _diagonal(free, wp, x, y, dx, dy, goal_x, goal_y):
+    """Scan diagonally from ``(x, y)``; returns ``(steps, cells scanned)`` to the next cell where
+    the goal is or a straight scan along ``(dx, 0)`` or ``(0, dy)`` finds a jump point."""
+    steps = 0
+    scanned = 0
+    while True:
+        if not (free[y * wp + x + dx] and free[(y + dy) * wp + x] and free[(y + dy) * wp + x + dx]):
+            return -1, scanned
+        x += dx
+        y += dy
+        steps += 1
+        scanned += 1
+        if x == goal_x and y == goal_y:
+            return steps, scanned
+        s, c = _straight(free, wp, x, y, dx, 0, goal_x, goal_y)
+        scanned += c
+        if s > 0:
+            return steps, scanned
+        s, c = _straight(free, wp, x, y, 0, dy, goal_x, goal_y)
+        scanned += c
+        if s > 0:
+            return steps, scanned
+
+
+@njit(cache=True)
+def jps_run(free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget):
+    """Expand jump points until the goal, exhaustion or ``budget`` units (seed the workspace with
+    ``astar_begin`` in octile mode first). Returns the status."""
+    if state[STATUS] != IN_PROGRESS:
+        return state[STATUS]
+    cur = np.int32(state[STAMP])
+    size = state[HEAP_SIZE]
+    goal = state[GOAL]
+    gx = goal % wp
+    gy = goal // wp
+    expanded = state[EXPANDED]
+    status = IN_PROGRESS
+    hw = 1.0 + TIE_BREAK
+    dirs_x = np.empty(5, dtype=np.int64)
+    dirs_y = np.empty(5, dtype=np.int64)
+    used = 0
+    while used < budget:
+        if size == 0:
+            status = EXHAUSTED
+            break
+        u, size = heap_pop(heap_key, heap_node, pos, size)
+        pos[u] = CLOSED
+        if u == goal:
+            status = FOUND
+            break
+        expanded += 1
+        used += 1
+        ux = u % wp
+        uy = u // wp
+        gu = g[u]
+        # the directions to scan: all eight at the start, else the pruned set
+        p = parent[u]
+        if p < 0:
+            nd = -1
+        else:
+            px = p % wp
+            py = p // wp
+            dx = (ux > px) - (ux < px)
+            dy = (uy > py) - (uy < py)
+            dirs_x[0] = dx
+            dirs_y[0] = dy
+            nd = 1
+            if dx != 0 and dy != 0:
+                dirs_x[1] = dx
+                dirs_y[1] = 0
+                dirs_x[2] = 0
+                dirs_y[2] = dy
+                nd = 3
+            elif dx != 0:
+                for s in (-1, 1):
+                    if free[(uy + s) * wp + ux] and not free[(uy + s) * wp + ux - dx]:
+                        dirs_x[nd] = 0
+                        dirs_y[nd] = s
+                        dirs_x[nd + 1] = dx
+                        dirs_y[nd + 1] = s
+                        nd += 2
+            else:
+                for s in (-1, 1):
+                    if free[uy * wp + ux + s] and not free[(uy - dy) * wp + ux + s]:
+                        dirs_x[nd] = s
+                        dirs_y[nd] = 0
+                        dirs_x[nd + 1] = s
+                        dirs_y[nd + 1] = dy
+                        nd += 2
+        count = 8 if nd < 0 else nd
+        for k in range(count):
+            if nd < 0:                                 # the start: every direction
+                kk = k if k < 4 else k + 1
+                dx = kk % 3 - 1
+                dy = kk // 3 - 1
+            else:
+                dx = dirs_x[k]
+                dy = dirs_y[k]
+            if dx != 0 and dy != 0:
+                steps, scanned = _diagonal(free, wp, ux, uy, dx, dy, gx, gy)
+                length = steps * _SQRT2
+            else:
+                steps, scanned = _straight(free, wp, ux, uy, dx, dy, gx, gy)
+                length = float(steps)
+            used += scanned // SCAN_PER_UNIT
+            if steps <= 0:
+                continue
+            vx = ux + dx * steps
+            vy = uy + dy * steps
+            v = vy * wp + vx
+            ng = gu + length
+            if stamp[v] != cur:
+                stamp[v] = cur
+                g[v] = ng
+                parent[v] = u
+                pos[v] = NOT_IN_HEAP
+                size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
+            elif ng < g[v] - 1e-12:
+                pv = pos[v]
+                if pv == CLOSED:
+                    continue
+                g[v] = ng
+                parent[v] = u
+                if pv == NOT_IN_HEAP:
+                    size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
+                else:
+                    heap_key[pv] = ng + hw * _octile(vx, vy, gx, gy)
+                    heap_sift_up(heap_key, heap_node, pos, pv)
+    state[HEAP_SIZE] = size
+    state[EXPANDED] = expanded
+    state[STATUS] = status
+    state[WORK] += used
+    return status
+
+
+@njit(cache=True)
+def expand_jumps(parent, end, wp):
+    """The cells of the path ending at padded flat ``end``: the jump points' straight and
+    diagonal segments filled in; ``(N, 2) int32`` (x, y) of the unpadded grid, start first."""
+    count = 1
+    u = end
+    while parent[u] >= 0:
+        p = parent[u]
+        count += max(abs(u % wp - p % wp), abs(u // wp - p // wp))
+        u = p
+    out = np.empty((count, 2), dtype=np.int32)
+    i = count - 1
+    u = end
+    out[i, 0] = u % wp - 1
+    out[i, 1] = u // wp - 1
+    while parent[u] >= 0:
+        p = parent[u]
+        x = u % wp
+        y = u // wp
+        dx = (p % wp > x) - (p % wp < x)
+        dy = (p // wp > y) - (p // wp < y)
+        steps = max(abs(p % wp - x), abs(p // wp - y))
+        for _ in range(steps):
+            x += dx
+            y += dy
+            i -= 1
+            out[i, 0] = x - 1
+            out[i, 1] = y - 1
+        u = p
+    return out
