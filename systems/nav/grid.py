@@ -43,6 +43,10 @@ SQRT2 = math.sqrt(2.0)
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
+#: Edits a grid remembers cell by cell (for structures that update instead of rebuilding).
+EDIT_LOG = 64
+
+
 class Grid:
     """A 2D navigation grid: passable mask, terrain costs, optional heights, and world placement.
 
@@ -61,7 +65,7 @@ class Grid:
     """
 
     __slots__ = ("passable", "cost", "heights", "cell_size", "origin", "name", "version",
-                 "_uniform", "_padded", "_components", "_workspaces")
+                 "_uniform", "_padded", "_components", "_workspaces", "_edits", "_kept")
 
     def __init__(self, passable: np.ndarray, cost: np.ndarray | None = None,
                  heights: np.ndarray | None = None, *, cell_size: float = 1.0,
@@ -123,6 +127,9 @@ class Grid:
         self.origin: tuple[float, float] = (float(origin[0]), float(origin[1]))
         self.name: str = name
         self.version: int = 0   # bumped by every edit; caches key on it
+        # (version after the edit, cells or None for an edit structures cannot follow), newest last
+        self._edits: list[tuple[int, np.ndarray | None]] = []
+        self._kept: dict = {}     # structures that follow edits themselves (``kept``)
         self._invalidate()
 
     # ------------------------------------------------------------------ shape
@@ -239,7 +246,7 @@ class Grid:
         for cell in c:
             self.check_cell(cell, "cell")
         self.passable[c[:, 1], c[:, 0]] = bool(passable)
-        self._invalidate()
+        self._invalidate(c)
 
     def set_cost(self, cells: np.ndarray, cost: float) -> None:
         """Set the terrain cost (≥ 1) of cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
@@ -249,14 +256,36 @@ class Grid:
         for cell in c:
             self.check_cell(cell, "cell")
         self.cost[c[:, 1], c[:, 0]] = cost
-        self._invalidate()
+        self._invalidate(None)
 
-    def _invalidate(self) -> None:
+    def _invalidate(self, cells: np.ndarray | None = None) -> None:
         self.version += 1
+        if hasattr(self, "_edits"):
+            self._edits.append((self.version, cells))
+            del self._edits[:-EDIT_LOG]
         self._uniform = None
         self._padded = None
         self._components = None
         self._workspaces = {}
+
+    def passability_edits_since(self, version: int) -> np.ndarray | None:
+        """The cells (``(N, 2)`` x, y) whose passability ``set_passable`` changed after
+        ``version``, or None when an edit since then cannot be followed cell by cell (a cost
+        change, or older than the last ``EDIT_LOG`` edits)."""
+        if version == self.version:
+            return np.zeros((0, 2), dtype=np.int64)
+        later = [(v, c) for v, c in self._edits if v > version]
+        if not later or later[0][0] != version + 1 or any(c is None for _, c in later):
+            return None
+        return np.concatenate([c for _, c in later])
+
+    def kept(self, key: str, factory):
+        """A per-grid structure that follows edits itself (e.g. the JPS+ table), made on first
+        use and kept across edits (unlike ``workspace``)."""
+        value = self._kept.get(key)
+        if value is None:
+            value = self._kept[key] = factory(self)
+        return value
 
     # ------------------------------------------------ kernel-facing views
     def padded(self) -> tuple[tuple[np.ndarray, np.ndarray], int]:

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
 from rtsnav.systems.nav import NavError, find_path, path_cost, validate_path, warm_up  # noqa: E402
 
-OURS = ("astar", "dijkstra", "weighted", "bidirectional", "jps")
+OURS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
 
 
 # --------------------------------------------------------------------------- peers

@@ -30,15 +30,18 @@ from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_search, join_paths
 from .jps import expand_jumps, jps_run
+from .jps_plus import JumpTable, jps_plus_run
 from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspace
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
 #: Grid search methods.
-METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps")
-_PLANNED = ("jps+", "bstar", "dstar-lite")
+METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+")
+_PLANNED = ("bstar", "dstar-lite")
 #: Methods that need a uniform-cost grid; with terrain costs they run as A* and say so.
-UNIFORM_ONLY = ("jps",)
+UNIFORM_ONLY = ("jps", "jps+")
+#: Methods that expand jump points (octile heuristic; their path is filled in between them).
+JUMPING = ("jps", "jps+")
 
 
 class WorkspacePool:
@@ -98,7 +101,7 @@ class SlicedSearch:
         self.method = method
         self.start = (sx, sy)
         self.goal = (gx, gy)
-        self._hmode = ZERO if method == "dijkstra" else OCTILE if method == "jps" else heuristic_mode(heuristic)
+        self._hmode = ZERO if method == "dijkstra" else OCTILE if method in JUMPING else heuristic_mode(heuristic)
         self._hweight = 1.0
         if method == "weighted":
             self._hweight = float(weight)
@@ -108,6 +111,8 @@ class SlicedSearch:
         self._result: PathResult | None = self._trivial_answer()
         self._ws = workspace
         self._table = None
+        # JPS+ reads the grid's jump table (built on first use, then kept in step with edits)
+        self._jump_table = grid.kept("jps+", JumpTable.build).current() if method == "jps+" else None
         self.expanded = 0
         self.work = 0                      # budget units spent (expansions, plus scans for JPS)
         if self._result is None and method != "bidirectional":
@@ -132,17 +137,20 @@ class SlicedSearch:
         if self.method == "jps":
             status = jps_run(free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key, ws.heap_node, ws.state,
                              budget)
+        elif self.method == "jps+":
+            status = jps_plus_run(self._jump_table, free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key,
+                                  ws.heap_node, ws.state, budget)
         else:
             status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.g, ws.parent, ws.stamp,
                                ws.pos, ws.heap_key, ws.heap_node, ws.state, self._hmode, self._hweight,
                                self._table, budget)
         self.expanded = int(ws.state[EXPANDED])
-        self.work = int(ws.state[WORK]) if self.method == "jps" else self.expanded
+        self.work = int(ws.state[WORK]) if self.method in JUMPING else self.expanded
         if status == IN_PROGRESS:
             return PathStatus.IN_PROGRESS
         t = self._flat(self.goal)
         if status == FOUND:
-            cells = expand_jumps(ws.parent, t, wp) if self.method == "jps" else trace_path(ws.parent, t, wp)
+            cells = expand_jumps(ws.parent, t, wp) if self.method in JUMPING else trace_path(ws.parent, t, wp)
             self._result = PathResult(PathStatus.FOUND, float(ws.g[t]), cells, self.expanded, self.note)
         else:
             self._result = PathResult.unreachable(

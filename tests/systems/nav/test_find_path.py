@@ -9,8 +9,8 @@ from rtsnav.systems.nav import Grid, NavError, PathResult, PathStatus, find_path
 from tests.conftest import ascii_grid
 from tests.systems.nav.reference import reference_costs
 
-METHODS = ["dijkstra", "astar", "weighted", "bidirectional", "jps"]
-EXACT = ["dijkstra", "astar", "bidirectional", "jps"]
+METHODS = ["dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+"]
+EXACT = ["dijkstra", "astar", "bidirectional", "jps", "jps+"]
 SQ2 = math.sqrt(2.0)
 
 

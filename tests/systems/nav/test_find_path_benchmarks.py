@@ -6,7 +6,7 @@ import pytest
 from rtsnav.levels import load_movingai_map
 from rtsnav.systems.nav import find_path, path_cost, validate_path
 
-EXACT = ["dijkstra", "astar", "bidirectional", "jps"]
+EXACT = ["dijkstra", "astar", "bidirectional", "jps", "jps+"]
 MAPS = {"arena": "arena.map", "rmtst01": "rmtst01.map", "AcrosstheCape": "AcrosstheCape.map"}
 _grids = {}
 

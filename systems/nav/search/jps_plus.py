@@ -1,0 +1,386 @@
+"""JPS+ (Rabin, "JPS+: Over 100x Faster than A*", GDC 2015) under the no-corner-cutting rule.
+
+JPS scans the grid at query time; JPS+ precomputes, per cell and direction, how far the scan
+goes: ``table[d, node] > 0`` is the distance to the next jump point along direction ``d``,
+``<= 0`` minus the number of free steps before a wall. The jump points and pruning rules are
+JPS's (see ``jps.py``); the goal, which a precomputed table cannot know, is found at query time:
+along a straight direction when it lies on the ray within the free or jump distance, along a
+diagonal by a "target" point where the goal's row or column is reached (from which a straight
+move reaches it), as in Rabin's talk.
+
+Directions are the move-mask order: E, W, S, N, SE, SW, NE, NW. The table is 8 ``int32``
+layers over the padded grid (32 bytes per cell). ``update_table`` redoes only what a change of
+cells can affect: the straight distances of the rows and columns within one cell of a change,
+then each diagonal chain backwards from every cell whose inputs changed until its values stop
+changing (an area, not a few lines) — equal to a full rebuild (tested).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
+from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
+
+__all__ = ["JumpTable", "build_table", "build_layer", "update_table", "jps_plus_run", "DX", "DY"]
+
+DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
+DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
+_SQRT2 = math.sqrt(2.0)
+_OCTILE_DIAG = _SQRT2 - 1.0
+
+
+@njit(cache=True, inline="always")
+def _forced(free, wp, x, y, dx, dy):
+    """A straight move along ``(dx, dy)`` arriving at ``(x, y)`` has a forced neighbour."""
+    if dx != 0:
+        return (free[(y + 1) * wp + x] and not free[(y + 1) * wp + x - dx]) or \
+            (free[(y - 1) * wp + x] and not free[(y - 1) * wp + x - dx])
+    return (free[y * wp + x + 1] and not free[(y - dy) * wp + x + 1]) or \
+        (free[y * wp + x - 1] and not free[(y - dy) * wp + x - 1])
+
+
+@njit(cache=True, inline="always")
+def _straight_value(free, table, wp, d, x, y, dx, dy):
+    nx = x + dx
+    ny = y + dy
+    m = ny * wp + nx
+    if not free[m]:
+        return 0
+    if _forced(free, wp, nx, ny, dx, dy):
+        return 1
+    nxt = table[d, m]
+    return nxt + 1 if nxt > 0 else nxt - 1
+
+
+@njit(cache=True, inline="always")
+def _diagonal_value(free, table, wp, d, x, y, dx, dy):
+    if not (free[y * wp + x + dx] and free[(y + dy) * wp + x] and free[(y + dy) * wp + x + dx]):
+        return 0
+    m = (y + dy) * wp + x + dx
+    hx = 0 if dx > 0 else 1                    # table layers of the straight components
+    vy = 2 if dy > 0 else 3
+    if table[hx, m] > 0 or table[vy, m] > 0:
+        return 1
+    nxt = table[d, m]
+    return nxt + 1 if nxt > 0 else nxt - 1
+
+
+@njit(cache=True)
+def _straight_line(free, table, wp, hp, d, fixed):
+    """Recompute layer ``d`` (straight) on one row (E/W: ``fixed`` = y) or column (S/N: x)."""
+    dx = DX[d]
+    dy = DY[d]
+    if dy == 0:
+        y = fixed
+        x = wp - 2 if dx > 0 else 1
+        while 1 <= x <= wp - 2:
+            table[d, y * wp + x] = _straight_value(free, table, wp, d, x, y, dx, 0) if free[y * wp + x] else 0
+            x -= dx
+    else:
+        x = fixed
+        y = hp - 2 if dy > 0 else 1
+        while 1 <= y <= hp - 2:
+            table[d, y * wp + x] = _straight_value(free, table, wp, d, x, y, 0, dy) if free[y * wp + x] else 0
+            y -= dy
+
+
+@njit(cache=True)
+def build_layer(free, table, wp, hp, d):
+    """Fill layer ``d`` of ``table`` (straight layers 0-3 first: diagonals read them)."""
+    if d < 4:
+        for fixed in range(1, (hp if d < 2 else wp) - 1):
+            _straight_line(free, table, wp, hp, d, fixed)
+        return
+    dx = DX[d]
+    dy = DY[d]
+    # each cell depends on the one diagonally ahead: sweep from the far corner
+    y = hp - 2 if dy > 0 else 1
+    while 1 <= y <= hp - 2:
+        x = wp - 2 if dx > 0 else 1
+        while 1 <= x <= wp - 2:
+            if free[y * wp + x]:
+                table[d, y * wp + x] = _diagonal_value(free, table, wp, d, x, y, dx, dy)
+            x -= dx
+        y -= dy
+
+
+def build_table(free: np.ndarray, wp: int, hp: int, progress=None) -> np.ndarray:
+    """The JPS+ table, ``int32 [8, (H+2)·(W+2)]``, of the padded passability ``free``;
+    ``progress(stage, done, total)`` is told after each of the 8 layers."""
+    table = np.zeros((8, wp * hp), dtype=np.int32)
+    for d in range(8):
+        build_layer(free, table, wp, hp, d)
+        if progress is not None:
+            progress("jump distances", d + 1, 8)
+    return table
+
+
+@njit(cache=True)
+def update_table(table, free, wp, hp, cells):
+    """Bring ``table`` up to date after the cells ``cells`` (``(N, 2)`` unpadded x, y) changed
+    passability; ``free`` is already the new padded passability. Returns the entries rewritten."""
+    n = wp * hp
+    old = table.copy()
+    rows = np.zeros(hp, dtype=np.bool_)
+    cols = np.zeros(wp, dtype=np.bool_)
+    for k in range(cells.shape[0]):
+        x = cells[k, 0] + 1
+        y = cells[k, 1] + 1
+        for r in range(max(1, y - 1), min(hp - 2, y + 1) + 1):
+            rows[r] = True
+        for c in range(max(1, x - 1), min(wp - 2, x + 1) + 1):
+            cols[c] = True
+    for y in range(1, hp - 1):
+        if rows[y]:
+            _straight_line(free, table, wp, hp, 0, y)
+            _straight_line(free, table, wp, hp, 1, y)
+    for x in range(1, wp - 1):
+        if cols[x]:
+            _straight_line(free, table, wp, hp, 2, x)
+            _straight_line(free, table, wp, hp, 3, x)
+    # seeds: cells whose straight values or passability changed (a diagonal value depends on the
+    # cell ahead's straight values and on the three cells of the step)
+    seed = np.zeros(n, dtype=np.bool_)
+    for v in range(n):
+        for d in range(4):
+            if table[d, v] != old[d, v]:
+                seed[v] = True
+                break
+    for k in range(cells.shape[0]):
+        seed[(cells[k, 1] + 1) * wp + cells[k, 0] + 1] = True
+    written = 0
+    for d in range(4, 8):
+        dx = DX[d]
+        dy = DY[d]
+        for v in range(n):
+            if not seed[v]:
+                continue
+            # the cells whose step along d reads v (it is the cell ahead or one beside the
+            # step); behind each, the chain reads only the next value: stop where it holds
+            for bx, by in ((dx, dy), (0, dy), (dx, 0)):
+                x = v % wp - bx
+                y = v // wp - by
+                while 1 <= x <= wp - 2 and 1 <= y <= hp - 2:
+                    u = y * wp + x
+                    value = _diagonal_value(free, table, wp, d, x, y, dx, dy) if free[u] else 0
+                    if value == table[d, u]:
+                        break
+                    table[d, u] = value
+                    written += 1
+                    x -= dx
+                    y -= dy
+    return written
+
+
+@njit(cache=True, inline="always")
+def _octile(ax, ay, bx, by):
+    dx = abs(ax - bx)
+    dy = abs(ay - by)
+    return (dx + _OCTILE_DIAG * dy) if dx > dy else (dy + _OCTILE_DIAG * dx)
+
+
+@njit(cache=True)
+def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget):
+    """Expand jump points with the JPS+ table until the goal, exhaustion or ``budget``
+    expansions (seed with ``astar_begin`` in octile mode first). Returns the status."""
+    if state[STATUS] != IN_PROGRESS:
+        return state[STATUS]
+    cur = np.int32(state[STAMP])
+    size = state[HEAP_SIZE]
+    goal = state[GOAL]
+    gx = goal % wp
+    gy = goal // wp
+    expanded = state[EXPANDED]
+    status = IN_PROGRESS
+    hw = 1.0 + TIE_BREAK
+    dirs = np.empty(8, dtype=np.int64)
+    used = 0
+    while used < budget:
+        if size == 0:
+            status = EXHAUSTED
+            break
+        u, size = heap_pop(heap_key, heap_node, pos, size)
+        pos[u] = CLOSED
+        if u == goal:
+            status = FOUND
+            break
+        expanded += 1
+        used += 1
+        ux = u % wp
+        uy = u // wp
+        gu = g[u]
+        p = parent[u]
+        nd = 0
+        if p < 0:
+            for d in range(8):
+                dirs[nd] = d
+                nd += 1
+        else:
+            px = p % wp
+            py = p // wp
+            dx = (ux > px) - (ux < px)
+            dy = (uy > py) - (uy < py)
+            if dx != 0 and dy != 0:
+                dirs[0] = 0 if dx > 0 else 1
+                dirs[1] = 2 if dy > 0 else 3
+                dirs[2] = (4 if dx > 0 else 5) if dy > 0 else (6 if dx > 0 else 7)
+                nd = 3
+            elif dx != 0:
+                dirs[0] = 0 if dx > 0 else 1
+                nd = 1
+                for s in (-1, 1):
+                    if free[(uy + s) * wp + ux] and not free[(uy + s) * wp + ux - dx]:
+                        dirs[nd] = 2 if s > 0 else 3
+                        dirs[nd + 1] = (4 if dx > 0 else 5) if s > 0 else (6 if dx > 0 else 7)
+                        nd += 2
+            else:
+                dirs[0] = 2 if dy > 0 else 3
+                nd = 1
+                for s in (-1, 1):
+                    if free[uy * wp + ux + s] and not free[(uy - dy) * wp + ux + s]:
+                        dirs[nd] = 0 if s > 0 else 1
+                        dirs[nd + 1] = (4 if s > 0 else 5) if dy > 0 else (6 if s > 0 else 7)
+                        nd += 2
+        for k in range(nd):
+            d = dirs[k]
+            dx = DX[d]
+            dy = DY[d]
+            dist = table[d, u]
+            reach = dist if dist > 0 else -dist
+            steps = 0
+            if d < 4:
+                # the goal on this ray, within reach
+                if dx != 0:
+                    along = (gx - ux) * dx
+                    if gy == uy and 0 < along <= reach:
+                        steps = along
+                else:
+                    along = (gy - uy) * dy
+                    if gx == ux and 0 < along <= reach:
+                        steps = along
+                if steps == 0 and dist > 0:
+                    steps = dist
+                length = float(steps)
+            else:
+                ax = (gx - ux) * dx
+                ay = (gy - uy) * dy
+                if ax > 0 and ay > 0:                      # the goal in this quadrant
+                    k_to = min(ax, ay)
+                    if k_to <= reach:                      # its row or column is reached on the way
+                        steps = k_to
+                if steps == 0 and dist > 0:
+                    steps = dist
+                length = steps * _SQRT2
+            if steps <= 0:
+                continue
+            vx = ux + dx * steps
+            vy = uy + dy * steps
+            v = vy * wp + vx
+            ng = gu + length
+            if stamp[v] != cur:
+                stamp[v] = cur
+                g[v] = ng
+                parent[v] = u
+                pos[v] = NOT_IN_HEAP
+                size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
+            elif ng < g[v] - 1e-12:
+                pv = pos[v]
+                if pv == CLOSED:
+                    continue
+                g[v] = ng
+                parent[v] = u
+                if pv == NOT_IN_HEAP:
+                    size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
+                else:
+                    heap_key[pv] = ng + hw * _octile(vx, vy, gx, gy)
+                    heap_sift_up(heap_key, heap_node, pos, pv)
+    state[HEAP_SIZE] = size
+    state[EXPANDED] = expanded
+    state[STATUS] = status
+    state[WORK] += used
+    return status
+
+
+class JumpTable:
+    """The JPS+ jump distances of one grid, kept in step with its edits.
+
+    ``current()`` returns the table for the grid as it is now: after ``Grid.set_passable`` edits
+    it updates only what they affect (``update_table``); after anything it cannot follow
+    (terrain costs, a resize, more edits than the grid logs) it rebuilds. Cached on disk with a
+    format version and checksum (``cached``). Memory: 32 bytes per cell (8 ``int32`` layers).
+    """
+
+    FORMAT_VERSION = 1
+
+    def __init__(self, grid, table: np.ndarray) -> None:
+        self.grid = grid
+        self.table = table
+        self.version = grid.version
+        self.updates = 0          # incremental updates applied
+        self.rebuilds = 0         # full rebuilds after construction
+
+    @classmethod
+    def build(cls, grid, progress=None) -> "JumpTable":
+        """Compute the table (``progress(stage, done, total)`` after each layer)."""
+        (free, _), wp = grid.padded()
+        return cls(grid, build_table(free, wp, grid.height + 2, progress))
+
+    @classmethod
+    def cached(cls, grid, cache_dir, progress=None) -> "JumpTable":
+        """Load the table from ``cache_dir`` when a valid one was baked for this grid, else build
+        and save it (``None``: build only)."""
+        if cache_dir is None:
+            return cls.build(grid, progress)
+        from pathlib import Path
+
+        from ..bake_cache import grid_digest, load_or_bake
+
+        digest = grid_digest(grid, ("jps+", cls.FORMAT_VERSION), heights=False)
+        path = Path(cache_dir) / f"jps_plus_{digest[:16]}.npz"
+        return load_or_bake(path, lambda p: cls.load(p, grid), lambda: cls.build(grid, progress))
+
+    def save(self, path) -> None:
+        """Write the table in the checksummed bake format."""
+        from ..bake_cache import grid_digest, write_baked
+
+        write_baked(path, self.FORMAT_VERSION, np.zeros(0), {"table": self.table},
+                    grid_digest(self.grid, ("jps+", self.FORMAT_VERSION), heights=False), compress=True)
+
+    @classmethod
+    def load(cls, path, grid) -> "JumpTable":
+        """Read a table saved by ``save``; ``NavError`` when damaged or baked for another grid."""
+        from ..bake_cache import grid_digest, read_baked, require
+        from ..errors import NavError
+
+        _, arrays, digest = read_baked(path, cls.FORMAT_VERSION, "JPS+ table")
+        require(arrays, ("table",), path, "JPS+ table")
+        if digest != grid_digest(grid, ("jps+", cls.FORMAT_VERSION), heights=False):
+            raise NavError(f"{path}: JPS+ table baked for another grid")
+        table = arrays["table"]
+        if table.shape != (8, (grid.width + 2) * (grid.height + 2)) or table.dtype != np.int32:
+            raise NavError(f"{path}: JPS+ table of shape {table.shape}, expected {(8, (grid.width + 2) * (grid.height + 2))}")
+        return cls(grid, np.ascontiguousarray(table))
+
+    def current(self) -> np.ndarray:
+        """The table for the grid's present passability."""
+        grid = self.grid
+        if self.version != grid.version:
+            cells = grid.passability_edits_since(self.version)
+            (free, _), wp = grid.padded()
+            if cells is None:
+                self.table = build_table(free, wp, grid.height + 2)
+                self.rebuilds += 1
+            elif len(cells):
+                update_table(self.table, free, wp, grid.height + 2, cells)
+                self.updates += 1
+            self.version = grid.version
+        return self.table
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of the table."""
+        return int(self.table.nbytes)
