@@ -19,7 +19,7 @@ from .rows import Column, RowComponent, bool_field
 __all__ = ["NavigationAgent", "NavState", "PLANNERS", "GRID_PLANNERS"]
 
 #: Grid search planners (``systems.nav.find_path`` methods) an agent can use today.
-GRID_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps")
+GRID_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
 #: Every planner name an agent accepts; the last ones arrive with later features and until
 #: then a request made with them fails with a reason (``path_failed``).
 PLANNERS = GRID_PLANNERS + ("navmesh", "waypoints", "hierarchy", "flowfield", "leader")

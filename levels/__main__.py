@@ -6,8 +6,9 @@
 * ``show FILE --out map.png``: a picture of the level, optionally with a path, flow-field
   arrows or hierarchy clusters on top.
 * ``bake FILE``: build what a level needs before play — the waypoint hierarchy, the flow-field
-  sector tiles and the navmesh — with progress bars; the hierarchy and the navmesh are cached on
-  disk (format version + checksum; a corrupt or stale cache file is rebuilt).
+  sector tiles, the navmesh and the JPS+ jump table — with progress bars; the hierarchy, the
+  navmesh and the JPS+ table are cached on disk (format version + checksum; a corrupt or stale
+  cache file is rebuilt).
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ def bake(args) -> int:
     mesh = NavMesh.cached(grid, args.cache, agent_radius=0.4, progress=_bar("navmesh", unit="step"))
     print(f"navmesh ready in {time.perf_counter() - t:.2f} s (cached): {mesh.polygon_count} polygons, "
           f"{int(mesh.vis_start[-1])} visibility edges, {mesh.landmarks.shape[1]} landmarks")
+    from rtsnav.systems.nav.search.jps_plus import JumpTable
+
+    t = time.perf_counter()
+    table = JumpTable.cached(grid, args.cache, progress=_bar("jps+", unit="layer"))
+    print(f"JPS+ jump table ready in {time.perf_counter() - t:.2f} s (cached): {table.memory_bytes / 1e6:.1f} MB")
     return 0
 
 

@@ -129,14 +129,14 @@ class Navigation:
                 progress: Callable[[str, int, int], None] | None = None) -> dict[str, float]:
         """Do at load time everything a first order would otherwise do inside a tick: compile (or
         load from numba's cache) every kernel the given planners use, and bake (or load from
-        ``cache_dir``) the navmesh, hierarchy, sector tiles and waypoint graph they need.
+        ``cache_dir``) the navmesh, hierarchy, sector tiles, waypoint graph and JPS+ table they need.
 
         Args:
             methods: planner names (``components.PLANNERS``); None prepares every planner.
             progress: optional ``callable(stage, done, total)`` for a loading screen.
 
         Returns seconds per stage (``kernels``, ``navmesh``, ``hierarchy``, ``tiles``,
-        ``waypoints``). ``install`` calls it unless told ``prepare=False``.
+        ``waypoints``, ``jps+``). ``install`` calls it unless told ``prepare=False``.
         """
         from .prepare import prepare_navigation
 

@@ -93,7 +93,7 @@ def prepare_navigation(nav, methods: Iterable[str] | None,
     unknown = [m for m in chosen if m not in PLANNERS]
     if unknown:
         raise NavError(f"prepare(methods=...): unknown planner(s) {unknown}; expected some of {', '.join(PLANNERS)}")
-    stages = ["kernels"] + [s for s in ("navmesh", "hierarchy", "waypoints") if s in chosen]
+    stages = ["kernels"] + [s for s in ("navmesh", "hierarchy", "waypoints", "jps+") if s in chosen]
     if any(m in ("flowfield", "leader") for m in chosen) and nav.uses_tiles:
         stages.append("tiles")
     seconds: dict[str, float] = {}
@@ -122,6 +122,10 @@ def prepare_navigation(nav, methods: Iterable[str] | None,
             _first_query(nav.waypoints(), nav.grid, three_d=True)
         elif stage == "tiles":
             nav.sector_graph()
+        elif stage == "jps+":
+            from rtsnav.systems.nav.search.jps_plus import jump_table
+
+            jump_table(nav.grid, nav.cache_dir).current()
         seconds[stage] = time.perf_counter() - t0
     report("done", len(stages))
     return seconds

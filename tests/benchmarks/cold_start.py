@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "navmesh", "waypoints", "hierarchy", "flowfield",
+PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints", "hierarchy", "flowfield",
             "leader")
 
 

@@ -1,7 +1,11 @@
 """Grid search benchmark: rtsnav's methods against the peer libraries, same queries, same run.
 
-    python tests/benchmarks/grid_search.py                       # AcrosstheCape long-path buckets
+    python tests/benchmarks/grid_search.py                       # AcrosstheCape + the 1024² map
     python tests/benchmarks/grid_search.py levels/maps/den520d.map --json out.json
+
+Maps: a Moving AI map's long-path buckets (its .scen), and "scaled:1024": AcrosstheCape scaled to
+1024×1024 (nearest neighbour; the suite's 1024² map) with seeded random long queries (the 20%
+longest of 300 random pairs in the largest region; optimum from rtsnav A*).
 
 Peers (``pip install -e .[bench]``):
   * ``tcod exact``  — tcod.path.CustomGraph with 8 edges, diagonal edges conditioned on both
@@ -134,17 +138,29 @@ def long_path_queries(scen_path: Path, count: int):
         f"{len(picks)} of the {len(long)} scenarios in buckets >= {int(np.ceil(0.8 * top))}"
 
 
-def random_queries(grid, count: int, seed: int = 7):
+def random_queries(grid, count: int, seed: int = 7, long_only: bool = False):
     labels = grid.components()
     big = np.bincount(labels[labels >= 0]).argmax()
     ys, xs = np.nonzero(labels == big)
     rng = np.random.default_rng(seed)
+    pool = 5 * count if long_only else count
     out = []
-    while len(out) < count:
+    while len(out) < pool:
         i, j = rng.integers(0, len(xs), 2)
-        r = find_path(grid, (xs[i], ys[i]), (xs[j], ys[j]), method="astar")
+        r = find_path(grid, (xs[i], ys[i]), (xs[j], ys[j]), method="jps" if long_only else "astar")
         out.append(((int(xs[i]), int(ys[i])), (int(xs[j]), int(ys[j])), r.cost))
+    if long_only:
+        out = sorted(out, key=lambda q: q[2])[-count:]
+        return out, f"the {count} longest of {pool} seeded random pairs in the largest region (optimum from rtsnav JPS, checked exact)"
     return out, f"{count} seeded random pairs in the largest region (optimum from rtsnav A*)"
+
+
+def scaled_cape(size: int):
+    from rtsnav.systems.nav import Grid
+
+    cape = load_movingai_map("AcrosstheCape.map")
+    idx = np.arange(size) * cape.width // size
+    return Grid(cape.passable[np.ix_(idx, idx)].copy(), name=f"AcrosstheCape scaled to {size}²")
 
 
 # --------------------------------------------------------------------------- measuring
@@ -167,6 +183,9 @@ def run_lib(name, setup, query, grid, queries, max_queries=None):
     t = time.perf_counter()
     ctx = setup(grid)
     setup_s = time.perf_counter() - t
+    memory = ctx[1] if isinstance(ctx, tuple) and len(ctx) == 2 and isinstance(ctx[1], int) else None
+    if memory is not None:
+        ctx = ctx[0]
     qs = queries if max_queries is None else queries[:max_queries]
     times, expanded, optimal, legal = [], [], 0, 0
     for start, goal, best in qs:
@@ -190,6 +209,7 @@ def run_lib(name, setup, query, grid, queries, max_queries=None):
     t_ms = np.array(times) * 1e3
     return {
         "library": name, "queries": len(qs), "setup_ms": round(setup_s * 1e3, 2),
+        "preprocessed_mb": None if memory is None else round(memory / 1e6, 1),
         "median_ms": round(float(np.median(t_ms)), 3), "p95_ms": round(float(np.percentile(t_ms, 95)), 3),
         "mean_ms": round(float(t_ms.mean()), 3),
         "expanded_median": int(np.median(expanded)) if expanded else None,
@@ -201,6 +221,10 @@ def ours(method):
     def setup(grid):
         grid.components()         # the one-off flood fill used for O(1) unreachable answers
         grid.padded()
+        if method == "jps+":      # preprocessing: the jump table (32 bytes per cell)
+            from rtsnav.systems.nav.search.jps_plus import jump_table
+
+            return grid, jump_table(grid).current().nbytes
         return grid
 
     def query(grid, start, goal):
@@ -210,18 +234,27 @@ def ours(method):
     return setup, query
 
 
-def bench_map(map_path: Path, count: int, slow_count: int, peers: list[str]) -> dict:
-    grid = load_movingai_map(map_path)
-    scen = Path(str(map_path) + ".scen")
-    if not scen.exists():
-        from rtsnav.levels.movingai import resolve_map_path
+def _load(map_name: str):
+    if map_name.startswith("scaled:"):
+        return scaled_cape(int(map_name.split(":")[1]))
+    return load_movingai_map(map_name)
 
-        scen = resolve_map_path(map_path).with_name(Path(map_path).name + ".scen")
-    queries, label = long_path_queries(scen, count) if scen.exists() else random_queries(grid, count)
+
+def bench_map(map_path: str, count: int, slow_count: int, peers: list[str]) -> dict:
+    grid = _load(map_path)
+    if map_path.startswith("scaled:"):
+        queries, label = random_queries(grid, count, long_only=True)
+    else:
+        scen = Path(str(map_path) + ".scen")
+        if not scen.exists():
+            from rtsnav.levels.movingai import resolve_map_path
+
+            scen = resolve_map_path(map_path).with_name(Path(map_path).name + ".scen")
+        queries, label = long_path_queries(scen, count) if scen.exists() else random_queries(grid, count)
     rows = []
     for method in OURS:
         setup, query = ours(method)
-        rows.append(run_lib(f"rtsnav {method}", setup, query, load_movingai_map(map_path), queries))
+        rows.append(run_lib(f"rtsnav {method}", setup, query, _load(map_path), queries))
     for peer in peers:
         setup, query, speed = PEERS[peer]
         rows.append(run_lib(peer, setup, query, grid, queries, slow_count if speed == "slow" else None))
@@ -230,18 +263,21 @@ def bench_map(map_path: Path, count: int, slow_count: int, peers: list[str]) -> 
 
 def print_table(report: dict) -> None:
     print(f"\n{report['map']} ({report['size']}): {report['queries']}")
-    head = f"{'library':<22}{'n':>4}{'setup ms':>10}{'median ms':>11}{'p95 ms':>9}{'expanded':>10}{'legal %':>9}{'optimal %':>10}"
+    head = (f"{'library':<22}{'n':>4}{'setup ms':>10}{'prep MB':>8}{'median ms':>11}{'p95 ms':>9}{'expanded':>10}"
+            f"{'legal %':>9}{'optimal %':>10}")
     print(head)
     print("-" * len(head))
     for r in report["results"]:
         exp = "" if r["expanded_median"] is None else str(r["expanded_median"])
-        print(f"{r['library']:<22}{r['queries']:>4}{r['setup_ms']:>10.1f}{r['median_ms']:>11.2f}"
+        mb = "" if r.get("preprocessed_mb") is None else f"{r['preprocessed_mb']:.1f}"
+        print(f"{r['library']:<22}{r['queries']:>4}{r['setup_ms']:>10.1f}{mb:>8}{r['median_ms']:>11.2f}"
               f"{r['p95_ms']:>9.2f}{exp:>10}{r['legal_pct']:>9.1f}{r['optimal_pct']:>10.1f}")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("maps", nargs="*", default=["AcrosstheCape.map"], help=".map files (a .map.scen beside one is used)")
+    ap.add_argument("maps", nargs="*", default=["AcrosstheCape.map", "scaled:1024"],
+                    help=".map files (a .map.scen beside one is used), or scaled:SIZE")
     ap.add_argument("--queries", type=int, default=60, help="queries per map (default 60)")
     ap.add_argument("--slow-queries", type=int, default=10, help="queries for the pure-Python peer (default 10)")
     ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
@@ -252,7 +288,7 @@ def main(argv=None) -> int:
     warm_up()
     print(f"rtsnav numba kernels: compile {jit['compile_s']:.2f} s (empty cache), "
           f"load {jit['cache_load_s']:.2f} s (warm cache)")
-    reports = [bench_map(Path(m), args.queries, args.slow_queries, peers) for m in args.maps]
+    reports = [bench_map(m, args.queries, args.slow_queries, peers) for m in args.maps]
     for rep in reports:
         print_table(rep)
     if args.json:

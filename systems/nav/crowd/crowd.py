@@ -60,7 +60,7 @@ from .steering import apply_flocking
 __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
 
 _NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
-GRID_METHODS = ("astar", "dijkstra", "weighted", "bidirectional", "jps")
+GRID_METHODS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
 #: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
 #: map takes more than a few milliseconds, too long for one planning step.
 TILES_ABOVE_CELLS = 256 * 256

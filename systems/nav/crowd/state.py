@@ -45,7 +45,7 @@ class Mode(enum.IntEnum):
 
 
 #: Planner names, in the order of their codes in ``agent_method`` (components mirror it).
-PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "navmesh", "waypoints", "hierarchy",
+PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints", "hierarchy",
             "flowfield", "leader")
 #: Planners that move agents as groups (keyed by flock group, goal cell and planner).
 GROUP_PLANNERS = ("flowfield", "leader")

@@ -25,7 +25,7 @@ from numba import njit
 from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
-__all__ = ["JumpTable", "build_table", "build_layer", "update_table", "jps_plus_run", "DX", "DY"]
+__all__ = ["JumpTable", "jump_table", "build_table", "build_layer", "update_table", "jps_plus_run", "DX", "DY"]
 
 DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
@@ -89,23 +89,31 @@ def _straight_line(free, table, wp, hp, d, fixed):
 
 
 @njit(cache=True)
-def build_layer(free, table, wp, hp, d):
-    """Fill layer ``d`` of ``table`` (straight layers 0-3 first: diagonals read them)."""
+def build_layer(free, table, wp, hp, d, first, last):
+    """Fill lines ``first`` to ``last - 1`` of layer ``d`` of ``table``, counted in sweep order
+    (straight layers: rows for E/W, columns for S/N, in any order; diagonal layers: rows from
+    the far side, each reading the row before). Straight layers must be complete before a
+    diagonal one is started: diagonals read them."""
+    lines = (hp if d < 2 or d >= 4 else wp) - 2
+    last = min(last, lines)
     if d < 4:
-        for fixed in range(1, (hp if d < 2 else wp) - 1):
-            _straight_line(free, table, wp, hp, d, fixed)
+        for k in range(first, last):
+            _straight_line(free, table, wp, hp, d, k + 1)
         return
     dx = DX[d]
     dy = DY[d]
-    # each cell depends on the one diagonally ahead: sweep from the far corner
-    y = hp - 2 if dy > 0 else 1
-    while 1 <= y <= hp - 2:
+    for k in range(first, last):
+        y = hp - 2 - k if dy > 0 else 1 + k
         x = wp - 2 if dx > 0 else 1
         while 1 <= x <= wp - 2:
             if free[y * wp + x]:
                 table[d, y * wp + x] = _diagonal_value(free, table, wp, d, x, y, dx, dy)
             x -= dx
-        y -= dy
+
+
+def layer_lines(wp: int, hp: int, d: int) -> int:
+    """Lines (rows or columns) of layer ``d``."""
+    return (hp if d < 2 or d >= 4 else wp) - 2
 
 
 def build_table(free: np.ndarray, wp: int, hp: int, progress=None) -> np.ndarray:
@@ -113,7 +121,7 @@ def build_table(free: np.ndarray, wp: int, hp: int, progress=None) -> np.ndarray
     ``progress(stage, done, total)`` is told after each of the 8 layers."""
     table = np.zeros((8, wp * hp), dtype=np.int32)
     for d in range(8):
-        build_layer(free, table, wp, hp, d)
+        build_layer(free, table, wp, hp, d, 0, layer_lines(wp, hp, d))
         if progress is not None:
             progress("jump distances", d + 1, 8)
     return table
@@ -316,12 +324,47 @@ class JumpTable:
 
     FORMAT_VERSION = 1
 
-    def __init__(self, grid, table: np.ndarray) -> None:
+    #: Lines (rows or columns) built per ``build_next`` step.
+    BAND = 64
+
+    def __init__(self, grid, table: np.ndarray, layers_done: int = 8) -> None:
         self.grid = grid
         self.table = table
         self.version = grid.version
+        self.layers_done = layers_done
+        self.lines_done = 0       # of the layer being built
         self.updates = 0          # incremental updates applied
         self.rebuilds = 0         # full rebuilds after construction
+
+    @classmethod
+    def empty(cls, grid) -> "JumpTable":
+        """A table to fill one layer at a time (``build_next``), e.g. as budgeted steps of a
+        crowd's plan queue, so no tick pays for the whole build."""
+        return cls(grid, np.zeros((8, (grid.width + 2) * (grid.height + 2)), dtype=np.int32), 0)
+
+    @property
+    def ready(self) -> bool:
+        """True when all 8 layers are built."""
+        return self.layers_done == 8
+
+    def build_next(self) -> int:
+        """Build the next ``BAND`` lines of the table (straight layers first: the diagonal ones
+        read them); returns the cells built."""
+        if self.version != self.grid.version:          # edited mid-build: start over
+            self.layers_done = self.lines_done = 0
+            self.version = self.grid.version
+        (free, _), wp = self.grid.padded()
+        hp = self.grid.height + 2
+        d = self.layers_done
+        lines = layer_lines(wp, hp, d)
+        last = min(self.lines_done + self.BAND, lines)
+        build_layer(free, self.table, wp, hp, d, self.lines_done, last)
+        cells = (last - self.lines_done) * (self.grid.height if d in (2, 3) else self.grid.width)
+        self.lines_done = last
+        if last == lines:
+            self.layers_done += 1
+            self.lines_done = 0
+        return cells
 
     @classmethod
     def build(cls, grid, progress=None) -> "JumpTable":
@@ -366,8 +409,10 @@ class JumpTable:
         return cls(grid, np.ascontiguousarray(table))
 
     def current(self) -> np.ndarray:
-        """The table for the grid's present passability."""
+        """The table for the grid's present passability (finishing the build if needed)."""
         grid = self.grid
+        while not self.ready:
+            self.build_next()
         if self.version != grid.version:
             cells = grid.passability_edits_since(self.version)
             (free, _), wp = grid.padded()
@@ -384,3 +429,9 @@ class JumpTable:
     def memory_bytes(self) -> int:
         """Bytes of the table."""
         return int(self.table.nbytes)
+
+
+def jump_table(grid, cache_dir=None, progress=None) -> JumpTable:
+    """The grid's JPS+ table (kept with the grid, following its edits): loaded from or saved to
+    ``cache_dir`` when given, else built."""
+    return grid.kept("jps+", lambda g: JumpTable.cached(g, cache_dir, progress))

@@ -101,10 +101,11 @@ def cape_long(cape):
     return [s for s in scens if s.bucket >= top - 3][:2]
 
 
-@pytest.mark.parametrize("planner", ["astar", "dijkstra", "weighted", "bidirectional", "jps"])
+@pytest.mark.parametrize("planner", ["astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+"])
 def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, cape, cape_long):
     s = cape_long[0]
-    crowd = Crowd(cape, CrowdConfig(planning_units=2_000))
+    budget = 200 if planner in ("jps", "jps+") else 2_000       # jump searches need far fewer units
+    crowd = Crowd(cape, CrowdConfig(planning_units=budget))
     (a,) = crowd.add_agents([cape.cell_to_world(*s.start)])
     crowd.move([a], cape.cell_to_world(*s.goal), planner=planner)
     one_shot = find_path(cape, s.start, s.goal, method=planner)
@@ -113,11 +114,27 @@ def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, c
         crowd.update(1 / 60)
         ticks += 1
         # a tick spends its budget, or one step alone when that step is bigger (here: smoothing)
-        assert crowd.queue.last_units <= max(2_000, 4 * len(one_shot.cells)) or planner == "bidirectional"
+        assert crowd.queue.last_units <= max(budget, 4 * len(one_shot.cells)) or planner == "bidirectional"
     expected = cape.cells_to_world(smooth_path(cape, one_shot.cells, "precise"))
     path = crowd.path(a)
     assert ticks > 3 or planner == "bidirectional"             # bidirectional runs whole when served
     np.testing.assert_allclose(path[:-1, :2], expected[:-1, :2])
+
+
+def test_a_jps_plus_order_builds_the_jump_table_in_budgeted_steps(cape, cape_long):
+    """No tick pays for the whole table: the first order builds it a band of lines per step."""
+    grid = Grid(cape.passable.copy())                       # a fresh grid: no table yet
+    s = cape_long[0]
+    crowd = Crowd(grid, CrowdConfig(planning_units=2_000))
+    (a,) = crowd.add_agents([grid.cell_to_world(*s.start)])
+    crowd.move([a], grid.cell_to_world(*s.goal), planner="jps+")
+    steps = 0
+    while crowd.state.nav_state[a, 0] == NavState.PLANNING or steps == 0:
+        crowd.update(1 / 60)
+        steps += 1
+        assert crowd.queue.last_units <= 2_000 + 0.1 * 64 * grid.width + 1
+    assert steps > 8 and grid.kept("jps+", None).ready
+    assert crowd.path(a) is not None and len(crowd.path(a)) > 1
 
 
 def test_budgeted_hierarchy_plans_span_ticks_and_equal_the_one_shot_result(cape, cape_long):
