@@ -32,7 +32,7 @@ from .build import connect_regions, erode, grow_regions, rasterize_triangles, va
 from .funnel import string_pull
 from .landmarks import Scratch, bake_landmarks, triangle_components
 from .search import candidate_astar
-from .trace import inset_lattice_points, polygons_along
+from .trace import inset_lattice_points, polygons_along, straight_in_sight
 from .triangulate import boundary_corners, portal_tables, triangles_holding, triangulate_walkable
 from .visibility import (
     build_visibility_graph,
@@ -150,6 +150,8 @@ class NavMesh:
         self.config = config
         self.origin = (float(origin[0]), float(origin[1]))
         self.walkable = walkable
+        #: How queries were answered: ``direct`` (start sees goal: no search) or ``searched``.
+        self.query_counts = {"direct": 0, "searched": 0}
         self.height = np.where(np.isnan(height), 0.0, height)
         regions = step("regions")
         if regions:
@@ -244,6 +246,7 @@ class NavMesh:
         mesh.links = []
         mesh._labels = None
         mesh._itables = None
+        mesh.query_counts = {"direct": 0, "searched": 0}
         return mesh
 
     @classmethod
@@ -360,6 +363,7 @@ class NavMesh:
         c = float(cost) if cost is not None else math.dist(a[:2], b[:2])
         link = OffMeshLink(tuple(map(float, a)), tuple(map(float, b)), c, kind, bidirectional)
         self.links.append(link)
+        self._plain_sight = None                       # links may beat a straight walk
         self._labels = None
         self._ltables = None
         return link
@@ -373,6 +377,11 @@ class NavMesh:
         point closest to it."""
         s = np.array(finite_point(start, "start"), dtype=np.float64)
         g = np.array(finite_point(goal, "goal"), dtype=np.float64)
+        direct = self._in_plain_sight(s, g)
+        if direct is not None:
+            self.query_counts["direct"] += 1
+            return direct
+        self.query_counts["searched"] += 1
         ps = self.polygon_at(s)
         if ps < 0:
             near = self.nearest_point(s)
@@ -391,6 +400,30 @@ class NavMesh:
             return self._partial(ps, s, g, goal)
         pts, cost, links, polys, kinds = found
         return MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
+
+    def _in_plain_sight(self, s: np.ndarray, g: np.ndarray) -> MeshPath | None:
+        """The cheap exit before any search: on a flat, uniform-cost mesh without links, two
+        points on the mesh that see each other with room to spare (the segment and its two
+        copies shifted sideways by the corner margin clear of every blocked cell) are joined by
+        the straight segment — what the exact search would return, without its sweeps."""
+        if not self._plain_sight_applies():
+            return None
+        pts, polys = straight_in_sight(self.walkable, self.height, self.poly_of_cell, self.config.cell_size,
+                                       self.origin[0], self.origin[1], s[0], s[1], g[0], g[1],
+                                       2 * CORNER_MARGIN * self.config.cell_size)
+        if len(pts) == 0:
+            return None
+        return MeshPath(PathStatus.FOUND, math.hypot(g[0] - s[0], g[1] - s[1]) * self._uniform_cost, pts, polys)
+
+    def _plain_sight_applies(self) -> bool:
+        flag = getattr(self, "_plain_sight", None)
+        if flag is None:
+            heights = self.height[self.walkable]
+            flag = bool(not self.links and self._exact_applies()
+                        and (heights.size == 0 or float(heights.max() - heights.min()) <= self.config.max_climb))
+            self._plain_sight = flag
+            self._uniform_cost = float(self.area_cost[0])
+        return flag
 
     #: Reachable polygons tried, nearest first, for the closest point of a partial path.
     PARTIAL_TRIES = 32

@@ -8,7 +8,9 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["polygons_along", "inset_lattice_points"]
+from ..grid import segment_clear
+
+__all__ = ["polygons_along", "inset_lattice_points", "straight_in_sight"]
 
 
 @njit(cache=True)
@@ -89,3 +91,44 @@ def inset_lattice_points(points, walkable, cliff_dirs, margin, keep):
             out[i, 0] = points[i, 0] + dx / n * margin
             out[i, 1] = points[i, 1] + dy / n * margin
     return out
+
+
+@njit(cache=True)
+def straight_in_sight(walkable, height, poly_of_cell, cell_size, origin_x, origin_y, sx, sy, gx, gy, margin):
+    """The short-query exit: ``(points (2, 3), polygons)`` of the straight walk from world
+    ``(sx, sy)`` to ``(gx, gy)`` when both are on walkable cells and the segment and its two
+    copies shifted sideways by ``margin`` (world units) touch only walkable cells; else
+    ``(empty, empty)``."""
+    h, w = walkable.shape
+    none = (np.zeros((0, 3)), np.zeros(0, dtype=np.int64))
+    ax = int(math.floor((sx - origin_x) / cell_size))
+    ay = int(math.floor((sy - origin_y) / cell_size))
+    bx = int(math.floor((gx - origin_x) / cell_size))
+    by = int(math.floor((gy - origin_y) / cell_size))
+    if not (0 <= ax < w and 0 <= ay < h and 0 <= bx < w and 0 <= by < h):
+        return none
+    if not (walkable[ay, ax] and walkable[by, bx]):
+        return none
+    dx = gx - sx
+    dy = gy - sy
+    length = math.sqrt(dx * dx + dy * dy)
+    if length > 0.0:
+        ox = -dy / length * margin
+        oy = dx / length * margin
+        for k in (0.0, 1.0, -1.0):
+            if not segment_clear(walkable, cell_size, origin_x, origin_y, sx + k * ox, sy + k * oy,
+                                 gx + k * ox, gy + k * oy):
+                return none
+    pts = np.empty((2, 3))
+    pts[0, 0] = sx
+    pts[0, 1] = sy
+    pts[0, 2] = height[ay, ax]
+    pts[1, 0] = gx
+    pts[1, 1] = gy
+    pts[1, 2] = height[by, bx]
+    cells = np.empty((2, 2))
+    cells[0, 0] = (sx - origin_x) / cell_size
+    cells[0, 1] = (sy - origin_y) / cell_size
+    cells[1, 0] = (gx - origin_x) / cell_size
+    cells[1, 1] = (gy - origin_y) / cell_size
+    return pts, polygons_along(cells, poly_of_cell)

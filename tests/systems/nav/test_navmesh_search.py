@@ -209,3 +209,29 @@ def test_links_join_the_exact_query(seed):
             ends = (tuple(r.points[i, :2]), tuple(r.points[i + 1, :2]))
             assert ends == (tuple(a), tuple(b)) or (not one_way and ends == (tuple(b), tuple(a)))
             assert r.link_kinds == ("teleport",) * len(r.links)
+
+
+def test_a_short_query_in_plain_sight_takes_the_cheap_exit():
+    """On a Moving AI map, a start that sees its goal gets the straight walk with no search;
+    the same queries through the full search give the same paths and costs."""
+    grid = load_movingai_map("den520d.map")
+    mesh = NavMesh.from_grid(grid, agent_radius=0.0)
+    reference = AnyAngle(grid.passable)
+    rng = np.random.default_rng(3)
+    direct = 0
+    for s, _ in _free_cells(grid, 80, 11):
+        g = s + rng.uniform(-6, 6, 2)
+        before = dict(mesh.query_counts)
+        r = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
+        took_exit = mesh.query_counts["direct"] > before["direct"]
+        if not took_exit:
+            continue
+        direct += 1
+        assert mesh.query_counts["searched"] == before["searched"]             # no global search
+        assert r.found and len(r.points) == 2
+        assert r.cost == pytest.approx(reference.shortest(s, g), abs=1e-3)
+        mesh._plain_sight = False                                             # the full search, for comparison
+        full = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
+        mesh._plain_sight = None
+        assert full.cost == pytest.approx(r.cost, abs=1e-6) and len(full.points) == 2
+    assert direct >= 40
