@@ -80,8 +80,49 @@ def main(argv=None) -> int:
     print(f"  path length: {100 * (row['length_vs_grid_path'] - 1):+.1f}% vs the grid path, "
           f"{100 * (row['length_vs_any_angle_optimum_mean'] - 1):+.2f}% mean / "
           f"{100 * (row['length_vs_any_angle_optimum_max'] - 1):+.2f}% worst vs the any-angle optimum")
+    row["short"] = [short_queries(mesh, grid, "AcrosstheCape.map.scen")]
+    den = load_movingai_map("den520d.map")
+    row["short"].append(short_queries(NavMesh.from_grid(den, agent_radius=0.0), den, None))
     save_json(args.json, row)
     return 0
+
+
+def short_queries(mesh, grid, scen: str | None, count: int = 300) -> dict:
+    """Short queries (scenario buckets 0-2, under 12 cells; or seeded pairs within 8 cells):
+    navmesh median against grid A* in the same run, and the share answered by the cheap exit."""
+    if scen is not None:
+        pairs = [(s.start, s.goal) for s in load_movingai_scenarios(scen) if s.bucket <= 2 and s.optimal > 0][:count]
+    else:
+        labels = grid.components()
+        big = np.bincount(labels[labels >= 0]).argmax()
+        ys, xs = np.nonzero(labels == big)
+        rng = np.random.default_rng(5)
+        pairs = []
+        while len(pairs) < count:
+            i = rng.integers(len(xs))
+            x, y = xs[i] + rng.integers(-8, 9), ys[i] + rng.integers(-8, 9)
+            if 0 <= x < grid.width and 0 <= y < grid.height and labels[y, x] == big and (x, y) != (xs[i], ys[i]):
+                pairs.append(((int(xs[i]), int(ys[i])), (int(x), int(y))))
+    a0, b0 = pairs[0]
+    mesh.find_path((a0[0] + .5, a0[1] + .5, 0), (b0[0] + .5, b0[1] + .5, 0))
+    find_path(grid, a0, b0)
+    before = dict(mesh.query_counts)
+    mesh_ms, grid_ms = [], []
+    for a, b in pairs:
+        t = time.perf_counter()
+        mesh.find_path((a[0] + .5, a[1] + .5, 0.0), (b[0] + .5, b[1] + .5, 0.0))
+        mesh_ms.append((time.perf_counter() - t) * 1e3)
+        t = time.perf_counter()
+        find_path(grid, a, b)
+        grid_ms.append((time.perf_counter() - t) * 1e3)
+    direct = mesh.query_counts["direct"] - before["direct"]
+    out = {"map": grid.name, "queries": len(pairs), "navmesh_median_ms": float(np.median(mesh_ms)),
+           "grid_astar_median_ms": float(np.median(grid_ms)), "navmesh_p95_ms": float(np.percentile(mesh_ms, 95)),
+           "direct_share": direct / len(pairs)}
+    print(f"  short queries on {grid.name}: navmesh median {out['navmesh_median_ms'] * 1e3:.0f} µs "
+          f"(p95 {out['navmesh_p95_ms'] * 1e3:.0f}), grid A* {out['grid_astar_median_ms'] * 1e3:.0f} µs; "
+          f"{100 * out['direct_share']:.0f}% in plain sight")
+    return out
 
 
 if __name__ == "__main__":
