@@ -76,6 +76,13 @@ def bake(args) -> int:
     t = time.perf_counter()
     table = JumpTable.cached(grid, args.cache, progress=_bar("jps+", unit="layer"))
     print(f"JPS+ jump table ready in {time.perf_counter() - t:.2f} s (cached): {table.memory_bytes / 1e6:.1f} MB")
+    if args.goal_bounds:
+        from rtsnav.systems.nav.search.goal_bounds import GoalBounds
+
+        GoalBounds.check_size(grid)                     # refuses large maps with an estimate
+        t = time.perf_counter()
+        bounds = GoalBounds.cached(grid, args.cache, progress=_bar("goal bounds", unit="cell"))
+        print(f"goal bounds ready in {time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
     return 0
 
 
@@ -164,6 +171,8 @@ def main(argv=None) -> int:
     b.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})")
     b.add_argument("--levels", type=positive_int, default=3)
     b.add_argument("--cluster-size", type=positive_int, default=32)
+    b.add_argument("--goal-bounds", action="store_true",
+                   help="also build goal bounds (one Dijkstra per cell; maps up to 65,536 open cells)")
     for p in (v, s, b):
         add_debug_flag(p, subcommand=True)
     args = ap.parse_args(argv)

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
+from .goal_bounds import inside
 from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
 
@@ -68,10 +69,11 @@ def astar_begin(g, parent, stamp, pos, heap_key, heap_node, state,
 
 @njit(cache=True)
 def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_node,
-              state, hmode, hweight, htable, budget):
+              state, hmode, hweight, htable, budget, bounds, use_bounds):
     """Expand up to ``budget`` nodes; returns the status (IN_PROGRESS, FOUND or EXHAUSTED).
 
-    ``moves`` is the grid's per-cell legal-move bitmask (``Grid.move_masks``)."""
+    ``moves`` is the grid's per-cell legal-move bitmask (``Grid.move_masks``); with
+    ``use_bounds``, a move whose goal-bounding box (``bounds``) misses the goal is skipped."""
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
     cur = np.int32(state[STAMP])
@@ -105,6 +107,8 @@ def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_no
         m = moves[u]
         for k in range(8):
             if (m >> k) & 1 == 0:
+                continue
+            if use_bounds and not inside(bounds, u, k, gx, gy):
                 continue
             v = u + offs[k]
             length = SQRT2 if k >= 4 else 1.0

@@ -22,6 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .goal_bounds import inside
 from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
@@ -192,9 +193,10 @@ def _octile(ax, ay, bx, by):
 
 
 @njit(cache=True)
-def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget):
+def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget, bounds, use_bounds):
     """Expand jump points with the JPS+ table until the goal, exhaustion or ``budget``
-    expansions (seed with ``astar_begin`` in octile mode first). Returns the status."""
+    expansions (seed with ``astar_begin`` in octile mode first); with ``use_bounds``, a
+    direction whose goal-bounding box misses the goal is not scanned. Returns the status."""
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
     cur = np.int32(state[STAMP])
@@ -255,6 +257,8 @@ def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, st
                         nd += 2
         for k in range(nd):
             d = dirs[k]
+            if use_bounds and not inside(bounds, u, d, gx, gy):
+                continue
             dx = DX[d]
             dy = DY[d]
             dist = table[d, u]

@@ -30,6 +30,7 @@ from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_search, join_paths
 from .jps import expand_jumps, jps_run
+from .goal_bounds import NO_BOUNDS, GoalBounds
 from .jps_plus import JumpTable, jps_plus_run
 from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspace
 
@@ -40,6 +41,8 @@ METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+")
 _PLANNED = ("bstar", "dstar-lite")
 #: Methods that need a uniform-cost grid; with terrain costs they run as A* and say so.
 UNIFORM_ONLY = ("jps", "jps+")
+#: Methods that can prune with goal bounds.
+BOUNDED = ("dijkstra", "astar", "jps+")
 #: Methods that expand jump points (octile heuristic; their path is filled in between them).
 JUMPING = ("jps", "jps+")
 
@@ -87,7 +90,7 @@ class SlicedSearch:
 
     def __init__(self, grid: Grid, start: Sequence[int], goal: Sequence[int], method: str = "astar",
                  *, heuristic: Heuristic = "octile", weight: float = 1.5,
-                 workspace: SearchWorkspace | None = None) -> None:
+                 workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None) -> None:
         if method not in METHODS:
             hint = " (planned, not available yet)" if method in _PLANNED else ""
             raise NavError(f"unknown method {method!r}{hint}; expected one of {', '.join(METHODS)}")
@@ -98,6 +101,16 @@ class SlicedSearch:
         if method in UNIFORM_ONLY and not grid.is_uniform:
             self.note = f"{method} needs a uniform-cost grid (this one has terrain costs): answered by A*"
             method = "astar"
+        self._bounds, self._use_bounds = NO_BOUNDS, False
+        if goal_bounds is not None:
+            if not isinstance(goal_bounds, GoalBounds) or goal_bounds.grid is not grid:
+                raise NavError("goal_bounds must be a GoalBounds built for this grid")
+            if method not in BOUNDED:
+                raise NavError(f"goal_bounds work with {', '.join(BOUNDED)}, not {method!r}")
+            if not goal_bounds.valid:
+                self.note = "goal bounds are stale (the grid was edited since they were built): searched without them"
+            else:
+                self._bounds, self._use_bounds = goal_bounds.boxes, True
         self.method = method
         self.start = (sx, sy)
         self.goal = (gx, gy)
@@ -139,11 +152,11 @@ class SlicedSearch:
                              budget)
         elif self.method == "jps+":
             status = jps_plus_run(self._jump_table, free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key,
-                                  ws.heap_node, ws.state, budget)
+                                  ws.heap_node, ws.state, budget, self._bounds, self._use_bounds)
         else:
             status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.g, ws.parent, ws.stamp,
                                ws.pos, ws.heap_key, ws.heap_node, ws.state, self._hmode, self._hweight,
-                               self._table, budget)
+                               self._table, budget, self._bounds, self._use_bounds)
         self.expanded = int(ws.state[EXPANDED])
         self.work = int(ws.state[WORK]) if self.method in JUMPING else self.expanded
         if status == IN_PROGRESS:
