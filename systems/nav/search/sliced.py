@@ -29,8 +29,8 @@ from ..heuristics import OCTILE, ZERO, Heuristic, heuristic_array, heuristic_mod
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_search, join_paths
-from .jps import expand_jumps, jps_run
 from .goal_bounds import NO_BOUNDS, GoalBounds
+from .jps import expand_jumps, jps_run
 from .jps_plus import JumpTable, jps_plus_run
 from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspace
 
