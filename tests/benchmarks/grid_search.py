@@ -217,6 +217,35 @@ def run_lib(name, setup, query, grid, queries, max_queries=None):
     }
 
 
+_BOUNDS: dict = {}
+
+
+def ours_bounded(method):
+    """``method`` with goal bounds, built in the setup (one Dijkstra per cell: its time is the
+    setup time; the JPS+ table is built there too)."""
+    from rtsnav.systems.nav.bake_cache import grid_digest
+    from rtsnav.systems.nav.search.goal_bounds import GoalBounds
+    from rtsnav.systems.nav.search.jps_plus import jump_table
+
+    def setup(grid):
+        grid.components()
+        memory = 0
+        if method == "jps+":
+            memory += jump_table(grid).current().nbytes
+        key = grid_digest(grid, ())
+        if key not in _BOUNDS:                             # built once per map, for both rows
+            _BOUNDS[key] = (GoalBounds.build(grid), GoalBounds.last_build_s)
+        bounds, built_s = _BOUNDS[key]
+        return (grid, GoalBounds(grid, bounds.boxes)), memory + bounds.memory_bytes
+
+    def query(ctx, start, goal):
+        grid, bounds = ctx
+        r = find_path(grid, start, goal, method=method, goal_bounds=bounds)
+        return r.cells, r.expanded
+
+    return setup, query
+
+
 def ours(method):
     def setup(grid):
         grid.components()         # the one-off flood fill used for O(1) unreachable answers
@@ -250,11 +279,19 @@ def bench_map(map_path: str, count: int, slow_count: int, peers: list[str]) -> d
             from rtsnav.levels.movingai import resolve_map_path
 
             scen = resolve_map_path(map_path).with_name(Path(map_path).name + ".scen")
-        queries, label = long_path_queries(scen, count) if scen.exists() else random_queries(grid, count)
+        queries, label = long_path_queries(scen, count) if scen.exists() else random_queries(grid, count, long_only=True)
     rows = []
     for method in OURS:
         setup, query = ours(method)
         rows.append(run_lib(f"rtsnav {method}", setup, query, _load(map_path), queries))
+    from rtsnav.systems.nav.search.goal_bounds import MAX_CELLS
+
+    if grid.passable.sum() <= MAX_CELLS:                       # goal bounds are affordable here
+        for method in ("astar", "jps+"):
+            setup, query = ours_bounded(method)
+            rows.append(run_lib(f"rtsnav {method} + bounds", setup, query, _load(map_path), queries))
+        rows[-2]["setup_note"] = rows[-1]["setup_note"] = "setup: goal bounds built once for both rows"
+        rows[-1]["setup_ms"] = rows[-2]["setup_ms"] = max(rows[-2]["setup_ms"], rows[-1]["setup_ms"])
     for peer in peers:
         setup, query, speed = PEERS[peer]
         rows.append(run_lib(peer, setup, query, grid, queries, slow_count if speed == "slow" else None))
@@ -276,7 +313,7 @@ def print_table(report: dict) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("maps", nargs="*", default=["AcrosstheCape.map", "scaled:1024"],
+    ap.add_argument("maps", nargs="*", default=["AcrosstheCape.map", "scaled:1024", "Berlin_1_256.map"],
                     help=".map files (a .map.scen beside one is used), or scaled:SIZE")
     ap.add_argument("--queries", type=int, default=60, help="queries per map (default 60)")
     ap.add_argument("--slow-queries", type=int, default=10, help="queries for the pure-Python peer (default 10)")
