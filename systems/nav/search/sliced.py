@@ -195,7 +195,8 @@ class SlicedSearch:
             return PathResult.unreachable(f"goal {(gx, gy)} is a blocked cell")
         if (sx, sy) == (gx, gy):
             return PathResult(PathStatus.FOUND, 0.0, np.array([[sx, sy]], dtype=np.int32), 0)
-        if not grid.connected((sx, sy), (gx, gy)):
+        labels = grid.components()                    # cells already checked: read the labels directly
+        if labels[sy, sx] != labels[gy, gx]:
             return PathResult.unreachable(
                 f"goal {(gx, gy)} is not reachable from start {(sx, sy)} (different connected regions)")
         return None
