@@ -117,6 +117,9 @@ class GroupSteering:
         settle = np.zeros(len(uniq))
         direction = np.zeros((len(rows), 2))
         follower = np.zeros(len(rows), dtype=bool)
+        # per-row facts computed once, not per group
+        steerable = (s.mode[rows] != Mode.LEADER) & ~s.agent_flags[rows, F_PAUSED]
+        planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=len(uniq)) > 0
         for gi in range(len(uniq)):
             key = tuple(int(v) for v in keys[first[gi]])
             live.add(key)
@@ -132,9 +135,10 @@ class GroupSteering:
                 self.crowd.fail(members, order.failed)
             elif order.ready:
                 ready[gi] = True
-                self._begin_walking(order, members)
-                lead = s.mode[members] == Mode.LEADER
-                moving = members_at[~lead & ~s.agent_flags[members, F_PAUSED]]
+                if planning[gi]:
+                    self._begin_walking(order, members)
+                    steerable[members_at] = (s.mode[members] != Mode.LEADER) & ~s.agent_flags[members, F_PAUSED]
+                moving = members_at[steerable[members_at]]
                 if len(moving):
                     direction[moving] = self.directions(order, rows[moving])
                     follower[moving] = True

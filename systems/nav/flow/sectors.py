@@ -9,6 +9,7 @@ sector, ``2p + 1`` in its second. Edges: crossing a portal (one straight step), 
 sides that share a sector (the in-sector shortest distance, from a bounded Dijkstra).
 
 >>> import numpy as np
+from numba import njit
 >>> from rtsnav.systems.nav import Grid
 >>> from rtsnav.systems.nav.flow.sectors import SectorGraph
 >>> grid = Grid(np.ones((32, 32), dtype=bool))
@@ -25,6 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from ..errors import NavError
 from ..grid import Grid, legal_moves
@@ -171,51 +173,17 @@ class SectorGraph:
         """
         sec = self.sectors[sid]
         grid = self.grid
-        x0, y0 = sec.x0 - 1, sec.y0 - 1                        # sub-grid includes a ring
-        w, h = sec.w + 2, sec.h + 2
-        sub_pass = np.zeros((h + 2, w + 2), dtype=np.uint8)      # and the usual padding
-        xs0, ys0 = max(x0, 0), max(y0, 0)
-        xs1, ys1 = min(x0 + w, grid.width), min(y0 + h, grid.height)
-        inner = grid.passable[ys0:ys1, xs0:xs1]
-        sub_pass[ys0 - y0 + 1:ys1 - y0 + 1, xs0 - x0 + 1:xs1 - x0 + 1] = inner
-        sub_cost = np.ones((h + 2, w + 2))
-        sub_cost[ys0 - y0 + 1:ys1 - y0 + 1, xs0 - x0 + 1:xs1 - x0 + 1] = grid.cost[ys0:ys1, xs0:xs1]
-        # ring cells may only be seeds: close them except the given ring seeds
-        ring = np.zeros((h + 2, w + 2), dtype=bool)
-        ring[1, 1:-1] = ring[-2, 1:-1] = ring[1:-1, 1] = ring[1:-1, -2] = True
-        open_ring = np.zeros_like(ring)
-        if ring_seeds is not None and len(ring_seeds):
-            rs = np.asarray(ring_seeds, dtype=np.int64)
-            open_ring[rs[:, 1] - y0 + 1, rs[:, 0] - x0 + 1] = True
-        sub_pass[ring & ~open_ring] = 0
-        wp = w + 2
-        flat_pass = sub_pass.ravel()
-        moves = legal_moves(flat_pass, wp)
-        # moves may not enter ring cells (they are sources only)
-        allowed = (~ring).astype(np.uint8).ravel()
-        seed_list = []
-        value_list = []
-        for (cx, cy), v in zip(np.asarray(seeds, dtype=np.int64).reshape(-1, 2), values):
-            seed_list.append((cy - y0 + 1) * wp + cx - x0 + 1)
-            value_list.append(v)
-        if ring_seeds is not None:
-            for (cx, cy), v in zip(np.asarray(ring_seeds, dtype=np.int64).reshape(-1, 2), ring_values):
-                seed_list.append((cy - y0 + 1) * wp + cx - x0 + 1)
-                value_list.append(v)
-        dist = np.full(flat_pass.size, np.inf)
-        uniform = bool(np.all(sub_cost == 1.0))
-        flat_cost = sub_cost.ravel()
-        integrate(moves, flat_cost, wp, uniform, np.asarray(seed_list, dtype=np.int64),
-                  np.asarray(value_list, dtype=np.float64), allowed, dist, np.inf)
-        core = (slice(2, 2 + sec.h), slice(2, 2 + sec.w))
-        d2 = dist.reshape(h + 2, w + 2)
+        seeds = np.asarray(seeds, dtype=np.int64).reshape(-1, 2)
+        values = np.asarray(values, dtype=np.float64).reshape(-1)
+        if ring_seeds is None:
+            ring_seeds, ring_values = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
+        dist, best, direction = _sector_field(grid.passable, grid.cost, sec.x0, sec.y0, sec.w, sec.h, seeds, values,
+                                              np.asarray(ring_seeds, dtype=np.int64).reshape(-1, 2),
+                                              np.asarray(ring_values, dtype=np.float64).reshape(-1),
+                                              with_directions)
         if not with_directions:
-            return d2[core].copy()
-        best = np.empty(flat_pass.size, dtype=np.int8)
-        direction = np.empty((flat_pass.size, 2), dtype=np.float32)
-        flow_directions(moves, flat_cost, wp, uniform, dist, True, best, direction)
-        return (d2[core].copy(), best.reshape(h + 2, w + 2)[core].copy(),
-                direction.reshape(h + 2, w + 2, 2)[core].copy())
+            return dist
+        return dist, best, direction
 
     # ------------------------------------------------------------------ orders
     def order(self, goal) -> "SectorOrder":
@@ -347,20 +315,103 @@ class SectorOrder:
     def sample(self, points: np.ndarray) -> np.ndarray:
         """Directions for world points ``(N, 2|3)`` -> ``(N, 2) float32`` (zero off-grid);
         builds the fields of sectors not built yet."""
-        grid = self.graph.grid
-        cells = grid.world_to_cells(points).astype(np.int64)
-        inside = (cells[:, 0] >= 0) & (cells[:, 0] < grid.width) & (cells[:, 1] >= 0) & (cells[:, 1] < grid.height)
-        out = np.zeros((len(cells), 2), dtype=np.float32)
-        c = cells[inside]
-        if len(c) == 0:
-            return out
-        sids = self.graph.sector_of(c)
-        missing = sids[~self._built[sids]]
-        for sid in np.unique(missing):
-            self.field(int(sid))
-        out[inside] = self._direction[c[:, 1], c[:, 0]]
+        g = self.graph
+        grid = g.grid
+        pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64)[:, :2])
+        out = np.zeros((len(pts), 2), dtype=np.float32)
+        missing = _sample_directions(self._direction, self._built, g.size, g.cols, grid.cell_size, grid.origin[0],
+                                     grid.origin[1], pts, out)
+        if len(missing):
+            for sid in np.unique(missing):
+                self.field(int(sid))
+            _sample_directions(self._direction, self._built, g.size, g.cols, grid.cell_size, grid.origin[0],
+                               grid.origin[1], pts, out)
         return out
 
     def best_moves(self, cells: np.ndarray) -> np.ndarray:
         """``best_move`` of ``(N, 2)`` cells (-1 where none)."""
         return self._gather(cells, 1, -1, np.int8)
+
+
+@njit(cache=True)
+def _sector_field(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ring_values, with_directions):
+    """One sector's integration (and directions) on a padded sub-grid of the sector plus a ring
+    of outside cells, which may only be seeds (the far sides of portals): one kernel call, no
+    per-sector numpy set-up (thousands of sector fields are built per second in big crowds)."""
+    gh, gw = passable.shape
+    x0, y0 = sx0 - 1, sy0 - 1
+    w, h = sw + 2, sh + 2
+    wp = w + 2
+    n = (h + 2) * wp
+    sub_pass = np.zeros(n, dtype=np.uint8)
+    sub_cost = np.ones(n)
+    allowed = np.zeros(n, dtype=np.uint8)
+    uniform = True
+    for y in range(h):
+        gy = y0 + y
+        if gy < 0 or gy >= gh:
+            continue
+        for x in range(w):
+            gx = x0 + x
+            if gx < 0 or gx >= gw:
+                continue
+            u = (y + 1) * wp + x + 1
+            ring = x == 0 or y == 0 or x == w - 1 or y == h - 1
+            if not ring:
+                sub_pass[u] = passable[gy, gx]
+                allowed[u] = 1
+            c = cost[gy, gx]
+            sub_cost[u] = c
+            if c != 1.0 and passable[gy, gx]:
+                uniform = False
+    seed_nodes = np.empty(len(seeds) + len(ring_seeds), dtype=np.int64)
+    seed_values = np.empty(len(seeds) + len(ring_seeds))
+    for k in range(len(seeds)):
+        seed_nodes[k] = (seeds[k, 1] - y0 + 1) * wp + seeds[k, 0] - x0 + 1
+        seed_values[k] = values[k]
+    for k in range(len(ring_seeds)):
+        u = (ring_seeds[k, 1] - y0 + 1) * wp + ring_seeds[k, 0] - x0 + 1
+        sub_pass[u] = 1                                    # an open ring cell: a source only
+        seed_nodes[len(seeds) + k] = u
+        seed_values[len(seeds) + k] = ring_values[k]
+    moves = legal_moves(sub_pass, wp)
+    dist = np.full(n, np.inf)
+    integrate(moves, sub_cost, wp, uniform, seed_nodes, seed_values, allowed, dist, np.inf)
+    core_dist = np.empty((sh, sw))
+    core_best = np.empty((sh, sw), dtype=np.int8)
+    core_dir = np.zeros((sh, sw, 2), dtype=np.float32)
+    best = np.empty(n, dtype=np.int8)
+    direction = np.empty((n, 2), dtype=np.float32)
+    if with_directions:
+        flow_directions(moves, sub_cost, wp, uniform, dist, True, best, direction)
+    for y in range(sh):
+        for x in range(sw):
+            u = (y + 2) * wp + x + 2
+            core_dist[y, x] = dist[u]
+            if with_directions:
+                core_best[y, x] = best[u]
+                core_dir[y, x, 0] = direction[u, 0]
+                core_dir[y, x, 1] = direction[u, 1]
+    return core_dist, core_best, core_dir
+
+
+@njit(cache=True)
+def _sample_directions(direction, built, size, cols, cell_size, origin_x, origin_y, points, out):
+    """Fill ``out`` with the directions under ``points`` whose sector field is built; returns the
+    sectors (with repeats) still to build."""
+    h, w = direction.shape[0], direction.shape[1]
+    missing = np.empty(points.shape[0], dtype=np.int64)
+    m = 0
+    for i in range(points.shape[0]):
+        cx = int(math.floor((points[i, 0] - origin_x) / cell_size))
+        cy = int(math.floor((points[i, 1] - origin_y) / cell_size))
+        if not (0 <= cx < w and 0 <= cy < h):
+            continue
+        sid = (cy // size) * cols + cx // size
+        if not built[sid]:
+            missing[m] = sid
+            m += 1
+            continue
+        out[i, 0] = direction[cy, cx, 0]
+        out[i, 1] = direction[cy, cx, 1]
+    return missing[:m]
