@@ -40,7 +40,7 @@ from ..steering.orca import orca_velocities
 from ..steering.proximity_grid import near_any_in_group
 from .following import follow_paths
 from .groups import FLOW_CODES, SPACING_RADII, GroupSteering
-from .planners import UNITS, CallJob, GridJob, HierarchyJob, PlanQueue, Route, route_from_cells
+from .planners import UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
 from .progress import watch_progress
 from .state import (
     F_AVOIDANCE,
@@ -525,7 +525,7 @@ class Crowd:
         here = s.position[i].copy()
         if method == "navmesh":
             mesh = self.navmesh()
-            return CallJob(lambda: mesh.find_path(here, target), UNITS["navmesh"], _mesh_route)
+            return MeshJob(mesh, here, target, _mesh_route)
         graph = self.waypoints()
         return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
                        lambda r: route_from_cells(grid, r, None, target))      # its cells are already smoothed

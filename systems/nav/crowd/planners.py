@@ -29,14 +29,15 @@ from ..result import PathResult, PathStatus
 from ..search.jps_plus import JumpTable
 from ..search.sliced import SlicedSearch, WorkspacePool
 
-__all__ = ["Route", "Job", "GridJob", "CallJob", "HierarchyJob", "PlanQueue", "UNITS"]
+__all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS"]
 
 #: Calibrated cost of one step, in work units (one unit ≈ one A* expansion on a uniform grid,
 #: ~0.12 µs here). Grids with terrain costs or heights cost more per expansion and per smoothed
 #: cell (measured: 0.37 µs per expansion, 5 µs per smoothed cell on the highlands level).
 UNITS = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
          "smoothing_per_cell": 4, "smoothing_per_cell_costed": 40, "expansion_costed": 3,
-         "field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1}
+         "field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1,
+         "navmesh_expansion": 9}
 
 
 @dataclass(slots=True)
@@ -161,6 +162,37 @@ class CallJob(Job):
             self.value = e
         self.done = True
         return self.step_units
+
+
+class MeshJob(Job):
+    """A navmesh query (``NavMesh.start_query``): answered in its first step when in plain sight
+    or on a uniform-cost mesh (the exact search, ~1 ms, charged ``UNITS["navmesh"]``); an
+    area-cost search expands crossing points under the budget over as many ticks as it needs."""
+
+    def __init__(self, mesh, start, target, to_route: Callable[[object], Route]) -> None:
+        self.mesh, self.start, self.target, self.to_route = mesh, start, target, to_route
+        self.query = None
+        self.step_units = UNITS["navmesh"]
+
+    def advance(self, units: int) -> int:
+        try:
+            first = self.query is None
+            if first:
+                self.query = self.mesh.start_query(self.start, self.target)
+            before = self.query.expanded
+            per = UNITS["navmesh_expansion"]
+            done = self.query.step(max(1, units // per))
+            used = (self.query.expanded - before) * per + (UNITS["navmesh"] if first else 0)
+            if done:
+                self.route = self.to_route(self.query.result())
+                self.done = True
+            else:
+                self.step_units = per                       # the next step can be as small as one expansion
+            return max(1, used)
+        except Exception as e:                              # noqa: BLE001 - fails one agent, not the tick
+            self.route = Route(PathStatus.UNREACHABLE, reason=f"planner error ({type(e).__name__}: {e})")
+            self.done = True
+            return UNITS["navmesh"]
 
 
 class HierarchyJob(Job):

@@ -31,7 +31,7 @@ from ..result import PathStatus
 from .build import connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles, walkable_surface
 from .funnel import string_pull
 from .landmarks import Scratch, bake_landmarks, triangle_components
-from .search import candidate_astar
+from .search import CandidateSearch
 from .trace import inset_lattice_points, polygons_along, straight_in_sight
 from .triangulate import boundary_corners, portal_tables, triangles_holding, triangulate_walkable
 from .visibility import (
@@ -375,31 +375,32 @@ class NavMesh:
         uniform-cost meshes, funnel-pulled A* over portal crossing points with area costs. Points off the mesh snap to the
         nearest point on it; an unreachable goal gives a PARTIAL result leading to the reachable
         point closest to it."""
-        s = np.array(finite_point(start, "start"), dtype=np.float64)
-        g = np.array(finite_point(goal, "goal"), dtype=np.float64)
-        direct = self._in_plain_sight(s, g)
-        if direct is not None:
-            self.query_counts["direct"] += 1
-            return direct
-        self.query_counts["searched"] += 1
+        query = self.start_query(start, goal)
+        while not query.step(2**40):
+            pass
+        return query.result()
+
+    def start_query(self, start: Sequence[float], goal: Sequence[float]) -> "MeshQuery":
+        """The query of ``find_path`` as an object answered in slices: ``step(budget)`` expands
+        up to ``budget`` crossing points of an area-cost search (other queries answer at once)
+        until it returns True; ``result()`` is then exactly ``find_path``'s answer."""
+        return MeshQuery(self, start, goal)
+
+    def _snap(self, s: np.ndarray, g: np.ndarray):
+        """``(ps, s, pg, g, None)`` with points off the mesh moved onto it, or ``(..., failure)``."""
         ps = self.polygon_at(s)
         if ps < 0:
             near = self.nearest_point(s)
             if near is None:
-                return MeshPath(PathStatus.UNREACHABLE, reason=f"start {tuple(s)} is not near the navmesh")
+                return -1, s, -1, g, MeshPath(PathStatus.UNREACHABLE, reason=f"start {tuple(s)} is not near the navmesh")
             ps, s = near[0], near[1]
         pg = self.polygon_at(g)
-        goal_on = pg >= 0
-        if not goal_on:
+        if pg < 0:
             near = self.nearest_point(g)
             if near is None:
-                return MeshPath(PathStatus.UNREACHABLE, reason=f"goal {tuple(g)} is not near the navmesh")
+                return ps, s, -1, g, MeshPath(PathStatus.UNREACHABLE, reason=f"goal {tuple(g)} is not near the navmesh")
             pg, g = near[0], near[1]
-        found = self._route(ps, pg, s, g)
-        if found is None:                                       # unreachable: go as close as possible
-            return self._partial(ps, s, g, goal)
-        pts, cost, links, polys, kinds = found
-        return MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
+        return ps, s, pg, g, None
 
     def _in_plain_sight(self, s: np.ndarray, g: np.ndarray) -> MeshPath | None:
         """The cheap exit before any search: on a flat, uniform-cost mesh without links, two
@@ -689,6 +690,13 @@ class NavMesh:
         start), or None when unreachable."""
         if ps == pg:
             return [(ps, None)]
+        search, meta = self._candidate_search(ps, pg, s, g)
+        _, chain = search.result()
+        return self._route_of(chain, ps, meta)
+
+    def _candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+        """The crossing-point search from ``s`` in ``ps`` to ``g`` in ``pg`` (not run yet), and
+        what ``_route_of`` needs to read its answer."""
         cand_start, cand_x, cand_y, cand_edge = self._candidate_points()
         directed = [(i, L.a, L.b) for i, L in enumerate(self.links)]
         directed += [(-1 - i, L.b, L.a) for i, L in enumerate(self.links) if L.bidirectional]
@@ -698,13 +706,17 @@ class NavMesh:
         cost = np.array([self.links[i if i >= 0 else -1 - i].cost for i in ids], dtype=np.float64)
         poly_a = np.array([self.polygon_at(p) for p in a], dtype=np.int64)
         poly_b = np.array([self.polygon_at(p) for p in b], dtype=np.int64)
-        _, chain = candidate_astar(self._start, self._dst, cand_start, cand_x, cand_y, cand_edge, self.area_cost,
-                                   ps, pg, float(s[0]), float(s[1]), float(g[0]), float(g[1]),
-                                   poly_a, np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1]), poly_b,
-                                   np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]), cost)
+        search = CandidateSearch(self._start, self._dst, cand_start, cand_x, cand_y, cand_edge, self.area_cost,
+                                 ps, pg, float(s[0]), float(s[1]), float(g[0]), float(g[1]),
+                                 poly_a, np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1]), poly_b,
+                                 np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]), cost)
+        return search, (len(cand_x), cand_edge, poly_b, ids)
+
+    def _route_of(self, chain: np.ndarray, ps: int, meta):
+        """The route ``[(polygon, via), ...]`` of a crossing-point search's chain (None if empty)."""
         if len(chain) == 0:
             return None
-        n = len(cand_x)
+        n, cand_edge, poly_b, ids = meta
         route = [(ps, None)]
         for c in chain:
             if c < n:
@@ -791,3 +803,66 @@ class NavMesh:
         if not lefts:
             return np.array([a, b])
         return string_pull(a, b, np.array(lefts), np.array(rights))
+
+
+class MeshQuery:
+    """One navmesh query answered in slices (see ``NavMesh.start_query``). Queries in plain
+    sight, on uniform-cost meshes (the exact search: milliseconds) and within one polygon are
+    answered by the first ``step``; an area-cost search expands ``budget`` crossing points per
+    ``step``. ``expanded`` counts them."""
+
+    def __init__(self, mesh: NavMesh, start: Sequence[float], goal: Sequence[float]) -> None:
+        self.mesh = mesh
+        self.goal = goal
+        self._s = np.array(finite_point(start, "start"), dtype=np.float64)
+        self._g = np.array(finite_point(goal, "goal"), dtype=np.float64)
+        self._result: MeshPath | None = None
+        self._search = None
+        self.expanded = 0
+
+    @property
+    def done(self) -> bool:
+        """True when ``result()`` is final."""
+        return self._result is not None
+
+    def step(self, budget: int) -> bool:
+        """Advance by up to ``budget`` expansions; True when done."""
+        if self._result is not None:
+            return True
+        mesh = self.mesh
+        if self._search is None:
+            direct = mesh._in_plain_sight(self._s, self._g)
+            if direct is not None:
+                mesh.query_counts["direct"] += 1
+                self._result = direct
+                return True
+            mesh.query_counts["searched"] += 1
+            self._ps, self._s, self._pg, self._g, failure = mesh._snap(self._s, self._g)
+            if failure is not None:
+                self._result = failure
+                return True
+            if mesh._exact_applies() or self._ps == self._pg:
+                self._finish(mesh._route(self._ps, self._pg, self._s, self._g))
+                return True
+            self._search, self._meta = mesh._candidate_search(self._ps, self._pg, self._s, self._g)
+        before = self._search.expanded
+        done = self._search.step(budget)
+        self.expanded += self._search.expanded - before
+        if done:
+            _, chain = self._search.result()
+            route = mesh._route_of(chain, self._ps, self._meta)
+            self._finish(None if route is None else mesh._points(route, self._s, self._g))
+        return self._result is not None
+
+    def _finish(self, found) -> None:
+        if found is None:                                       # unreachable: go as close as possible
+            self._result = self.mesh._partial(self._ps, self._s, self._g, self.goal)
+        else:
+            pts, cost, links, polys, kinds = found
+            self._result = MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
+
+    def result(self) -> MeshPath:
+        """The answer (``step`` until True first)."""
+        if self._result is None:
+            raise NavError("the navmesh query is still running: step() it until it returns True")
+        return self._result

@@ -17,28 +17,93 @@ from numba import njit
 from ..search.chain import parent_chain
 from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 
+__all__ = ["CandidateSearch", "candidate_astar"]
 
-@njit(cache=True)
+
+#: Slots of a resumable candidate search's integer state.
+_U, _V, _SIZE, _STATUS, _EXPANDED = range(5)
+RUNNING, FOUND, EXHAUSTED = 0, 1, 2
+
+
+class CandidateSearch:
+    """A crossing-point A* that can run in slices (``step``) and answers exactly what one
+    uninterrupted run answers: the query of a mesh with area costs may expand many thousand
+    crossing points, so a crowd spreads it over ticks."""
+
+    def __init__(self, poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, area_cost, ps, pg, sx, sy,
+                 gx, gy, link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost) -> None:
+        self.tables = (poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, area_cost)
+        self.links = (link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost)
+        self.ends = np.array((ps, pg), dtype=np.int64)
+        self.goal_xy = np.array((gx, gy), dtype=np.float64)
+        size = cand_x.size + link_from.size + 1
+        self.g = np.full(size, np.inf)
+        self.parent = np.full(size, -1, dtype=np.int64)
+        self.pos = np.full(size, NOT_IN_HEAP, dtype=np.int32)
+        self.keys = np.empty(size)
+        self.nodes = np.empty(size, dtype=np.int32)
+        self.ints = np.array((-1, ps, 0, RUNNING, 0), dtype=np.int64)      # the start is state -1
+        self.floats = np.array((0.0, sx, sy), dtype=np.float64)            # its g and position
+
+    @property
+    def done(self) -> bool:
+        """True once the goal was reached or every state expanded."""
+        return self.ints[_STATUS] != RUNNING
+
+    @property
+    def expanded(self) -> int:
+        """States expanded so far."""
+        return int(self.ints[_EXPANDED])
+
+    def step(self, budget: int) -> bool:
+        """Expand up to ``budget`` states; True when done."""
+        if not self.done:
+            _candidate_run(*self.tables, self.ends, self.goal_xy, *self.links, self.g, self.parent,
+                           self.pos, self.keys, self.nodes, self.ints, self.floats, np.int64(max(1, budget)))
+        return self.done
+
+    def result(self):
+        """``(cost, chain)`` as ``candidate_astar`` returns (run to the end first)."""
+        while not self.done:
+            self.step(2**40)
+        goal = self.g.size - 1
+        if self.ints[_STATUS] != FOUND:
+            return np.inf, np.zeros(0, dtype=np.int64)
+        return self.g[goal], parent_chain(self.parent, self.parent[goal])
+
+
 def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, area_cost,
                     ps, pg, sx, sy, gx, gy, link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost):
     """Returns ``(cost, chain)``: the states passed, in order (empty if unreachable). States
     ``0..n-1`` are candidates; ``n + m`` is "arrived at the far end of directed off-mesh link
     ``m``" (it starts at (link_ax, link_ay) in polygon ``link_from[m]``, ends at (link_bx,
     link_by) in ``link_to[m]`` and costs ``link_cost[m]``; M may be 0)."""
+    return CandidateSearch(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, area_cost, ps, pg, sx, sy,
+                           gx, gy, link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost).result()
+
+
+@njit(cache=True)
+def _candidate_run(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, area_cost, ends, goal_xy,
+                   link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost,
+                   g, parent, pos, keys, nodes, ints, floats, budget):
+    """Expand the current state, pop the next, ``budget`` times (or to the end); the state to
+    expand next and the heap size are kept in ``ints`` / ``floats``."""
     n = cand_x.size
     m_links = link_from.size
     goal = n + m_links
-    g = np.full(goal + 1, np.inf)
-    parent = np.full(goal + 1, -1, dtype=np.int64)
-    pos = np.full(goal + 1, NOT_IN_HEAP, dtype=np.int32)
-    keys = np.empty(goal + 1)
-    nodes = np.empty(goal + 1, dtype=np.int32)
-    size = 0
-    # the start is state -1: expand it like any state inside polygon ps
-    u = -1
-    gu = 0.0
-    ux, uy, v = sx, sy, ps
-    while True:
+    pg = ends[1]
+    gx = goal_xy[0]
+    gy = goal_xy[1]
+    u = ints[_U]
+    v = ints[_V]
+    size = ints[_SIZE]
+    expanded = ints[_EXPANDED]
+    gu = floats[0]
+    ux = floats[1]
+    uy = floats[2]
+    status = RUNNING
+    steps = 0
+    while steps < budget:
         cv = area_cost[v]
         if v == pg:
             ng = gu + math.hypot(gx - ux, gy - uy) * cv
@@ -63,17 +128,26 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
                 g[n + m] = ng
                 parent[n + m] = u
                 size = heap_update(keys, nodes, pos, size, n + m, ng + math.hypot(link_bx[m] - gx, link_by[m] - gy))
+        expanded += 1
+        steps += 1
         if size == 0:
+            status = EXHAUSTED
             break
         u, size = heap_pop(keys, nodes, pos, size)
         pos[u] = CLOSED
         if u == goal:
+            status = FOUND
             break
         gu = g[u]
         if u < n:
             ux, uy, v = cand_x[u], cand_y[u], edge_dst[cand_edge[u]]
         else:
             ux, uy, v = link_bx[u - n], link_by[u - n], link_to[u - n]
-    if pos[goal] != CLOSED:
-        return np.inf, np.zeros(0, dtype=np.int64)
-    return g[goal], parent_chain(parent, parent[goal])
+    ints[_U] = u
+    ints[_V] = v
+    ints[_SIZE] = size
+    ints[_STATUS] = status
+    ints[_EXPANDED] = expanded
+    floats[0] = gu
+    floats[1] = ux
+    floats[2] = uy

@@ -152,6 +152,29 @@ def test_budgeted_hierarchy_plans_span_ticks_and_equal_the_one_shot_result(cape,
     np.testing.assert_allclose(crowd.path(a)[:-1, :2], cape.cells_to_world(one_shot.cells)[:-1, :2])
 
 
+def test_an_area_cost_navmesh_query_spans_ticks_and_equals_the_one_shot_result(cape):
+    """A mesh with area costs answers by a crossing-point search: it runs under the budget over
+    several ticks (no tick pays for it whole) and gives exactly ``find_path``'s path."""
+    passable = cape.passable[200:456, 200:456].copy()
+    cost = np.ones(passable.shape)
+    cost[:, 100:140] = 2.5                                     # a band of rough ground
+    grid = Grid(passable, cost)
+    labels = grid.components()
+    ys, xs = np.nonzero(labels == np.bincount(labels[labels >= 0]).argmax())
+    start, goal = grid.cell_to_world(int(xs[0]), int(ys[0])), grid.cell_to_world(int(xs[-1]), int(ys[-1]))
+    crowd = Crowd(grid, CrowdConfig(planning_units=2_000))
+    (a,) = crowd.add_agents([start])
+    crowd.move([a], goal, planner="navmesh")
+    ticks = 0
+    while crowd.state.nav_state[a, 0] == NavState.PLANNING or ticks == 0:
+        crowd.update(1 / 60)
+        ticks += 1
+        assert crowd.queue.last_units <= 2_000 + 8_000
+    one_shot = crowd.navmesh().find_path(start, goal)
+    assert ticks > 3 and one_shot.found
+    np.testing.assert_allclose(crowd.path(a)[:, :2], one_shot.points[:, :2])
+
+
 @pytest.mark.parametrize("planner", ["navmesh", "waypoints"])
 def test_single_step_planners_wait_their_turn_and_answer_the_one_shot_result(planner, arena):
     crowd = Crowd(arena, CrowdConfig(planning_units=1_000))
