@@ -101,6 +101,9 @@ class CrowdConfig:
         congestion_weight: scales the queueing cost, ≥ 0: a narrow cell of free width w carrying
             the route of T units costs ``weight · T / w`` more (the cells of waiting, per cell).
         congestion_narrow: passages up to this many cells from a wall count as narrow, > 0.
+        congestion_refresh: seconds between refreshes of the traffic map from the crowd as it is:
+            each group route counts the members still on their way (arrived ones stop counting),
+            so orders given later see the queues that remain, > 0.
         contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
             sum of their radii are pushed apart (never into a wall), so no two units overlap
             even where two armies press into each other; mates otherwise keep only flocking's
@@ -129,6 +132,7 @@ class CrowdConfig:
     congestion: bool = False
     congestion_weight: float = 1.0
     congestion_narrow: float = 3.0
+    congestion_refresh: float = 2.0
     contacts: bool = False
 
     def __post_init__(self) -> None:
@@ -144,7 +148,8 @@ class CrowdConfig:
                   ("avoidance_horizon", self.avoidance_horizon > 0),
                   ("avoidance_wall_horizon", self.avoidance_wall_horizon > 0),
                   ("idle_priority", self.idle_priority > 0), ("congestion_weight", self.congestion_weight >= 0),
-                  ("congestion_narrow", self.congestion_narrow > 0)]
+                  ("congestion_narrow", self.congestion_narrow > 0),
+                  ("congestion_refresh", self.congestion_refresh > 0)]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
@@ -215,6 +220,7 @@ class Crowd:
         #: planned group traffic per cell (units whose group route runs there), for congestion
         self.traffic = np.zeros(grid.shape, dtype=np.float64)
         self._routes: dict[tuple, tuple[np.ndarray, float]] = {}
+        self._since_traffic = 0.0                # seconds since the traffic map was recounted
         self.route_search = None                 # the group whose congestion-aware route is being searched
 
     # ================================================================ agents
@@ -353,6 +359,10 @@ class Crowd:
         if len(followed.drifted):
             self._replan(followed.drifted)
         self.groups.update(dt)
+        if self._routes:
+            self._since_traffic += dt
+            if self._since_traffic >= self.config.congestion_refresh:
+                self.refresh_traffic()
         apply_flocking(s, self.grid, self.config.wall_avoidance)
         self._avoid(dt)
         self._move(dt)
@@ -744,6 +754,20 @@ class Crowd:
         band &= self._clearance() <= self.config.congestion_narrow       # queues form at narrow passages
         self.traffic[band] += units
         self._routes[key] = (band, units)
+
+    def refresh_traffic(self) -> None:
+        """Recount each registered group route by the members still on their way (called every
+        ``congestion_refresh`` seconds)."""
+        self._since_traffic = 0.0
+        for key, (band, units) in list(self._routes.items()):
+            order = self.groups.orders.get(key)
+            live = float(order.members) if order is not None else 0.0
+            if live <= 0:
+                self.remove_route(key)
+            elif live != units:
+                self.traffic[band] += live - units
+                self._routes[key] = (band, live)
+        np.maximum(self.traffic, 0.0, out=self.traffic)
 
     def remove_route(self, key) -> None:
         """A group order ended: its route no longer counts as traffic."""

@@ -105,7 +105,8 @@ class GroupSteering:
         state = s.nav_state[:n, 0]
         rows = np.flatnonzero(group_planner & ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)))
         if len(rows) == 0:
-            self.orders.clear()
+            for key in list(self.orders):                     # every order ended: forget them all
+                self._forget(key)
             return
         keys = self.keys(rows)
         uniq, first, inverse = _group_index(keys, grid)
@@ -143,9 +144,7 @@ class GroupSteering:
                     direction[moving] = self.directions(order, rows[moving])
                     follower[moving] = True
         for key in [k for k in self.orders if k not in live]:
-            self.crowd.queue.cancel(("group", key))
-            self.crowd.remove_route(key)
-            del self.orders[key]
+            self._forget(key)
         walking = ready[inverse] & (s.nav_state[rows, 0] == NavState.FOLLOWING)
         aim = s.target[rows, :2].copy()
         self._use_slots(rows, inverse, uniq, keys, first, walking & follower, radius, direction, aim)
@@ -254,6 +253,12 @@ class GroupSteering:
         order.taken = np.zeros(len(pts), dtype=bool)
         if order.leader is not None and len(pts):
             order.taken[0] = True                         # the goal itself: the leader's
+
+    def _forget(self, key) -> None:
+        """A group order ended: its plan is cancelled and its route stops counting as traffic."""
+        self.crowd.queue.cancel(("group", key))
+        self.crowd.remove_route(key)
+        del self.orders[key]
 
     def _begin_walking(self, order: GroupOrder, members: np.ndarray) -> None:
         """Members still waiting for the plan start walking (the plan arrived)."""

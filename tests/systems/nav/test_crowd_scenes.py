@@ -227,3 +227,30 @@ def test_200_through_a_one_cell_gap_settle_close_to_the_best_packing(planner):
     ideal = 0.5 * 2.5 * r * math.sqrt(200 / (math.pi / (2 * math.sqrt(3))))   # spacing 2.5 r, hexagonal packing
     distance = np.hypot(*(crowd.positions[:, :2] - (50.5, 10.5)).T)
     assert distance.max() <= 1.3 * ideal, f"{distance.max():.1f} > 1.3 × {ideal:.1f}"
+
+
+def test_congestion_traffic_is_recounted_as_a_group_arrives():
+    """The traffic map is refreshed at a low rate from the crowd as it is: a route's weight
+    falls as its group's members arrive, and is gone when the order ends."""
+    level = load_level("river")
+    grid = level.grid
+    crowd = Crowd(grid, CrowdConfig(congestion=True, congestion_refresh=1.0))
+    rng = np.random.default_rng(4)
+    a = level.spawns[1][rng.choice(len(level.spawns[1]), 120, replace=False)] + 0.5
+    ids = crowd.add_agents(a, radius=0.35, max_speed=4.0, group=1)
+    crowd.move(ids, (84.5, 12.5), planner="flowfield")
+    peaks, arrived = [], set()
+    for tick in range(3000):
+        arrived |= set(crowd.update(DT).reached.tolist())
+        if tick % 30 == 0:
+            peaks.append((len(arrived), float(crowd.traffic.max())))
+        if len(arrived) == 120:
+            break
+    assert len(arrived) == 120
+    full = max(t for _, t in peaks)
+    assert full >= 120 - 1e-9                                   # the whole group counted while walking
+    late = [t for done, t in peaks if done >= 100]
+    assert late and min(late) <= 20 + 1e-9                      # recounted: at most the 20 still walking
+    for _ in range(3):
+        crowd.update(DT)
+    assert crowd.traffic.max() == 0.0 and not crowd._routes     # the order ended: no traffic left
