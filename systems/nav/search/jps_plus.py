@@ -24,9 +24,10 @@ from numba import njit
 
 from .goal_bounds import inside
 from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
+from .jps import expand_jumps
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
-__all__ = ["JumpTable", "jump_table", "build_table", "build_layer", "update_table", "jps_plus_run", "DX", "DY"]
+__all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "build_layer", "update_table", "jps_plus_run", "DX", "DY"]
 
 DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
@@ -439,3 +440,29 @@ def jump_table(grid, cache_dir=None, progress=None) -> JumpTable:
     """The grid's JPS+ table (kept with the grid, following its edits): loaded from or saved to
     ``cache_dir`` when given, else built."""
     return grid.kept("jps+", lambda g: JumpTable.cached(g, cache_dir, progress))
+
+
+@njit(cache=True)
+def jps_plus_query(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, start, goal, bounds,
+                   use_bounds):
+    """One whole JPS+ query in one call (for one-shot ``find_path``: no per-step overhead; call
+    the workspace's ``next_stamp`` first). Returns ``(cost, cells)``; cost inf and no cells when
+    unreachable."""
+    cur = np.int32(state[STAMP])
+    stamp[start] = cur
+    g[start] = 0.0
+    parent[start] = -1
+    pos[start] = NOT_IN_HEAP
+    gx = goal % wp
+    gy = goal // wp
+    state[HEAP_SIZE] = heap_push(heap_key, heap_node, pos, 0, (1.0 + TIE_BREAK) * _octile(start % wp, start // wp,
+                                                                                          gx, gy), start)
+    state[EXPANDED] = 0
+    state[WORK] = 0
+    state[STATUS] = IN_PROGRESS
+    state[GOAL] = goal
+    status = jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, np.int64(1) << 60,
+                          bounds, use_bounds)
+    if status != FOUND:
+        return np.inf, np.zeros((0, 2), dtype=np.int32)
+    return g[goal], expand_jumps(parent, goal, wp)

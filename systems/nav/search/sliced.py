@@ -31,7 +31,7 @@ from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_search, join_paths
 from .goal_bounds import NO_BOUNDS, GoalBounds
 from .jps import expand_jumps, jps_run
-from .jps_plus import JumpTable, jps_plus_run
+from .jps_plus import JumpTable, jps_plus_query, jps_plus_run
 from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspace
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
@@ -128,8 +128,7 @@ class SlicedSearch:
         self._jump_table = grid.kept("jps+", JumpTable.build).current() if method == "jps+" else None
         self.expanded = 0
         self.work = 0                      # budget units spent (expansions, plus scans for JPS)
-        if self._result is None and method != "bidirectional":
-            self._begin()
+        self._begun = False
 
     # ---------------------------------------------------------------- public
     @property
@@ -144,6 +143,8 @@ class SlicedSearch:
         if self.method == "bidirectional":
             self._result = self._run_bidirectional()
             return self._result.status
+        if not self._begun:
+            self._begin()
         grid, ws = self.grid, self._ws
         (free, cost), wp = grid.padded()
         budget = np.int64(max(0, max_expansions))
@@ -172,6 +173,8 @@ class SlicedSearch:
 
     def run(self) -> PathResult:
         """Run to the end and return the result."""
+        if self._result is None and self.method == "jps+" and not self._begun:
+            self._run_jps_plus()                   # one kernel call: no per-step overhead
         while self._result is None:
             self.step(2**62)
         return self._result
@@ -201,7 +204,26 @@ class SlicedSearch:
                 f"goal {(gx, gy)} is not reachable from start {(sx, sy)} (different connected regions)")
         return None
 
+    def _run_jps_plus(self) -> None:
+        grid = self.grid
+        if self._ws is None:
+            self._ws = grid.workspace("search", SearchWorkspace.for_grid)
+        ws = self._ws
+        ws.next_stamp()
+        (free, _), wp = grid.padded()
+        cost, cells = jps_plus_query(self._jump_table, free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key,
+                                     ws.heap_node, ws.state, self._flat(self.start), self._flat(self.goal),
+                                     self._bounds, self._use_bounds)
+        self.expanded = int(ws.state[EXPANDED])
+        self.work = int(ws.state[WORK])
+        if len(cells):
+            self._result = PathResult(PathStatus.FOUND, float(cost), cells, self.expanded, self.note)
+        else:
+            self._result = PathResult.unreachable(f"goal {self.goal} is not reachable from start {self.start}",
+                                                  self.expanded)
+
     def _begin(self) -> None:
+        self._begun = True
         grid = self.grid
         if self._ws is None:
             self._ws = grid.workspace("search", SearchWorkspace.for_grid)
