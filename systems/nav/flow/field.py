@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import NavError
 from ..grid import MOVE_DX, MOVE_DY, Grid
 from .direction import flow_directions, make_safe
+from .eikonal import fast_marching, source_seeds
 from .integration import integrate
 from .los import goal_visibility
 
@@ -51,10 +52,13 @@ class FlowField:
 
     @classmethod
     def build(cls, grid: Grid, goals: Sequence[Sequence[int]], *, smooth: bool = True,
-              los_radius: int = 64) -> "FlowField":
+              los_radius: int = 64, integration: str = "dijkstra") -> "FlowField":
         """Build the field toward ``goals`` (``(x, y)`` cells; an area goal is many cells).
 
         Args:
+            integration: ``"dijkstra"`` (8-neighbour costs, exact for grid paths) or
+                ``"eikonal"`` (fast marching: travel times close to straight-line distances,
+                matching scikit-fmm's first-order solution; see ``flow.eikonal``).
             smooth: curved directions away from walls (else pure 8-direction moves).
             los_radius: cells within this Chebyshev distance of a single goal that see it steer
                 straight at it; 0 turns the line-of-sight pass off.
@@ -73,7 +77,9 @@ class FlowField:
         g = np.array([grid.check_cell(cell, "goal") for cell in raw], dtype=np.int64).reshape(-1, 2)
         if not grid.passable[g[:, 1], g[:, 0]].any():
             raise NavError(f"every goal cell is blocked: {g[:4].tolist()}")
-        return build_field(grid, g, smooth=smooth, los_radius=los_radius)
+        if integration not in ("dijkstra", "eikonal"):
+            raise NavError(f"integration must be 'dijkstra' or 'eikonal', got {integration!r}")
+        return build_field(grid, g, smooth=smooth, los_radius=los_radius, eikonal=integration == "eikonal")
 
     def sample(self, points: np.ndarray) -> np.ndarray:
         """Directions for world points: ``(N, 2|3)`` -> ``(N, 2) float32`` unit vectors; zero for
@@ -113,7 +119,7 @@ class FlowField:
 
 def build_field(grid: Grid, seeds: np.ndarray, values: np.ndarray | None = None, *,
                 allowed: np.ndarray | None = None, limit: float = np.inf, smooth: bool = True,
-                los_radius: int = 0) -> FlowField:
+                los_radius: int = 0, eikonal: bool = False) -> FlowField:
     """The machinery behind ``FlowField.build``, open to restricted fields: ``seeds`` (``(K, 2)``
     cells, blocked ones ignored) start at ``values`` (default 0); only cells where ``allowed``
     (``bool [H, W]``) is True are entered; cells costlier than ``limit`` stay unreachable."""
@@ -134,7 +140,16 @@ def build_field(grid: Grid, seeds: np.ndarray, values: np.ndarray | None = None,
     # float32 accumulation: measured within 1e-5 relative of the float64 field on a 1024²
     # map, and ~15% faster (half the memory traffic); integration is float32 anyway.
     dist = np.full((h + 2) * (w + 2), np.inf, dtype=np.float32)
-    integrate(moves, cost, wp, grid.is_uniform, flat_seeds, vals, allow, dist, float(limit))
+    if eikonal:
+        if allowed is not None:
+            raise NavError("eikonal integration does not take an allowed-cells mask")
+        seeds, seed_values = source_seeds(passable, cost, wp, flat_seeds)
+        seed_values += np.repeat(vals, [1 + sum(bool(passable[s + d]) for d in (1, -1, wp, -wp)) for s in flat_seeds])
+        # the goals' own time (their distance to the zero contour) is taken off: goals cost 0
+        offset = float(seed_values.min()) - float(vals.min()) if len(vals) else 0.0
+        fast_marching(passable, cost, wp, seeds, seed_values - offset, dist, float(limit))
+    else:
+        integrate(moves, cost, wp, grid.is_uniform, flat_seeds, vals, allow, dist, float(limit))
     best = np.empty(dist.size, dtype=np.int8)
     direction = np.empty((dist.size, 2), dtype=np.float32)
     flow_directions(moves, cost, wp, grid.is_uniform, dist, smooth, best, direction)

@@ -103,6 +103,48 @@ def test_directions_never_point_into_walls(name):
         _assert_directions_legal(FlowField.build(grid, [_goal(grid, 3)], los_radius=los))
 
 
+@pytest.mark.parametrize("name", ["arena", "den520d", "cape256"])
+def test_eikonal_directions_never_point_into_walls(name):
+    grid = _map(name)
+    for los in (0, 64):
+        _assert_directions_legal(FlowField.build(grid, [_goal(grid, 3)], los_radius=los, integration="eikonal"))
+
+
+@pytest.mark.parametrize("name", ["open", "terrain", "den520d"])
+def test_eikonal_field_matches_scikit_fmm_first_order(name):
+    """Within 1% of scikit-fmm's first-order travel times at cells at least 5 from the source
+    (measured: 1e-12), on an open map, with terrain speeds, and among obstacles."""
+    skfmm = pytest.importorskip("skfmm")
+    if name == "open":
+        grid = Grid(np.ones((120, 120), dtype=bool))
+    elif name == "terrain":
+        grid = Grid(np.ones((120, 120), dtype=bool), np.where(np.arange(120)[None, :] > 70, 3.0, 1.0) * np.ones((120, 1)))
+    else:
+        grid = _map(name)
+    gx, gy = _goal(grid, 5) if name == "den520d" else (40, 60)
+    ours = FlowField.build(grid, [(gx, gy)], integration="eikonal").integration.astype(np.float64)
+    phi = np.ones(grid.shape)
+    phi[gy, gx] = -1
+    ref = np.abs(np.ma.filled(skfmm.travel_time(np.ma.MaskedArray(phi, ~grid.passable), 1.0 / grid.cost, dx=1.0,
+                                                order=1), np.inf))
+    ys, xs = np.mgrid[0:grid.height, 0:grid.width]
+    far = (np.hypot(xs - gx, ys - gy) >= 5) & np.isfinite(ref)
+    assert np.array_equal(np.isfinite(ours), np.isfinite(ref))
+    offset = np.sqrt(2) / 4 * grid.cost[gy, gx]                 # our goal costs 0, theirs its contour distance
+    rel = np.abs(ours[far] + offset - ref[far]) / ref[far]
+    assert rel.max() <= 0.01
+
+
+def test_eikonal_is_closer_to_straight_lines_than_dijkstra():
+    grid = Grid(np.ones((101, 101), dtype=bool))
+    eik = FlowField.build(grid, [(50, 50)], integration="eikonal").integration
+    dij = FlowField.build(grid, [(50, 50)]).integration
+    ys, xs = np.mgrid[0:101, 0:101]
+    euclid = np.hypot(xs - 50, ys - 50)
+    far = euclid >= 20
+    assert np.abs(eik[far] - euclid[far]).max() < 0.6 * np.abs(dij[far] - euclid[far]).max()
+
+
 def test_directions_on_random_grids_with_terrain_are_legal():
     rng = np.random.default_rng(4)
     for _ in range(10):
