@@ -44,6 +44,7 @@ class Navigation:
         congestion: congestion-aware group routes: a group's route avoids the routes other groups
             already follow when a detour is cheaper than the crowd (two armies use both bridges).
         contacts: hard contacts: no two agents overlap, even in a crush (``CrowdConfig.contacts``).
+        flow_integration: ``"dijkstra"`` or ``"eikonal"`` flow fields (``CrowdConfig.flow_integration``).
         cache_dir: where bakes (hierarchy, navmesh, waypoint graph) are cached: by default the
             user's cache directory (``$RTSNAV_CACHE_DIR``, else ``~/.cache/rtsnav`` on Linux), never
             the installed package; ``False`` keeps bakes in memory. An unwritable folder falls back
@@ -56,7 +57,8 @@ class Navigation:
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
-                 stuck_after: float = 4.0, congestion: bool = False, contacts: bool = False, cache_dir: str | Path | None | bool = None,
+                 stuck_after: float = 4.0, congestion: bool = False, contacts: bool = False,
+                 flow_integration: str = "dijkstra", cache_dir: str | Path | None | bool = None,
                  waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
                  navmesh_radius: float = 0.4) -> None:
         if not isinstance(grid, Grid):
@@ -70,7 +72,7 @@ class Navigation:
                              sector_size=int(sector_size), corridor_width=float(corridor_width),
                              wall_avoidance=float(wall_avoidance), navmesh_radius=float(navmesh_radius),
                              stuck_after=float(stuck_after), congestion=bool(congestion),
-                             contacts=bool(contacts))
+                             contacts=bool(contacts), flow_integration=flow_integration)
         self.crowd = Crowd(grid, config, navmesh=navmesh, waypoint_graph=waypoint_graph, cache_dir=self.cache_dir)
         #: which components hold positions / velocities (``install(position=...)`` sets it)
         self.binding = ComponentBinding()

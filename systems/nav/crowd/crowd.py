@@ -104,6 +104,8 @@ class CrowdConfig:
         congestion_refresh: seconds between refreshes of the traffic map from the crowd as it is:
             each group route counts the members still on their way (arrived ones stop counting),
             so orders given later see the queues that remain, > 0.
+        flow_integration: how whole-map flow fields integrate: ``"dijkstra"`` (8-neighbour
+            costs) or ``"eikonal"`` (fast marching: straighter flows across open ground).
         contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
             sum of their radii are pushed apart (never into a wall), so no two units overlap
             even where two armies press into each other; mates otherwise keep only flocking's
@@ -133,6 +135,7 @@ class CrowdConfig:
     congestion_weight: float = 1.0
     congestion_narrow: float = 3.0
     congestion_refresh: float = 2.0
+    flow_integration: str = "dijkstra"
     contacts: bool = False
 
     def __post_init__(self) -> None:
@@ -149,7 +152,8 @@ class CrowdConfig:
                   ("avoidance_wall_horizon", self.avoidance_wall_horizon > 0),
                   ("idle_priority", self.idle_priority > 0), ("congestion_weight", self.congestion_weight >= 0),
                   ("congestion_narrow", self.congestion_narrow > 0),
-                  ("congestion_refresh", self.congestion_refresh > 0)]
+                  ("congestion_refresh", self.congestion_refresh > 0),
+                  ("flow_integration", self.flow_integration in ("dijkstra", "eikonal"))]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
@@ -781,7 +785,8 @@ class Crowd:
         (so groups ordered in the same tick see each other), its route registered at once."""
         def build():
             planning = self.planning_grid()
-            field = FlowField.build(planning, [goal]) if planning is not self.grid else self.flow_field(goal)
+            field = (FlowField.build(planning, [goal], integration=self.config.flow_integration)
+                     if planning is not self.grid else self.flow_field(goal))
             if isinstance(field, FlowField):
                 self.add_route(key, field.descend(start), units)
             return field
@@ -796,7 +801,8 @@ class Crowd:
         if self.uses_tiles:
             return CallJob(lambda: self.sector_graph().order(goal), 2_000)
         cells = int(self.grid.passable.sum())
-        return CallJob(lambda: FlowField.build(self.grid, [goal]), int(UNITS["field_per_cell"] * cells))
+        return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration),
+                       int(UNITS["field_per_cell"] * cells))
 
     def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
         """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
