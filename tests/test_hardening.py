@@ -56,15 +56,14 @@ def test_a_planner_error_fails_the_agent_and_later_ticks_run(cape_mesh, cape):
         def broken(*_):
             raise RuntimeError("boom")
 
-        cape_mesh_find = cape_mesh.find_path
-        cape_mesh.find_path = broken                         # a planner that raises
+        cape_mesh.start_query = broken                       # a planner that raises
         agent = NavigationAgent(target_position=(613.5, 621.5, 0.0), method="navmesh")
         esper.create_entity(Position(158.5, 634.5), Velocity(), agent)
         try:
             for _ in range(5):
                 esper.process(1 / 30)                       # never raises
         finally:
-            cape_mesh.find_path = cape_mesh_find
+            del cape_mesh.start_query                       # the class's own again
         assert agent.state is NavState.FAILED and "boom" in agent.failure_reason
         agent.target_position = (160.5, 630.5, 0.0)
         for _ in range(5):

@@ -30,6 +30,7 @@ from numba import njit
 
 from ..errors import NavError
 from ..flow.field import FlowField
+from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid, finite_point
 from ..result import PathStatus
@@ -477,6 +478,8 @@ class Crowd:
             return
         s.agent_flags[dirty, F_TARGET_DIRTY] = False
         s.best_distance[dirty] = np.inf
+        s.best_togo[dirty] = np.inf
+        s.togo[dirty] = np.nan
         s.recoveries[dirty] = 0
         s.slot[dirty] = -1
         s.home_x[dirty] = np.nan
@@ -792,6 +795,11 @@ class Crowd:
             return field
 
         return CallJob(build, int(UNITS["field_per_cell"] * int(self.grid.passable.sum())))
+
+    def potential_job(self, goal: tuple[int, int]) -> CallJob:
+        """A job building the artificial potential field toward ``goal`` (the paper's baseline)."""
+        return CallJob(lambda: PotentialField.build(self.grid, goal), int(UNITS["field_per_cell"] * self.grid.width
+                                                                          * self.grid.height))
 
     def field_job(self, goal: tuple[int, int]) -> CallJob:
         """A job building the flow toward ``goal`` (cached when done)."""

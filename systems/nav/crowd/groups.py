@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from ..flow.corridor import CorridorField
+from ..flow.potential import PotentialField
 from ..result import PathStatus
 from ..steering.proximity_grid import near_any_in_group
 from .planners import UNITS, CallJob, GridJob, Route
@@ -36,6 +37,7 @@ __all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES"]
 
 FLOW_CODES = np.array([PLANNERS.index(p) for p in GROUP_PLANNERS], dtype=np.int8)
 LEADER = PLANNERS.index("leader")
+POTENTIAL = PLANNERS.index("potential")
 #: Fraction of max speed a unit keeps while decelerating inside its arrival disc.
 MIN_ARRIVAL_SPEED = 0.25
 #: Units settle about this many radii apart (flocking's personal space).
@@ -101,6 +103,7 @@ class GroupSteering:
         Python runs once per group only to sample its flow; the rest is one vectorised pass."""
         s, grid = self.crowd.state, self.crowd.grid
         n = s.size
+        s.togo[:n] = np.nan                         # measured again below for the units a field steers
         group_planner = np.isin(s.agent_method[:n, 0], FLOW_CODES) & s.alive[:n] & (s.mode[:n] != Mode.PATH)
         state = s.nav_state[:n, 0]
         rows = np.flatnonzero(group_planner & ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)))
@@ -142,6 +145,7 @@ class GroupSteering:
                 moving = members_at[steerable[members_at]]
                 if len(moving):
                     direction[moving] = self.directions(order, rows[moving])
+                    s.togo[rows[moving]] = self.cost_to_go(order, rows[moving])
                     follower[moving] = True
         for key in [k for k in self.orders if k not in live]:
             self._forget(key)
@@ -336,6 +340,8 @@ class GroupSteering:
             start = grid.world_to_cell(*s.position[leader, :2])
             job = GridJob(grid, start, goal, "astar", s.target[leader].copy(), crowd.config.smoothing, crowd.pool)
             crowd.queue.submit(("group", key), _LeaderPlan(job, crowd, order))
+        elif key[3] == POTENTIAL:
+            crowd.queue.submit(("group", key), crowd.potential_job(goal))
         elif crowd.config.congestion and not crowd.uses_tiles:
             crowd.queue.submit(("group", key), crowd.congested_field_job(key, goal, order.start, len(members)))
         else:
@@ -364,8 +370,9 @@ class GroupSteering:
         elif isinstance(job.value, Exception):
             order.failed = f"flow field failed ({type(job.value).__name__}: {job.value})"
             return
-        elif getattr(job.value, "grid", None) is not None and job.value.grid is not self.crowd.grid:
-            order.field = job.value                           # planned around other groups' traffic
+        elif isinstance(job.value, PotentialField) or (getattr(job.value, "grid", None) is not None
+                                                       and job.value.grid is not self.crowd.grid):
+            order.field = job.value                           # a potential field, or planned around traffic
         order.ready = True
 
     def _arrival_radius(self, goal, count: int, radius: float) -> float:
@@ -384,6 +391,22 @@ class GroupSteering:
         return float(4 * r_guess + 64) * grid.cell_size
 
     # ----------------------------------------------------------------- steering
+    def cost_to_go(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
+        """Each member's remaining cost on the field its group follows (NaN where there is none:
+        outside a leader's corridor). The progress watch counts only a new lowest value as
+        progress for these units, so a crowd jostling in a dead end is not "moving"."""
+        grid = self.crowd.grid
+        cells = grid.world_to_cells(self.crowd.state.position[members])
+        h, w = grid.shape
+        x = np.clip(cells[:, 0], 0, w - 1)
+        y = np.clip(cells[:, 1], 0, h - 1)
+        if order.corridor is not None:
+            return np.where(order.corridor.inside[y, x], order.corridor.field.integration[y, x], np.nan)
+        field = order.field if order.field is not None else self.crowd.flow_field(order.goal)
+        if hasattr(field, "integration"):
+            return np.asarray(field.integration[y, x], dtype=np.float64)
+        return field.cost(np.stack([x, y], axis=1))          # sector tiles (sampled, so built)
+
     def directions(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """``(m, 2)`` unit directions for the followers ``members``."""
         pos = self.crowd.state.position[members]

@@ -46,9 +46,9 @@ class Mode(enum.IntEnum):
 
 #: Planner names, in the order of their codes in ``agent_method`` (components mirror it).
 PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints", "hierarchy",
-            "flowfield", "leader")
+            "flowfield", "leader", "potential")
 #: Planners that move agents as groups (keyed by flock group, goal cell and planner).
-GROUP_PLANNERS = ("flowfield", "leader")
+GROUP_PLANNERS = ("flowfield", "leader", "potential")
 
 P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX = range(5)
 F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY, F_PAUSED = range(4)
@@ -78,6 +78,8 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "anchor_y": ("f8", 0.0),
     "still_for": ("f8", 0.0),             # seconds since then
     "best_distance": ("f8", np.inf),      # closest it came to its target on this order
+    "togo": ("f8", np.nan),               # cost to go on its group's field (NaN: not measured)
+    "best_togo": ("f8", np.inf),          # the lowest cost to go it reached on this order
     "recoveries": ("i4", 0),              # stuck recoveries tried on this order
     "slot": ("i8", -1),                   # arrival slot in its group order (-1: none yet)
     "home_x": ("f8", np.nan),             # where that slot is (a settled unit returns there)

@@ -9,7 +9,6 @@ sector, ``2p + 1`` in its second. Edges: crossing a portal (one straight step), 
 sides that share a sector (the in-sector shortest distance, from a bounded Dijkstra).
 
 >>> import numpy as np
-from numba import njit
 >>> from rtsnav.systems.nav import Grid
 >>> from rtsnav.systems.nav.flow.sectors import SectorGraph
 >>> grid = Grid(np.ones((32, 32), dtype=bool))
