@@ -29,18 +29,11 @@ __all__ = ["fast_marching", "source_seeds"]
 
 
 @njit(cache=True, inline="always")
-def _solve(dist, pos, wp, v, c):
-    """Godunov upwind time of padded cell ``v`` from its accepted neighbours."""
-    a = math.inf
-    if pos[v - 1] == CLOSED:
-        a = dist[v - 1]
-    if pos[v + 1] == CLOSED and dist[v + 1] < a:
-        a = dist[v + 1]
-    b = math.inf
-    if pos[v - wp] == CLOSED:
-        b = dist[v - wp]
-    if pos[v + wp] == CLOSED and dist[v + wp] < b:
-        b = dist[v + wp]
+def _solve(known, wp, v, c):
+    """Godunov upwind time of padded cell ``v`` from its accepted neighbours (``known``: their
+    times, inf for cells not accepted)."""
+    a = min(known[v - 1], known[v + 1])
+    b = min(known[v - wp], known[v + wp])
     if a > b:
         a, b = b, a
     if b - a >= c:
@@ -57,26 +50,27 @@ def fast_marching(free, cost, wp, seeds, seed_values, dist, limit):
     pos = np.full(n, NOT_IN_HEAP, dtype=np.int32)
     keys = np.empty(n)
     nodes = np.empty(n, dtype=np.int32)
+    known = np.full(n, np.inf)                 # accepted times only: the upwind stencil reads these
     size = 0
     for k in range(seeds.size):
         s = seeds[k]
         if free[s] and seed_values[k] < dist[s]:
             dist[s] = seed_values[k]
             size = heap_update(keys, nodes, pos, size, s, seed_values[k])
-    offs = np.array((1, -1, wp, -wp))
     accepted = 0
     while size > 0:
         u, size = heap_pop(keys, nodes, pos, size)
         pos[u] = CLOSED
-        if dist[u] > limit:
+        t_u = dist[u]
+        if t_u > limit:
             dist[u] = np.inf
             break
+        known[u] = t_u
         accepted += 1
-        for k in range(4):
-            v = u + offs[k]
+        for v in (u + 1, u - 1, u + wp, u - wp):
             if not free[v] or pos[v] == CLOSED:
                 continue
-            t = _solve(dist, pos, wp, v, cost[v])
+            t = _solve(known, wp, v, cost[v])
             if t < dist[v]:
                 dist[v] = t
                 size = heap_update(keys, nodes, pos, size, v, t)
