@@ -13,7 +13,8 @@ concave bay facing the spawn (where potential fields get stuck); rtsnav's planne
   crowd following those paths;
 * potential field: ``PotentialField`` (goal attraction, wall repulsion), then the crowd on it;
 * flow field (basic): one ``FlowField`` (8-neighbour Dijkstra integration, no line of sight);
-* flow field (improved): ``FlowField(integration="eikonal")`` with the line-of-sight pass.
+* flow field (improved): ``FlowField(integration="eikonal", rule="kernel")`` — the seed texts'
+  Eikonal integration and the vector-field article's direction rule — with the line-of-sight pass.
 
 Movement runs through ``Crowd`` (30 ticks a second, agents of radius 0.35 at 4 cells a second,
 flocking on for the group planners) until everyone arrived or 120 s. ``stuck`` counts the
@@ -83,7 +84,7 @@ def pathfinding_ms(grid: Grid, algorithm: str, starts: np.ndarray) -> float:
     elif algorithm == "flow field (basic)":
         FlowField.build(grid, [GOAL], los_radius=0)
     else:
-        FlowField.build(grid, [GOAL], integration="eikonal")
+        FlowField.build(grid, [GOAL], integration="eikonal", rule="kernel")
     return (time.perf_counter() - t) * 1e3
 
 
@@ -91,7 +92,9 @@ def movement(grid: Grid, algorithm: str, starts: np.ndarray) -> dict:
     """Simulated seconds until every agent arrived (or 120 s), arrivals and stuck events."""
     planner = {"Dijkstra per agent": "dijkstra", "A* per agent": "astar", "potential field": "potential",
                "flow field (basic)": "flowfield", "flow field (improved)": "flowfield"}[algorithm]
-    config = CrowdConfig(flow_integration="eikonal" if "improved" in algorithm else "dijkstra", flow_mode="full")
+    improved = "improved" in algorithm
+    config = CrowdConfig(flow_integration="eikonal" if improved else "dijkstra",
+                         flow_rule="kernel" if improved else "descent", flow_mode="full")
     crowd = Crowd(grid, config)
     group = 1 if planner in ("potential", "flowfield") else -1
     jitter = np.random.default_rng(len(starts)).uniform(0.2, 0.8, (len(starts), 2))
@@ -137,9 +140,10 @@ def print_tables(report: dict) -> None:
     print(head)
     print("-" * len(head))
     for algorithm, row in report["movement"].items():
-        print(f"{algorithm:<24}" + "".join(f"{row[c]['seconds']:>10.1f}" for c in COUNTS))
-X
-                                    for c in COUNTS))
+        print(f"{algorithm:<24}" + "".join(f"{row[c]['seconds']:>12.1f}" for c in COUNTS))
+        print(f"{'  arrived, stuck':<24}"
+              + "".join(f"{str(row[c]['arrived']) + '/' + str(c) + ', ' + str(row[c]['stuck_events']):>12} "
+                        for c in COUNTS))
 
 
 def picture(path: Path) -> None:
@@ -150,10 +154,13 @@ def picture(path: Path) -> None:
     import matplotlib.pyplot as plt
 
     grid = paper_map()
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    fields = [("flow field (basic)", FlowField.build(grid, [GOAL], los_radius=0)),
-              ("flow field (improved: Eikonal + line of sight)", FlowField.build(grid, [GOAL], integration="eikonal")),
+    fig, axes = plt.subplots(2, 2, figsize=(12, 9.2))
+    fields = [("flow field: Dijkstra, steepest descent (basic)", FlowField.build(grid, [GOAL], los_radius=0)),
+              ("Eikonal + kernel rule + line of sight (improved)",
+               FlowField.build(grid, [GOAL], integration="eikonal", rule="kernel")),
+              ("the vector-field article's kernel rule", FlowField.build(grid, [GOAL], los_radius=0, rule="kernel")),
               ("potential field (x: local minima)", PotentialField.build(grid, GOAL))]
+    axes = axes.ravel()
     ys, xs = np.nonzero(grid.passable)
     for ax, (title, field) in zip(axes, fields):
         ax.imshow(~grid.passable, cmap="Greys", origin="upper")

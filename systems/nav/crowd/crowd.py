@@ -107,6 +107,8 @@ class CrowdConfig:
             so orders given later see the queues that remain, > 0.
         flow_integration: how whole-map flow fields integrate: ``"dijkstra"`` (8-neighbour
             costs) or ``"eikonal"`` (fast marching: straighter flows across open ground).
+        flow_rule: the direction pass of whole-map fields: ``"descent"`` or ``"kernel"`` (the
+            vector-field article's rule; see ``FlowField.build``).
         contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
             sum of their radii are pushed apart (never into a wall), so no two units overlap
             even where two armies press into each other; mates otherwise keep only flocking's
@@ -137,6 +139,7 @@ class CrowdConfig:
     congestion_narrow: float = 3.0
     congestion_refresh: float = 2.0
     flow_integration: str = "dijkstra"
+    flow_rule: str = "descent"
     contacts: bool = False
 
     def __post_init__(self) -> None:
@@ -154,7 +157,8 @@ class CrowdConfig:
                   ("idle_priority", self.idle_priority > 0), ("congestion_weight", self.congestion_weight >= 0),
                   ("congestion_narrow", self.congestion_narrow > 0),
                   ("congestion_refresh", self.congestion_refresh > 0),
-                  ("flow_integration", self.flow_integration in ("dijkstra", "eikonal"))]
+                  ("flow_integration", self.flow_integration in ("dijkstra", "eikonal")),
+                  ("flow_rule", self.flow_rule in ("descent", "kernel"))]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
@@ -788,7 +792,8 @@ class Crowd:
         (so groups ordered in the same tick see each other), its route registered at once."""
         def build():
             planning = self.planning_grid()
-            field = (FlowField.build(planning, [goal], integration=self.config.flow_integration)
+            field = (FlowField.build(planning, [goal], integration=self.config.flow_integration,
+                                     rule=self.config.flow_rule)
                      if planning is not self.grid else self.flow_field(goal))
             if isinstance(field, FlowField):
                 self.add_route(key, field.descend(start), units)
@@ -809,7 +814,8 @@ class Crowd:
         if self.uses_tiles:
             return CallJob(lambda: self.sector_graph().order(goal), 2_000)
         cells = int(self.grid.passable.sum())
-        return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration),
+        return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration,
+                                               rule=self.config.flow_rule),
                        int(UNITS["field_per_cell"] * cells))
 
     def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:

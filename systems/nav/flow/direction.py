@@ -108,3 +108,61 @@ def make_safe(moves, best_move, direction, cells):
             direction[u, 1] = mdy[b]
             fixed += 1
     return fixed
+
+
+#: The article's push away from walls for cells beside them, relative to the unit descent vector.
+WALL_PUSH = 0.25
+
+
+@njit(cache=True)
+def kernel_directions(moves, passable, wp, dist, best_move, direction):
+    """The vector-field article's rule, over ``best_move`` already filled by ``flow_directions``:
+    away from walls each cell's vector is the sum of its 8 neighbours' unit directions weighted
+    by 1 / their distance to the goal, normalised (a neighbour that is the goal wins outright);
+    neighbours across a blocked diagonal pair do not count; a cell beside a wall gets the direct
+    steepest-descent vector plus a small push away from the blocked cells around it. A vector
+    whose nearest octant is not a legal move falls back to the steepest descent."""
+    n = dist.size
+    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
+    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
+    for u in range(n):
+        b = best_move[u]
+        if b < 0:
+            continue
+        m = moves[u]
+        sx = 0.0
+        sy = 0.0
+        if m == 255:                                   # open all round: the weighted kernel
+            goal_k = -1
+            for k in range(8):
+                dv = dist[u + offs[k]]
+                if dv == 0.0:
+                    goal_k = k
+                    break
+                if dv < np.inf:
+                    sx += mdx[k] / dv
+                    sy += mdy[k] / dv
+            if goal_k >= 0:
+                sx = mdx[goal_k]
+                sy = mdy[goal_k]
+        else:                                          # beside a wall: descent plus a push off it
+            px = 0.0
+            py = 0.0
+            for k in range(8):
+                if not passable[u + offs[k]]:
+                    px -= mdx[k]
+                    py -= mdy[k]
+            pn = math.sqrt(px * px + py * py)
+            sx = mdx[b]
+            sy = mdy[b]
+            if pn > 0.0:
+                sx += WALL_PUSH * px / pn
+                sy += WALL_PUSH * py / pn
+        norm = math.sqrt(sx * sx + sy * sy)
+        if norm > 0.0 and (m >> octant_of(sx, sy)) & 1:
+            direction[u, 0] = sx / norm
+            direction[u, 1] = sy / norm
+        else:
+            direction[u, 0] = mdx[b]
+            direction[u, 1] = mdy[b]

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import NavError
 from ..grid import MOVE_DX, MOVE_DY, Grid
-from .direction import flow_directions, make_safe
+from .direction import flow_directions, kernel_directions, make_safe
 from .eikonal import fast_marching, source_seeds
 from .integration import integrate
 from .los import goal_visibility
@@ -52,13 +52,16 @@ class FlowField:
 
     @classmethod
     def build(cls, grid: Grid, goals: Sequence[Sequence[int]], *, smooth: bool = True,
-              los_radius: int = 64, integration: str = "dijkstra") -> "FlowField":
+              los_radius: int = 64, integration: str = "dijkstra", rule: str = "descent") -> "FlowField":
         """Build the field toward ``goals`` (``(x, y)`` cells; an area goal is many cells).
 
         Args:
             integration: ``"dijkstra"`` (8-neighbour costs, exact for grid paths) or
                 ``"eikonal"`` (fast marching: travel times close to straight-line distances,
                 matching scikit-fmm's first-order solution; see ``flow.eikonal``).
+            rule: the direction pass: ``"descent"`` (steepest descent, curved by ``smooth``)
+                or ``"kernel"`` (the vector-field article's rule: neighbours weighted by 1 /
+                their distance, steepest descent plus a push off the walls beside them).
             smooth: curved directions away from walls (else pure 8-direction moves).
             los_radius: cells within this Chebyshev distance of a single goal that see it steer
                 straight at it; 0 turns the line-of-sight pass off.
@@ -79,7 +82,10 @@ class FlowField:
             raise NavError(f"every goal cell is blocked: {g[:4].tolist()}")
         if integration not in ("dijkstra", "eikonal"):
             raise NavError(f"integration must be 'dijkstra' or 'eikonal', got {integration!r}")
-        return build_field(grid, g, smooth=smooth, los_radius=los_radius, eikonal=integration == "eikonal")
+        if rule not in ("descent", "kernel"):
+            raise NavError(f"rule must be 'descent' or 'kernel', got {rule!r}")
+        return build_field(grid, g, smooth=smooth, los_radius=los_radius, eikonal=integration == "eikonal",
+                           kernel=rule == "kernel")
 
     def sample(self, points: np.ndarray) -> np.ndarray:
         """Directions for world points: ``(N, 2|3)`` -> ``(N, 2) float32`` unit vectors; zero for
@@ -119,7 +125,7 @@ class FlowField:
 
 def build_field(grid: Grid, seeds: np.ndarray, values: np.ndarray | None = None, *,
                 allowed: np.ndarray | None = None, limit: float = np.inf, smooth: bool = True,
-                los_radius: int = 0, eikonal: bool = False) -> FlowField:
+                los_radius: int = 0, eikonal: bool = False, kernel: bool = False) -> FlowField:
     """The machinery behind ``FlowField.build``, open to restricted fields: ``seeds`` (``(K, 2)``
     cells, blocked ones ignored) start at ``values`` (default 0); only cells where ``allowed``
     (``bool [H, W]``) is True are entered; cells costlier than ``limit`` stay unreachable."""
@@ -153,6 +159,8 @@ def build_field(grid: Grid, seeds: np.ndarray, values: np.ndarray | None = None,
     best = np.empty(dist.size, dtype=np.int8)
     direction = np.empty((dist.size, 2), dtype=np.float32)
     flow_directions(moves, cost, wp, grid.is_uniform, dist, smooth, best, direction)
+    if kernel:
+        kernel_directions(moves, passable, wp, dist, best, direction)
     vis = np.zeros((h, w), dtype=bool)
     if los_radius > 0 and len(flat_seeds) == 1 and vals[0] == 0:
         gx, gy = (int(v) for v in g[ok][0])

@@ -110,6 +110,22 @@ def test_eikonal_directions_never_point_into_walls(name):
         _assert_directions_legal(FlowField.build(grid, [_goal(grid, 3)], los_radius=los, integration="eikonal"))
 
 
+@pytest.mark.parametrize("integration", ["dijkstra", "eikonal"])
+@pytest.mark.parametrize("name", ["arena", "den520d", "cape256"])
+def test_kernel_rule_directions_never_point_into_walls(name, integration):
+    grid = _map(name)
+    _assert_directions_legal(FlowField.build(grid, [_goal(grid, 3)], los_radius=0, rule="kernel",
+                                             integration=integration))
+
+
+def test_kernel_rule_pushes_cells_beside_walls_away_from_them():
+    grid = Grid(np.ones((20, 40), dtype=bool))
+    grid.set_passable(np.c_[np.arange(5, 35), np.full(30, 10)], False)          # a wall along y = 10
+    ff = FlowField.build(grid, [(38, 9)], los_radius=0, rule="kernel")
+    d = ff.direction[9, 10:30]                                                    # the row just above it
+    assert (d[:, 0] > 0.8).all() and (d[:, 1] < 0).all()                          # along it, leaning off it
+
+
 @pytest.mark.parametrize("name", ["open", "terrain", "den520d"])
 def test_eikonal_field_matches_scikit_fmm_first_order(name):
     """Within 1% of scikit-fmm's first-order travel times at cells at least 5 from the source
