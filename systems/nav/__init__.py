@@ -18,7 +18,10 @@ from .heuristics import HEURISTICS
 from .navmesh import NavMesh
 from .paths import path_cost, path_length, smooth_path, validate_path
 from .result import PathResult, PathStatus
+from .search.dstar_lite import DStarLite
 from .search.facade import METHODS, find_path
+from .search.goal_bounds import GoalBounds
+from .search.jps_plus import JumpTable
 from .warmup import warm_up
 from .waypoints.graph import WaypointGraph
 from .waypoints.hierarchy import Hierarchy
@@ -27,4 +30,5 @@ __all__ = [
     "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",
     "FlowField", "SectorGraph", "Hierarchy", "WaypointGraph", "NavMesh",
     "smooth_path", "path_length", "path_cost", "validate_path", "warm_up", "Crowd", "CrowdConfig", "CrowdEvents",
+    "DStarLite", "GoalBounds", "JumpTable",
 ]

@@ -38,7 +38,7 @@ __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
 #: Grid search methods.
 METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+")
-_PLANNED = ("bstar", "dstar-lite")
+_PLANNED = ("bstar",)
 #: Methods that need a uniform-cost grid; with terrain costs they run as A* and say so.
 UNIFORM_ONLY = ("jps", "jps+")
 #: Methods that can prune with goal bounds.
@@ -93,6 +93,8 @@ class SlicedSearch:
                  workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None) -> None:
         if method not in METHODS:
             hint = " (planned, not available yet)" if method in _PLANNED else ""
+            if method in ("dstar-lite", "dstar_lite", "dstar"):
+                hint = " (D* Lite keeps a search per agent: use rtsnav.systems.nav.DStarLite)"
             raise NavError(f"unknown method {method!r}{hint}; expected one of {', '.join(METHODS)}")
         sx, sy = grid.check_cell(start, "start")
         gx, gy = grid.check_cell(goal, "goal")
