@@ -35,6 +35,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/demo_frame.py --json bench-results/demo_frame.json
 	$(PY) tests/benchmarks/crowd.py --json bench-results/crowd.json
 	$(PY) tests/benchmarks/cold_start.py --json bench-results/cold_start.json
+	$(PY) tests/benchmarks/dynamic.py --json bench-results/dynamic.json
 	$(PY) tests/benchmarks/paper_flowfield.py --json bench-results/paper_flowfield.json --picture docs/paper_flowfield.png
 
 clean:

@@ -134,7 +134,6 @@ def update_table(table, free, wp, hp, cells):
     """Bring ``table`` up to date after the cells ``cells`` (``(N, 2)`` unpadded x, y) changed
     passability; ``free`` is already the new padded passability. Returns the entries rewritten."""
     n = wp * hp
-    old = table.copy()
     rows = np.zeros(hp, dtype=np.bool_)
     cols = np.zeros(wp, dtype=np.bool_)
     for k in range(cells.shape[0]):
@@ -144,6 +143,16 @@ def update_table(table, free, wp, hp, cells):
             rows[r] = True
         for c in range(max(1, x - 1), min(wp - 2, x + 1) + 1):
             cols[c] = True
+    # the straight layers' old values, only where they are redone (a full copy is most of the time)
+    old = np.empty((4, n), dtype=np.int32)
+    for y in range(1, hp - 1):
+        if rows[y]:
+            old[0:2, y * wp:(y + 1) * wp] = table[0:2, y * wp:(y + 1) * wp]
+    for x in range(1, wp - 1):
+        if cols[x]:
+            for y in range(hp):
+                old[2, y * wp + x] = table[2, y * wp + x]
+                old[3, y * wp + x] = table[3, y * wp + x]
     for y in range(1, hp - 1):
         if rows[y]:
             _straight_line(free, table, wp, hp, 0, y)
@@ -154,21 +163,28 @@ def update_table(table, free, wp, hp, cells):
             _straight_line(free, table, wp, hp, 3, x)
     # seeds: cells whose straight values or passability changed (a diagonal value depends on the
     # cell ahead's straight values and on the three cells of the step)
+    # (straight values change only on the rows and columns redone above)
     seed = np.zeros(n, dtype=np.bool_)
-    for v in range(n):
-        for d in range(4):
-            if table[d, v] != old[d, v]:
-                seed[v] = True
-                break
+    for y in range(1, hp - 1):
+        if rows[y]:
+            for x in range(1, wp - 1):
+                v = y * wp + x
+                if table[0, v] != old[0, v] or table[1, v] != old[1, v]:
+                    seed[v] = True
+    for x in range(1, wp - 1):
+        if cols[x]:
+            for y in range(1, hp - 1):
+                v = y * wp + x
+                if table[2, v] != old[2, v] or table[3, v] != old[3, v]:
+                    seed[v] = True
     for k in range(cells.shape[0]):
         seed[(cells[k, 1] + 1) * wp + cells[k, 0] + 1] = True
+    seeds = np.flatnonzero(seed)
     written = 0
     for d in range(4, 8):
         dx = DX[d]
         dy = DY[d]
-        for v in range(n):
-            if not seed[v]:
-                continue
+        for v in seeds:
             # the cells whose step along d reads v (it is the cell ahead or one beside the
             # step); behind each, the chain reads only the next value: stop where it holds
             for bx, by in ((dx, dy), (0, dy), (dx, 0)):

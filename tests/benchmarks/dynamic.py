@@ -1,0 +1,143 @@
+"""Changing worlds: what a map edit costs each planner, on AcrosstheCape scaled to 1024².
+
+    python tests/benchmarks/dynamic.py [--json out.json]
+
+* D* Lite against a fresh A*: an agent walks its path; a 3×3 block lands on the path 5–30 steps
+  ahead; expansions and milliseconds of D* Lite's repair against a fresh A* from the agent
+  (costs checked equal).
+* Path splicing against re-planning, for check intervals K and maximum splice lengths M: the
+  same edits; time per repair and the repaired path's cost over the fresh optimum.
+* Structures after one gate edit (a 6-cell wall): the JPS+ table's incremental update against
+  its full rebuild, the sector tiles' update, the hierarchy's update.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.grid_search import scaled_cape  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
+from rtsnav.systems.nav import DStarLite, Hierarchy, JumpTable, SectorGraph, find_path, path_cost  # noqa: E402
+from rtsnav.systems.nav.search.jps_plus import build_table  # noqa: E402
+from rtsnav.systems.nav.search.splice import splice_path  # noqa: E402
+
+
+def _ms(fn):
+    t = time.perf_counter()
+    out = fn()
+    return (time.perf_counter() - t) * 1e3, out
+
+
+def edits(grid, count: int, seed: int = 1):
+    """``count`` (start, goal, walked path, block) cases: a 3×3 block 5–30 steps ahead."""
+    labels = grid.components()
+    ys, xs = np.nonzero(labels == np.bincount(labels[labels >= 0]).argmax())
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        i, j = rng.integers(0, len(xs), 2)
+        a, b = (int(xs[i]), int(ys[i])), (int(xs[j]), int(ys[j]))
+        path = find_path(grid, a, b, "jps").cells
+        if len(path) < 200:
+            continue
+        c = path[10 + rng.integers(5, 30)]
+        block = np.array([(c[0] + dx, c[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
+        block = block[(block != path[10]).any(axis=1) & (block != np.array(b)).any(axis=1)]
+        cases.append((a, b, path, block))
+    return cases
+
+
+def dstar_rows(grid, cases) -> dict:
+    ratios, d_ms, a_ms = [], [], []
+    for a, b, path, block in cases:
+        search = DStarLite(grid, a, b)
+        search.plan()
+        search.move_to(tuple(path[10]))
+        search.plan()
+        grid.set_passable(block, False)
+        search.cells_changed(block)
+        t, r = _ms(search.plan)
+        t2, fresh = _ms(lambda: find_path(grid, tuple(path[10]), b, "astar"))
+        grid.set_passable(block, True)
+        assert r.found == fresh.found and (not r.found or abs(r.cost - fresh.cost) < 1e-6)
+        if fresh.found:
+            ratios.append(r.expanded / fresh.expanded)
+            d_ms.append(t)
+            a_ms.append(t2)
+    return {"edits": len(ratios), "expansion_ratio_median": float(np.median(ratios)),
+            "dstar_repair_ms_median": float(np.median(d_ms)), "fresh_astar_ms_median": float(np.median(a_ms)),
+            "memory_mb_per_agent": DStarLite(grid, cases[0][0], cases[0][1]).memory_bytes / 1e6}
+
+
+def splice_rows(grid, cases) -> list[dict]:
+    rows = []
+    for k in (4, 8, 16):
+        for m in (16, 64, 256):
+            times, over, how = [], [], {}
+            for a, b, path, block in cases:
+                grid.set_passable(block, False)
+                at, spent, result = 10, 0.0, None
+                while at < len(path) - 1:                        # check every k steps until it is seen
+                    t, r = _ms(lambda: splice_path(grid, path, at, k=k, m=m))
+                    spent += t
+                    if r.how != "clear":
+                        result = r
+                        break
+                    at += k
+                if result is not None and len(result.cells):
+                    fresh = find_path(grid, tuple(path[at]), b, "astar").cost
+                    over.append(path_cost(grid, result.cells) / fresh - 1.0)
+                    how[result.how] = how.get(result.how, 0) + 1
+                times.append(spent)
+                grid.set_passable(block, True)
+            rows.append({"K": k, "M": m, "ms_per_edit_median": float(np.median(times)),
+                         "cost_over_optimum_mean_pct": 100 * float(np.mean(over)), "outcomes": how})
+            print(rows[-1], flush=True)
+    return rows
+
+
+def structure_rows(grid) -> dict:
+    gate = np.c_[np.arange(500, 506), np.full(6, 500)]
+    gate = gate[grid.passable[gate[:, 1], gate[:, 0]]]
+    table = JumpTable.build(grid)
+    tiles = SectorGraph(grid, 16)
+    hierarchy = Hierarchy.build(grid)
+    grid.set_passable(gate, False)
+    t_inc, _ = _ms(table.current)
+    (free, _), wp = grid.padded()
+    t_full, _ = _ms(lambda: build_table(free, wp, grid.height + 2))
+    t_tiles, _ = _ms(lambda: tiles.update(gate))
+    t_h, _ = _ms(lambda: hierarchy.update(gate))
+    grid.set_passable(gate, True)
+    return {"gate_cells": int(len(gate)), "jps_plus_update_ms": t_inc, "jps_plus_rebuild_ms": t_full,
+            "sector_tiles_update_ms": t_tiles, "hierarchy_update_ms": t_h}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--edits", type=int, default=20)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    grid = scaled_cape(1024)
+    cases = edits(grid, args.edits)
+    small = edits(grid, 2, seed=9)
+    dstar_rows(grid, small)                                       # compile
+    report = {"map": grid.name, "dstar_lite": dstar_rows(grid, cases)}
+    print(report["dstar_lite"], flush=True)
+    report["splice"] = splice_rows(grid, cases)
+    report["structures"] = structure_rows(grid)
+    print(report["structures"])
+    save_json(args.json, report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
