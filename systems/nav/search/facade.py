@@ -39,7 +39,7 @@ def as_grid(grid: Grid | np.ndarray) -> Grid:
 
 def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int],
               method: str = "astar", *, heuristic: Heuristic = "octile",
-              weight: float = 1.5, goal_bounds: GoalBounds | None = None) -> PathResult:
+              weight: float = 1.5, goal_bounds: GoalBounds | None = None, backtrack: int = 0) -> PathResult:
     """Find a path between two cells of an 8-connected grid (no corner cutting).
 
     ================  =============  ===================  ===================  ==================
@@ -55,6 +55,10 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
                                                           noted in ``reason``)
     ``jps+``          jump table,    + 32 B per cell      as ``jps``           updated per edit
                       ~45 ms at 768²  (kept with the grid)                     (only what changes)
+    ``bstar``         none           its own path         no (a crawler:       any, at once
+                                                          straight, then along
+                                                          walls; never a
+                                                          default)
     + goal_bounds     one Dijkstra   + 64 B per cell      optimal (never       invalid after an
     (astar, dijkstra, per cell;                           changes a cost)      edit (then unused,
     jps+)             ≤ 65,536 cells                                           said in ``reason``)
@@ -70,6 +74,8 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
         weight: the weight for ``"weighted"``, ≥ 1.
         goal_bounds: a ``GoalBounds`` of this grid, to prune moves that cannot start a shortest
             path to the goal (``"astar"``, ``"dijkstra"``, ``"jps+"``).
+        backtrack: for ``"bstar"``: cells of its own path the crawler may give up when it goes
+            round in circles (0: it fails in concave traps).
 
     Returns:
         A ``PathResult``: ``found``, ``cost`` (cells × terrain cost), ``cells`` (``(N, 2) int32``,
@@ -80,4 +86,4 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
         NavError: unknown method or heuristic, malformed or out-of-bounds cells, bad weight.
     """
     return SlicedSearch(as_grid(grid), start, goal, method, heuristic=heuristic, weight=weight,
-                        goal_bounds=goal_bounds).run()
+                        goal_bounds=goal_bounds, backtrack=backtrack).run()

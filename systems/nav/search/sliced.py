@@ -26,9 +26,11 @@ import numpy as np
 from ..errors import NavError
 from ..grid import Grid
 from ..heuristics import OCTILE, ZERO, Heuristic, heuristic_array, heuristic_mode
+from ..paths import path_cost
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_search, join_paths
+from .bstar import bstar_walk
 from .goal_bounds import NO_BOUNDS, GoalBounds
 from .jps import expand_jumps, jps_run
 from .jps_plus import JumpTable, jps_plus_query, jps_plus_run
@@ -37,8 +39,8 @@ from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspac
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
 #: Grid search methods.
-METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+")
-_PLANNED = ("bstar",)
+METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+", "bstar")
+_PLANNED: tuple[str, ...] = ()
 #: Methods that need a uniform-cost grid; with terrain costs they run as A* and say so.
 UNIFORM_ONLY = ("jps", "jps+")
 #: Methods that can prune with goal bounds.
@@ -90,7 +92,8 @@ class SlicedSearch:
 
     def __init__(self, grid: Grid, start: Sequence[int], goal: Sequence[int], method: str = "astar",
                  *, heuristic: Heuristic = "octile", weight: float = 1.5,
-                 workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None) -> None:
+                 workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None,
+                 backtrack: int = 0) -> None:
         if method not in METHODS:
             hint = " (planned, not available yet)" if method in _PLANNED else ""
             if method in ("dstar-lite", "dstar_lite", "dstar"):
@@ -131,6 +134,7 @@ class SlicedSearch:
         self.expanded = 0
         self.work = 0                      # budget units spent (expansions, plus scans for JPS)
         self._begun = False
+        self._backtrack = int(backtrack)
 
     # ---------------------------------------------------------------- public
     @property
@@ -144,6 +148,9 @@ class SlicedSearch:
             return self._result.status
         if self.method == "bidirectional":
             self._result = self._run_bidirectional()
+            return self._result.status
+        if self.method == "bstar":
+            self._result = self._run_bstar()
             return self._result.status
         if not self._begun:
             self._begin()
@@ -236,6 +243,25 @@ class SlicedSearch:
         astar_begin(ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key, ws.heap_node, ws.state,
                     self._flat(self.start), self._flat(self.goal), wp, self._hmode, self._hweight,
                     self._table)
+
+    def _run_bstar(self) -> PathResult:
+        """Both crawling hands (B* splits at an obstacle); the shorter walk that arrives."""
+        grid = self.grid
+        (free, _), wp = grid.padded()
+        start, goal = self._flat(self.start), self._flat(self.goal)
+        limit = 8 * (grid.width + grid.height) + 64
+        best = None
+        for hand in (1, -1):
+            walk = bstar_walk(free.copy(), wp, start, goal, hand, limit, self._backtrack)
+            if walk[-1] == goal and (best is None or len(walk) < len(best)):
+                best = walk
+        self.expanded = self.work = 0 if best is None else len(best)
+        if best is None:
+            return PathResult.unreachable(
+                f"B* found no way from {self.start} to {self.goal} (a concave trap? allow backtracking)")
+        cells = np.stack([best % wp - 1, best // wp - 1], axis=1).astype(np.int32)
+        return PathResult(PathStatus.FOUND, path_cost(grid, cells), cells, self.expanded,
+                          "B*: a crawler's path, not a shortest one")
 
     def _run_bidirectional(self) -> PathResult:
         grid = self.grid

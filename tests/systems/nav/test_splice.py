@@ -55,3 +55,20 @@ def test_the_surveys_poor_splice_keeps_the_old_shape():
     assert (r.cells == (15, 15)).all(axis=1).any()                            # back on the old route at 3
     spliced, fresh = path_cost(grid, r.cells), find_path(grid, (2, 15), (27, 15)).cost
     assert spliced > fresh + 1.0
+
+
+def test_bstar_crawls_to_the_goal_with_a_legal_path_and_says_what_it_is():
+    grid = Grid(np.ones((60, 80), dtype=bool))
+    grid.set_passable(np.c_[np.full(30, 40), np.arange(15, 45)], False)       # a bay facing the walker
+    grid.set_passable(np.c_[np.arange(25, 41), np.full(16, 15)], False)
+    grid.set_passable(np.c_[np.arange(25, 41), np.full(16, 44)], False)
+    r = find_path(grid, (10, 30), (70, 30), "bstar")
+    assert r.found and "not a shortest" in r.reason
+    validate_path(grid, r.cells, (10, 30), (70, 30))
+    assert r.cost >= find_path(grid, (10, 30), (70, 30)).cost
+    open_map = Grid(np.ones((50, 50), dtype=bool))
+    straight = find_path(open_map, (2, 2), (40, 30), "bstar")
+    assert straight.cost == pytest.approx(find_path(open_map, (2, 2), (40, 30)).cost)   # open ground: straight
+    walled = Grid(np.ones((20, 20), dtype=bool))
+    walled.set_passable(np.c_[np.full(20, 10), np.arange(20)], False)
+    assert not find_path(walled, (2, 2), (15, 15), "bstar").found                    # another region
