@@ -36,6 +36,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/crowd.py --json bench-results/crowd.json
 	$(PY) tests/benchmarks/cold_start.py --json bench-results/cold_start.json
 	$(PY) tests/benchmarks/dynamic.py --json bench-results/dynamic.json
+	$(PY) tests/benchmarks/eikonal.py --json bench-results/eikonal.json
 	$(PY) tests/benchmarks/paper_flowfield.py --json bench-results/paper_flowfield.json --picture docs/paper_flowfield.png
 
 clean:

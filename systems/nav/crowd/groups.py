@@ -405,7 +405,8 @@ class GroupSteering:
         field = order.field if order.field is not None else self.crowd.flow_field(order.goal)
         if hasattr(field, "integration"):
             return np.asarray(field.integration[y, x], dtype=np.float64)
-        return field.cost(np.stack([x, y], axis=1))          # sector tiles (sampled, so built)
+        togo = field.built_cost(np.stack([x, y], axis=1))    # sector tiles (sampled, so built)
+        return np.where(np.isfinite(togo), togo, np.nan)
 
     def directions(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """``(m, 2)`` unit directions for the followers ``members``."""

@@ -233,6 +233,7 @@ class SectorOrder:
         # Every built sector's directions also land in one map-sized array, so sampling many
         # units is one gather, whatever the number of sectors they stand in.
         self._direction = np.zeros(graph.grid.shape + (2,), dtype=np.float32)
+        self._cost = np.full(graph.grid.shape, np.inf, dtype=np.float32)     # built sectors' costs
         self._built = np.zeros(len(graph.sectors), dtype=bool)
         self.replan()
 
@@ -292,6 +293,7 @@ class SectorOrder:
             self._seeds_used[sid] = (ring, ring_values)
             sec = self.graph.sectors[sid]
             self._direction[sec.y0:sec.y0 + sec.h, sec.x0:sec.x0 + sec.w] = f[2]
+            self._cost[sec.y0:sec.y0 + sec.h, sec.x0:sec.x0 + sec.w] = f[0]
             self._built[sid] = True
         return f
 
@@ -326,6 +328,12 @@ class SectorOrder:
             _sample_directions(self._direction, self._built, g.size, g.cols, grid.cell_size, grid.origin[0],
                                grid.origin[1], pts, out)
         return out
+
+    def built_cost(self, cells: np.ndarray) -> np.ndarray:
+        """Integration values at ``(N, 2)`` cells of sectors already built (inf elsewhere): one
+        gather, no per-sector work (what a crowd reads every tick)."""
+        c = np.asarray(cells, dtype=np.int64)
+        return self._cost[c[:, 1], c[:, 0]].astype(np.float64)
 
     def best_moves(self, cells: np.ndarray) -> np.ndarray:
         """``best_move`` of ``(N, 2)`` cells (-1 where none)."""
