@@ -31,7 +31,7 @@ from numba import njit
 from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
-__all__ = ["jps_run", "expand_jumps", "SCAN_PER_UNIT"]
+__all__ = ["jps_run", "expand_jumps", "relax_jump", "SCAN_PER_UNIT"]
 
 _SQRT2 = math.sqrt(2.0)
 _OCTILE_DIAG = _SQRT2 - 1.0
@@ -44,6 +44,30 @@ def _octile(ax, ay, bx, by):
     dx = abs(ax - bx)
     dy = abs(ay - by)
     return (dx + _OCTILE_DIAG * dy) if dx > dy else (dy + _OCTILE_DIAG * dx)
+
+
+@njit(cache=True, inline="always")
+def relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, ng, gx, gy):
+    """Offer jump point ``v`` (cell ``(vx, vy)``) the cost ``ng`` from ``u``; returns the heap
+    size. Shared by JPS and JPS+ (their successors differ, their bookkeeping does not)."""
+    key = ng + (1.0 + TIE_BREAK) * _octile(vx, vy, gx, gy)
+    if stamp[v] != cur:
+        stamp[v] = cur
+        g[v] = ng
+        parent[v] = u
+        pos[v] = NOT_IN_HEAP
+        return heap_push(heap_key, heap_node, pos, size, key, v)
+    if ng < g[v] - 1e-12:
+        pv = pos[v]
+        if pv == CLOSED:
+            return size
+        g[v] = ng
+        parent[v] = u
+        if pv == NOT_IN_HEAP:
+            return heap_push(heap_key, heap_node, pos, size, key, v)
+        heap_key[pv] = key
+        heap_sift_up(heap_key, heap_node, pos, pv)
+    return size
 
 
 @njit(cache=True, inline="always")
@@ -107,7 +131,6 @@ def jps_run(free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget)
     gy = goal // wp
     expanded = state[EXPANDED]
     status = IN_PROGRESS
-    hw = 1.0 + TIE_BREAK
     dirs_x = np.empty(5, dtype=np.int64)
     dirs_y = np.empty(5, dtype=np.int64)
     used = 0
@@ -180,24 +203,7 @@ def jps_run(free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget)
             vx = ux + dx * steps
             vy = uy + dy * steps
             v = vy * wp + vx
-            ng = gu + length
-            if stamp[v] != cur:
-                stamp[v] = cur
-                g[v] = ng
-                parent[v] = u
-                pos[v] = NOT_IN_HEAP
-                size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
-            elif ng < g[v] - 1e-12:
-                pv = pos[v]
-                if pv == CLOSED:
-                    continue
-                g[v] = ng
-                parent[v] = u
-                if pv == NOT_IN_HEAP:
-                    size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
-                else:
-                    heap_key[pv] = ng + hw * _octile(vx, vy, gx, gy)
-                    heap_sift_up(heap_key, heap_node, pos, pv)
+            size = relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, gu + length, gx, gy)
     state[HEAP_SIZE] = size
     state[EXPANDED] = expanded
     state[STATUS] = status

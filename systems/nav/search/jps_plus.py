@@ -23,8 +23,8 @@ import numpy as np
 from numba import njit
 
 from .goal_bounds import inside
-from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
-from .jps import expand_jumps
+from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push
+from .jps import _octile, expand_jumps, relax_jump
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
 __all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "build_layer", "update_table", "jps_plus_run", "DX", "DY"]
@@ -32,7 +32,6 @@ __all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "build_la
 DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
 _SQRT2 = math.sqrt(2.0)
-_OCTILE_DIAG = _SQRT2 - 1.0
 
 
 @njit(cache=True, inline="always")
@@ -202,13 +201,6 @@ def update_table(table, free, wp, hp, cells):
     return written
 
 
-@njit(cache=True, inline="always")
-def _octile(ax, ay, bx, by):
-    dx = abs(ax - bx)
-    dy = abs(ay - by)
-    return (dx + _OCTILE_DIAG * dy) if dx > dy else (dy + _OCTILE_DIAG * dx)
-
-
 @njit(cache=True)
 def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget, bounds, use_bounds):
     """Expand jump points with the JPS+ table until the goal, exhaustion or ``budget``
@@ -223,7 +215,6 @@ def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, st
     gy = goal // wp
     expanded = state[EXPANDED]
     status = IN_PROGRESS
-    hw = 1.0 + TIE_BREAK
     dirs = np.empty(8, dtype=np.int64)
     used = 0
     while used < budget:
@@ -309,24 +300,7 @@ def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, st
             vx = ux + dx * steps
             vy = uy + dy * steps
             v = vy * wp + vx
-            ng = gu + length
-            if stamp[v] != cur:
-                stamp[v] = cur
-                g[v] = ng
-                parent[v] = u
-                pos[v] = NOT_IN_HEAP
-                size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
-            elif ng < g[v] - 1e-12:
-                pv = pos[v]
-                if pv == CLOSED:
-                    continue
-                g[v] = ng
-                parent[v] = u
-                if pv == NOT_IN_HEAP:
-                    size = heap_push(heap_key, heap_node, pos, size, ng + hw * _octile(vx, vy, gx, gy), v)
-                else:
-                    heap_key[pv] = ng + hw * _octile(vx, vy, gx, gy)
-                    heap_sift_up(heap_key, heap_node, pos, pv)
+            size = relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, gu + length, gx, gy)
     state[HEAP_SIZE] = size
     state[EXPANDED] = expanded
     state[STATUS] = status
