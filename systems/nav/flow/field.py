@@ -90,13 +90,7 @@ class FlowField:
     def sample(self, points: np.ndarray) -> np.ndarray:
         """Directions for world points: ``(N, 2|3)`` -> ``(N, 2) float32`` unit vectors; zero for
         points off the grid, on blocked or unreachable cells, or on a goal."""
-        cells = self.grid.world_to_cells(points)
-        h, w = self.grid.shape
-        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
-        out = np.zeros((len(cells), 2), dtype=np.float32)
-        c = cells[inside]
-        out[inside] = self.direction[c[:, 1], c[:, 0]]
-        return out
+        return sample_cells(self.grid, self.direction, points)
 
     def cost_at(self, points: np.ndarray) -> np.ndarray:
         """Integration values (cost to goal, cells × terrain) at world points; inf off-grid."""
@@ -121,6 +115,18 @@ class FlowField:
             x, y = x + int(MOVE_DX[k]), y + int(MOVE_DY[k])
             out.append((x, y))
         return np.array(out, dtype=np.int32)
+
+
+def sample_cells(grid: Grid, direction: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``direction[y, x]`` (an ``[H, W, 2]`` field) under world points ``(N, 2|3)``, as ``(N, 2)
+    float32``; zero off the grid. Shared by every grid vector field."""
+    cells = grid.world_to_cells(points)
+    h, w = grid.shape
+    inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+    out = np.zeros((len(cells), 2), dtype=np.float32)
+    c = cells[inside]
+    out[inside] = direction[c[:, 1], c[:, 0]]
+    return out
 
 
 def build_field(grid: Grid, seeds: np.ndarray, values: np.ndarray | None = None, *,

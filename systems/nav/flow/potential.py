@@ -20,6 +20,7 @@ from numba import njit
 
 from ..errors import NavError
 from ..grid import Grid
+from .field import sample_cells
 
 __all__ = ["PotentialField"]
 
@@ -75,13 +76,7 @@ class PotentialField:
     def sample(self, points: np.ndarray) -> np.ndarray:
         """Directions for world points ``(N, 2|3)`` -> ``(N, 2) float32`` (zero off-grid and at
         minima)."""
-        cells = self.grid.world_to_cells(points)
-        h, w = self.grid.shape
-        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
-        out = np.zeros((len(cells), 2), dtype=np.float32)
-        c = cells[inside]
-        out[inside] = self.direction[c[:, 1], c[:, 0]]
-        return out
+        return sample_cells(self.grid, self.direction, points)
 
 
 @njit(cache=True)

@@ -375,3 +375,30 @@ def test_wall_repulsion_pushes_away_from_walls_only_when_near():
     assert out[0, 0] > 0 and abs(out[0, 1]) < 1e-9         # pushed east, away from the wall
     # the agent at x=4 is 0.5 from nothing blocked... except the map edge? no: y edges are 1.5 away
     assert (out[1] == 0).all()
+
+
+def test_potential_field_gets_caught_in_a_bay_and_the_crowd_reports_it():
+    """The paper's baseline: a local minimum in a bay facing the units; the crowd's progress
+    watch turns it into stuck events and walks the units out (all arrive); flow fields: none."""
+    from rtsnav.systems.nav.crowd import Crowd
+    from rtsnav.systems.nav.flow.potential import PotentialField
+
+    p = np.ones((40, 50), dtype=bool)
+    p[10:30, 30] = False
+    p[10, 20:31] = False
+    p[29, 20:31] = False
+    grid = Grid(p)
+    minima = PotentialField.build(grid, (45, 20)).local_minima()
+    assert len(minima) >= 1 and ((minima[:, 0] > 20) & (minima[:, 0] < 30)).any()
+    for planner, expect_stuck in (("potential", True), ("flowfield", False)):
+        crowd = Crowd(grid)
+        ids = crowd.add_agents([(5.5 + i % 5, 15.5 + i // 5) for i in range(30)], group=1)
+        crowd.move(ids, (45.5, 20.5), planner=planner)
+        reached, stuck = set(), 0
+        for _ in range(2400):
+            ev = crowd.update(1 / 30)
+            reached |= set(ev.reached.tolist())
+            stuck += len(ev.stuck)
+            if len(reached) == 30:
+                break
+        assert len(reached) == 30 and (stuck > 0) == expect_stuck
