@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,6 +38,21 @@ class NavState(enum.IntEnum):
 # Column layout, shared with systems.agents.AgentTable (which allocates these arrays).
 P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX = range(5)
 F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY, F_PAUSED = range(4)
+
+
+def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> property:
+    """A validated ``NavigationAgent`` property over one column of its row."""
+    def get(self: "NavigationAgent") -> float:
+        return float(self._store.agent_params[self._row, index])
+
+    def set(self: "NavigationAgent", value: float) -> None:
+        v = float(value)
+        if not math.isfinite(v) or v < minimum or (strict and v == minimum):
+            bound = f"> {minimum}" if strict else f">= {minimum}"
+            raise ValueError(f"NavigationAgent.{name} must be a finite number {bound}, got {value!r}")
+        self._store.agent_params[self._row, index] = v
+
+    return property(get, set, doc=doc)
 
 
 class NavigationAgent(RowComponent):
@@ -120,19 +135,6 @@ class NavigationAgent(RowComponent):
         flags[F_HAS_TARGET] = True
         flags[F_TARGET_DIRTY] = True
 
-    def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> property:  # noqa: N805
-        def get(self: "NavigationAgent") -> float:
-            return float(self._store.agent_params[self._row, index])
-
-        def set(self: "NavigationAgent", value: float) -> None:
-            v = float(value)
-            if not math.isfinite(v) or v < minimum or (strict and v == minimum):
-                bound = f"> {minimum}" if strict else f">= {minimum}"
-                raise ValueError(f"NavigationAgent.{name} must be a finite number {bound}, got {value!r}")
-            self._store.agent_params[self._row, index] = v
-
-        return property(get, set, doc=doc)
-
     max_speed = _param(P_MAX_SPEED, "max_speed", "world units / s, > 0", 0.0, True)
     radius = _param(P_RADIUS, "radius", "world units, >= 0", 0.0, False)
     path_desired_distance = _param(P_PATH_DIST, "path_desired_distance",
@@ -141,7 +143,6 @@ class NavigationAgent(RowComponent):
                                      "world units, > 0: the target is reached within this", 0.0, True)
     path_max_distance = _param(P_PATH_MAX, "path_max_distance",
                                "world units, > 0: farther than this from the path, the agent re-plans", 0.0, True)
-    del _param
     avoidance_enabled = bool_field("agent_flags", F_AVOIDANCE, "steer around other agents")
     paused = bool_field("agent_flags", F_PAUSED,
                         "stand still, keeping target and path, until unpaused (never reported stuck)")

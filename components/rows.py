@@ -77,7 +77,7 @@ class RowComponent:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass with eq
 

@@ -11,6 +11,20 @@ __all__ = ["Flock"]
 FL_SEPARATION, FL_COHESION, FL_ALIGNMENT, FL_RADIUS = range(4)
 
 
+def _weight(index: int, name: str, doc: str, strict: bool) -> property:
+    """A validated ``Flock`` property over one column of its row."""
+    def get(self: "Flock") -> float:
+        return float(self._store.flock_params[self._row, index])
+
+    def set(self: "Flock", value: float) -> None:
+        v = float(value)
+        if not math.isfinite(v) or v < 0 or (strict and v == 0):
+            raise ValueError(f"Flock.{name} must be a finite number {'>' if strict else '>='} 0, got {value!r}")
+        self._store.flock_params[self._row, index] = v
+
+    return property(get, set, doc=doc)
+
+
 class Flock(RowComponent):
     """Membership of a flock and its steering weights (Reynolds boids).
 
@@ -52,20 +66,7 @@ class Flock(RowComponent):
             raise ValueError(f"Flock.group must be an int >= 0, got {value!r}")
         self._store.flock_group[self._row, 0] = int(value)
 
-    def _weight(index: int, name: str, doc: str, strict: bool) -> property:  # noqa: N805
-        def get(self: "Flock") -> float:
-            return float(self._store.flock_params[self._row, index])
-
-        def set(self: "Flock", value: float) -> None:
-            v = float(value)
-            if not math.isfinite(v) or v < 0 or (strict and v == 0):
-                raise ValueError(f"Flock.{name} must be a finite number {'>' if strict else '>='} 0, got {value!r}")
-            self._store.flock_params[self._row, index] = v
-
-        return property(get, set, doc=doc)
-
     separation = _weight(FL_SEPARATION, "separation", "weight, >= 0", False)
     cohesion = _weight(FL_COHESION, "cohesion", "weight, >= 0", False)
     alignment = _weight(FL_ALIGNMENT, "alignment", "weight, >= 0", False)
     radius = _weight(FL_RADIUS, "radius", "world units, > 0", True)
-    del _weight

@@ -24,7 +24,6 @@ from rtsnav.levels.level_file import builtin_levels, load_level
 from .script import load_orders
 
 
-
 def _script(path: Path | None, app) -> list[tuple[int, str, dict]]:
     if path is None:
         teams = sorted(app.level.spawns)
@@ -93,7 +92,7 @@ def _run(args) -> int:
     script = _script(args.orders, app)
     t0 = time.perf_counter()
     sim = sync = render = 0.0
-    for frame in range(args.frames):
+    for _frame in range(args.frames):
         while script and script[0][0] <= app.tick:
             _, kind, ev = script.pop(0)
             _apply(app, kind, ev)

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import esper
 import numpy as np
-from panda3d.core import (AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, TextNode,
-                          loadPrcFileData)
+from panda3d.core import AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, TextNode, loadPrcFileData
 
 from rtsnav.components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
 from rtsnav.levels.level_file import Level, load_level

@@ -21,11 +21,11 @@ def triangles_from_model(model: NodePath) -> tuple[np.ndarray, np.ndarray]:
             geom = node.getGeom(i).decompose()          # strips/fans -> plain triangles
             vdata = geom.getVertexData()
             reader = GeomVertexReader(vdata, "vertex")
-            pts = []
+            read = []
             while not reader.isAtEnd():
                 p = mat.xformPoint(reader.getData3())
-                pts.append((p.x, p.y, p.z))
-            pts = np.array(pts, dtype=np.float64).reshape(-1, 3)
+                read.append((p.x, p.y, p.z))
+            pts = np.array(read, dtype=np.float64).reshape(-1, 3)
             for p in range(geom.getNumPrimitives()):
                 prim = geom.getPrimitive(p)
                 if prim.getNumVerticesPerPrimitive() != 3:

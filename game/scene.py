@@ -4,8 +4,16 @@ dynamic mesh (a single draw call whatever the unit count)."""
 from __future__ import annotations
 
 import numpy as np
-from panda3d.core import (Geom, GeomEnums, GeomNode, GeomTriangles, GeomVertexArrayFormat, GeomVertexData,
-                          GeomVertexFormat, NodePath)
+from panda3d.core import (
+    Geom,
+    GeomEnums,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexArrayFormat,
+    GeomVertexData,
+    GeomVertexFormat,
+    NodePath,
+)
 
 __all__ = ["build_terrain", "UnitMesh", "TEAM_COLORS", "SELECTED_COLOR"]
 
@@ -28,7 +36,8 @@ def _format(with_color: bool, color_array: bool = True) -> GeomVertexFormat:
 
 
 def _write(vdata: GeomVertexData, index: int, values: np.ndarray) -> None:
-    memoryview(vdata.modifyArray(index)).cast("B").cast("f")[:] = np.ascontiguousarray(values, np.float32).ravel()
+    np.frombuffer(memoryview(vdata.modifyArray(index)).cast("B"), dtype=np.float32)[:] = \
+        np.ascontiguousarray(values, np.float32).ravel()
 
 
 def _mesh(name: str, vertices: np.ndarray, colors: np.ndarray, triangles: np.ndarray,
@@ -41,7 +50,7 @@ def _mesh(name: str, vertices: np.ndarray, colors: np.ndarray, triangles: np.nda
     prim.setIndexType(GeomEnums.NT_uint32)
     handle = prim.modifyVertices()
     handle.uncleanSetNumRows(triangles.size)
-    memoryview(handle).cast("B").cast("I")[:] = np.ascontiguousarray(triangles, np.uint32).ravel()
+    np.frombuffer(memoryview(handle).cast("B"), dtype=np.uint32)[:] = np.ascontiguousarray(triangles, np.uint32).ravel()
     geom = Geom(vdata)
     geom.addPrimitive(prim)
     node = GeomNode(name)

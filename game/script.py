@@ -59,7 +59,7 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
         for k, table in enumerate(tables):
             line = lines[k] if k < len(lines) else 0
 
-            def bad(message: str) -> LevelError:
+            def bad(message: str, line: int = line, kind: str = kind, k: int = k) -> LevelError:
                 return LevelError(p, line, 1 if line else 0, f"{kind} #{k + 1}: {message}")
 
             tick = table.get("tick")

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -137,9 +136,9 @@ def show(args) -> int:
         if len(teams) >= 2:
             a = level.spawns[teams[0]][len(level.spawns[teams[0]]) // 2]
             b = level.spawns[teams[1]][len(level.spawns[teams[1]]) // 2]
-            r = mesh.find_path((a[0] + 0.5, a[1] + 0.5, 0.0), (b[0] + 0.5, b[1] + 0.5, 0.0))
-            if r.found:
-                mesh_paths.append(r.points)
+            mesh_route = mesh.find_path((a[0] + 0.5, a[1] + 0.5, 0.0), (b[0] + 0.5, b[1] + 0.5, 0.0))
+            if mesh_route.found:
+                mesh_paths.append(mesh_route.points)
     img = level_image(level, args.scale, paths, flow, clusters,
                       navmesh=mesh if "navmesh" in args.overlay else None,
                       query_layer=mesh if "visibility" in args.overlay else None, mesh_paths=mesh_paths)

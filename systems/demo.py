@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios
-from rtsnav.systems.nav import METHODS, find_path, smooth_path, path_length, warm_up
+from rtsnav.systems.nav import METHODS, find_path, path_length, smooth_path, warm_up
 
 
 def _row(label, n, exact, ms, expanded, extra=""):
@@ -107,7 +108,7 @@ def run_agents(map_name: str, agents: int, ticks: int, seed: int = 1, dt: float 
             in_wall += int((~grid.passable[c[:, 1], c[:, 0]]).sum())
         wall_s = time.perf_counter() - t0
         states = nav.agents.nav_state[: nav.agents.count, 0]
-        summary = {
+        summary: dict[str, Any] = {
             "map": grid.name, "agents": agents, "ticks": ticks, "seconds_simulated": ticks * dt,
             "arrived": int((states == NavState.FINISHED).sum()),
             "failed": int((states == NavState.FAILED).sum()),

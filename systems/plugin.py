@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import esper
 
 from rtsnav.components import Position, Velocity
 
+from .base import NavProcessor
 from .binding import ComponentBinding
 from .bound_sync import BoundReadProcessor, BoundWriteProcessor
 from .crowd_step import CrowdProcessor
@@ -20,7 +21,7 @@ __all__ = ["install", "uninstall", "PROCESSOR_ORDER", "installed_processors"]
 #: Registry first (new entities become crowd agents), the game's own components in, one crowd
 #: update (orders, plans, following, groups, flocking, movement, progress watch, events), and
 #: the game's components out.
-PROCESSOR_ORDER: tuple[tuple[type[esper.Processor], int], ...] = (
+PROCESSOR_ORDER: tuple[tuple[type[NavProcessor], int], ...] = (
     (AgentRegistryProcessor, 60),
     (BoundReadProcessor, 55),             # no-op without a binding
     (CrowdProcessor, 30),
@@ -65,7 +66,7 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
         velocity = Velocity if position is Position else None
     if velocity is not None and not isinstance(velocity, type):
         raise TypeError(f"install(velocity=...) must be a component class or None, got {velocity!r}")
-    navigation.binding = ComponentBinding(position, velocity, _fields_of(position, position_fields),  # type: ignore[arg-type]
+    navigation.binding = ComponentBinding(position, velocity, _fields_of(position, position_fields),
                                           _fields_of(velocity, velocity_fields))
     navigation.movement = movement
     if prepare:
@@ -101,7 +102,7 @@ def uninstall() -> Navigation | None:
     navigation = None
     for cls, _ in PROCESSOR_ORDER:
         proc = esper.get_processor(cls)
-        if proc is not None:
+        if isinstance(proc, NavProcessor):
             navigation = proc.navigation
             esper.remove_processor(cls)
     return navigation

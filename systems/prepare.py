@@ -10,7 +10,7 @@ loaded from the ``Navigation``'s cache folder.
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import esper
 import numpy as np

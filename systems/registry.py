@@ -7,7 +7,7 @@ import esper
 from rtsnav.components import Flock, NavigationAgent, Position, Velocity
 
 from .base import NavProcessor
-from .registration import register, unregister, warn_unreadable, wanted_components
+from .registration import register, unregister, wanted_components, warn_unreadable
 
 
 class AgentRegistryProcessor(NavProcessor):

@@ -5,7 +5,7 @@ import numpy as np
 
 def test_design_facade_names_import_and_run():
     from rtsnav.levels import load_level, load_movingai_map, load_movingai_scenarios
-    from rtsnav.systems.nav import Crowd, FlowField, Grid, Hierarchy, NavMesh, WaypointGraph, find_path
+    from rtsnav.systems.nav import Crowd, FlowField, Hierarchy, NavMesh, WaypointGraph, find_path
 
     grid = load_movingai_map("arena.map")
     scens = load_movingai_scenarios("arena.map.scen")

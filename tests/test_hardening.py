@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rtsnav.components import NavigationAgent, NavState, Position, Velocity
-from rtsnav.levels import LevelError, load_level, load_movingai_map, load_movingai_scenarios
+from rtsnav.levels import LevelError, load_level, load_movingai_scenarios
 from rtsnav.levels.level_file import BUILTIN_DIR, parse_level
 from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav import FlowField, Grid, NavError, NavMesh, WaypointGraph

@@ -56,7 +56,7 @@ def write_baked(path: str | Path, version: int, meta: np.ndarray, arrays: dict[s
                 grid: str = "", compress: bool = False) -> None:
     """Write ``arrays`` with ``meta`` to ``path`` in the checksummed format."""
     payload = io.BytesIO()
-    np.savez(payload, **arrays)
+    np.savez(payload, **arrays)  # type: ignore[arg-type]  # numpy stubs type **kwds as bool
     data = payload.getvalue()
     meta = np.ascontiguousarray(np.asarray(meta, dtype=np.float64))
     save = np.savez_compressed if compress else np.savez

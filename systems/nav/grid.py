@@ -66,6 +66,11 @@ class Grid:
 
     __slots__ = ("passable", "cost", "heights", "cell_size", "origin", "name", "version",
                  "_uniform", "_padded", "_components", "_workspaces", "_edits", "_kept")
+    # caches, reset by every edit (``_invalidate``)
+    _uniform: bool | None
+    _padded: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    _components: np.ndarray | None
+    _workspaces: dict
 
     def __init__(self, passable: np.ndarray, cost: np.ndarray | None = None,
                  heights: np.ndarray | None = None, *, cell_size: float = 1.0,
@@ -146,7 +151,8 @@ class Grid:
     @property
     def shape(self) -> tuple[int, int]:
         """``(H, W)``, numpy order."""
-        return self.passable.shape  # type: ignore[return-value]
+        h, w = self.passable.shape
+        return int(h), int(w)
 
     @property
     def is_uniform(self) -> bool:
@@ -169,7 +175,7 @@ class Grid:
         """True when ``(x, y)`` is on the grid and walkable (off-grid cells count as blocked)."""
         return self.in_bounds(x, y) and bool(self.passable[y, x])
 
-    def check_cell(self, cell: Sequence[int], what: str = "cell") -> tuple[int, int]:
+    def check_cell(self, cell: Sequence[int] | np.ndarray, what: str = "cell") -> tuple[int, int]:
         """Return ``cell`` as an ``(x, y)`` int tuple, or raise ``NavError`` if malformed or off-grid."""
         x, y = integer_cell(cell, what)
         if not self.in_bounds(x, y):
@@ -308,6 +314,7 @@ class Grid:
         """Per padded cell, a ``uint8`` bitmask of its legal moves (bit k = direction k of
         ``MOVE_OFFSETS``), so a search reads one byte per expansion instead of up to twelve."""
         self.padded()
+        assert self._padded is not None
         return self._padded[2]
 
     def components(self) -> np.ndarray:

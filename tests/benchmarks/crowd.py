@@ -25,13 +25,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.report import save_json  # noqa: E402
-
 from rtsnav.components import Flock, NavigationAgent, Position, Velocity  # noqa: E402
 from rtsnav.levels import load_level, load_movingai_map  # noqa: E402
 from rtsnav.systems import Navigation, install  # noqa: E402
 from rtsnav.systems.nav import Grid  # noqa: E402
 from rtsnav.systems.nav.crowd import Crowd, CrowdConfig, NavState  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 DT = 1 / 30
 

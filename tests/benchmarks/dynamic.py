@@ -23,11 +23,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.grid_search import scaled_cape  # noqa: E402
-from tests.benchmarks.report import save_json  # noqa: E402
 from rtsnav.systems.nav import DStarLite, Hierarchy, JumpTable, SectorGraph, find_path, path_cost  # noqa: E402
 from rtsnav.systems.nav.search.jps_plus import build_table  # noqa: E402
 from rtsnav.systems.nav.search.splice import splice_path  # noqa: E402
+from tests.benchmarks.grid_search import scaled_cape  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 
 def _ms(fn):

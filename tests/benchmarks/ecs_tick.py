@@ -28,12 +28,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.report import save_json  # noqa: E402
-
 from rtsnav.components import NavigationAgent, NavState, Position, Velocity  # noqa: E402
 from rtsnav.levels import load_movingai_map  # noqa: E402
 from rtsnav.systems import Navigation, install, installed_processors  # noqa: E402
 from rtsnav.systems.nav import warm_up  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 
 @dataclass(slots=True)

@@ -20,10 +20,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.grid_search import scaled_cape  # noqa: E402
-from tests.benchmarks.report import save_json  # noqa: E402
 from rtsnav.systems.nav import Grid  # noqa: E402
 from rtsnav.systems.nav.flow import FlowField  # noqa: E402
+from tests.benchmarks.grid_search import scaled_cape  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 
 def _median_ms(fn, runs: int = 5):

@@ -26,8 +26,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.report import save_json  # noqa: E402
-
 import esper  # noqa: E402
 
 from rtsnav.components import Flock, NavigationAgent, Position, Velocity  # noqa: E402
@@ -36,6 +34,7 @@ from rtsnav.systems import Navigation, install, installed_processors  # noqa: E4
 from rtsnav.systems.nav import Grid, warm_up  # noqa: E402
 from rtsnav.systems.nav.flow import FlowField  # noqa: E402
 from rtsnav.systems.nav.flow.sectors import SectorGraph  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 PANDAI = r"""
 import sys, time, numpy as np

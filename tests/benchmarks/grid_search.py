@@ -166,8 +166,8 @@ def scaled_cape(size: int):
 # --------------------------------------------------------------------------- measuring
 def jit_times() -> dict:
     """Compile time with an empty numba cache, then load time from that cache (subprocesses)."""
-    code = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, %r); "
-            "from rtsnav.systems.nav import warm_up; i = time.perf_counter() - t; print(i, warm_up())" % str(ROOT))
+    code = (f"import sys, time; t = time.perf_counter(); sys.path.insert(0, {str(ROOT)!r}); "
+            "from rtsnav.systems.nav import warm_up; i = time.perf_counter() - t; print(i, warm_up())")
     out = {}
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)

@@ -24,12 +24,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.report import save_json  # noqa: E402
-
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
 from rtsnav.systems.nav import find_path, warm_up  # noqa: E402
 from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy  # noqa: E402
 from tests.benchmarks.grid_search import tcod_exact_query, tcod_exact_setup  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 
 def queries_for(name: str, grid, count: int):

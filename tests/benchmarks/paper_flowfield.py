@@ -34,11 +34,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.report import save_json  # noqa: E402
 from rtsnav.systems.nav import Grid, find_path  # noqa: E402
 from rtsnav.systems.nav.crowd import Crowd, CrowdConfig  # noqa: E402
 from rtsnav.systems.nav.flow import FlowField  # noqa: E402
 from rtsnav.systems.nav.flow.potential import PotentialField  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 COUNTS = (1, 10, 20, 50, 100, 200)
 ALGORITHMS = ("Dijkstra per agent", "A* per agent", "potential field", "flow field (basic)",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import esper
+import numpy as np
 import pytest
 
-from rtsnav.components import Flock, NavigationAgent, NavState, PLANNERS, Position, Velocity
-import numpy as np
+from rtsnav.components import PLANNERS, Flock, NavigationAgent, NavState, Position, Velocity
 
 
 def test_defaults_and_required_fields():

@@ -7,7 +7,16 @@ import math
 
 import numpy as np
 import pytest
-from panda3d.core import Filename, Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat, GeomVertexWriter, NodePath
+from panda3d.core import (
+    Filename,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexData,
+    GeomVertexFormat,
+    GeomVertexWriter,
+    NodePath,
+)
 
 from rtsnav.game.model_geometry import triangles_from_model
 from rtsnav.systems.nav import NavMesh

@@ -114,7 +114,7 @@ def test_missing_key_bad_colour_bad_cost_gate_on_wall():
 def test_broken_copy_of_each_builtin_level_reports_the_error(name, tmp_path):
     text = (BUILTIN_DIR / f"{name}.toml").read_text()
     lines = text.splitlines()
-    row = next(i for i, l in enumerate(lines) if l.startswith("terrain")) + 3     # a terrain row
+    row = next(i for i, text_line in enumerate(lines) if text_line.startswith("terrain")) + 3     # a terrain row
     lines[row] = lines[row][:-1]                                                   # make it ragged
     bad = tmp_path / f"{name}.toml"
     bad.write_text("\n".join(lines) + "\n")

@@ -10,8 +10,14 @@ import pytest
 from rtsnav.components import Flock, NavigationAgent, NavState, Position, Velocity
 from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav.crowd.groups import CHAIN_REACH
-from tests.systems.crowd_levels import (LEVELS, gap_by_the_corner, narrow_passage, open_field, run_crowd,
-                                        seek_leader_baseline)
+from tests.systems.crowd_levels import (
+    LEVELS,
+    gap_by_the_corner,
+    narrow_passage,
+    open_field,
+    run_crowd,
+    seek_leader_baseline,
+)
 
 CROWD = 200
 

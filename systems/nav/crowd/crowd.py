@@ -41,7 +41,7 @@ from ..steering.orca import orca_velocities
 from ..steering.proximity_grid import near_any_in_group
 from .following import follow_paths
 from .groups import FLOW_CODES, SPACING_RADII, GroupSteering
-from .planners import UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
+from .planners import UNIT_RATES, UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
 from .progress import watch_progress
 from .state import (
     F_AVOIDANCE,
@@ -799,11 +799,11 @@ class Crowd:
                 self.add_route(key, field.descend(start), units)
             return field
 
-        return CallJob(build, int(UNITS["field_per_cell"] * int(self.grid.passable.sum())))
+        return CallJob(build, int(UNIT_RATES["field_per_cell"] * int(self.grid.passable.sum())))
 
     def potential_job(self, goal: tuple[int, int]) -> CallJob:
         """A job building the artificial potential field toward ``goal`` (the paper's baseline)."""
-        return CallJob(lambda: PotentialField.build(self.grid, goal), int(UNITS["field_per_cell"] * self.grid.width
+        return CallJob(lambda: PotentialField.build(self.grid, goal), int(UNIT_RATES["field_per_cell"] * self.grid.width
                                                                           * self.grid.height))
 
     def field_job(self, goal: tuple[int, int]) -> CallJob:
@@ -816,7 +816,7 @@ class Crowd:
         cells = int(self.grid.passable.sum())
         return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration,
                                                rule=self.config.flow_rule),
-                       int(UNITS["field_per_cell"] * cells))
+                       int(UNIT_RATES["field_per_cell"] * cells))
 
     def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
         """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""

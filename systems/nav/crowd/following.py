@@ -63,7 +63,8 @@ def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: 
     if want_waypoints:
         for agent in np.flatnonzero(s.path_idx[:n] != before).tolist():
             for i in range(int(before[agent]), int(s.path_idx[agent])):
-                out.waypoints.append((agent, i, tuple(float(v) for v in points[s.path_start[agent] + i])))
+                x, y, z = points[s.path_start[agent] + i]
+                out.waypoints.append((agent, i, (float(x), float(y), float(z))))
     for agent in np.flatnonzero(flags & 2).tolist():        # carried across an off-mesh link
         i = int(s.path_idx[agent])
         a, b = points[s.path_start[agent] + i], points[s.path_start[agent] + i + 1]

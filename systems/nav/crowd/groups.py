@@ -21,16 +21,20 @@ target by settled mates).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 
 import numpy as np
 from numba import njit
 
 from ..flow.corridor import CorridorField
+from ..flow.field import FlowField
 from ..flow.potential import PotentialField
+from ..flow.sectors import SectorOrder
 from ..result import PathStatus
 from ..steering.proximity_grid import near_any_in_group
-from .planners import UNITS, CallJob, GridJob, Route
+from .planners import UNIT_RATES, CallJob, GridJob, Route
 from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, Mode, NavState
 
 __all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES"]
@@ -58,6 +62,11 @@ SLOT_CANDIDATES = 8
 INNER_FIRST = 8.0
 
 
+def _group_key(row: np.ndarray) -> tuple[int, int, int, int]:
+    """A group order's key from its row of ``keys``: (group id, goal x, goal y, planner code)."""
+    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+
+
 @dataclass(slots=True)
 class GroupOrder:
     """One group's move order and its plan."""
@@ -71,11 +80,13 @@ class GroupOrder:
     ready: bool = False                      # the plan arrived: members may move
     failed: str = ""
     pack_radius: float = 0.0                 # radius of the ideal hexagonal packing of the group
-    slots: np.ndarray | None = None          # (K, 2) world points of a hex packing around the goal
-    taken: np.ndarray | None = None          # (K,) bool
-    slot_distance: np.ndarray | None = None  # (K,) distance of each slot from the goal
+    # arrival slots, made when the first member comes near (``slots_made``)
+    slots: np.ndarray = dataclass_field(default_factory=lambda: np.zeros((0, 2)))   # (K, 2) hex packing around the goal
+    taken: np.ndarray = dataclass_field(default_factory=lambda: np.zeros(0, dtype=bool))   # (K,)
+    slot_distance: np.ndarray = dataclass_field(default_factory=lambda: np.zeros(0))     # (K,) distance from the goal
+    slots_made: bool = False
     start: tuple[int, int] = (0, 0)          # a cell where the group stood when ordered
-    field: object = None                     # the group's own flow field (congestion-aware orders)
+    field: FlowField | PotentialField | None = None   # the group's own field (congestion-aware, potential)
 
 
 class GroupSteering:
@@ -125,7 +136,7 @@ class GroupSteering:
         steerable = (s.mode[rows] != Mode.LEADER) & ~s.agent_flags[rows, F_PAUSED]
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=len(uniq)) > 0
         for gi in range(len(uniq)):
-            key = tuple(int(v) for v in keys[first[gi]])
+            key = _group_key(keys[first[gi]])
             live.add(key)
             members_at = order_rows[bounds[gi]:bounds[gi + 1]]
             members = rows[members_at]
@@ -163,10 +174,10 @@ class GroupSteering:
         to_goal = np.hypot(*(pos - s.target[rows, :2]).T)
         near = followers & (to_goal <= CHAIN_REACH * radius[inverse])
         for gi in np.unique(inverse[near]):
-            order = self.orders.get(tuple(int(v) for v in keys[first[gi]]))
+            order = self.orders.get(_group_key(keys[first[gi]]))
             if order is None:
                 continue
-            if order.slots is None:
+            if not order.slots_made:
                 self._make_slots(order, rows[inverse == gi])
             members = np.flatnonzero(near & (inverse == gi))
             free = np.flatnonzero(~order.taken)
@@ -255,6 +266,7 @@ class GroupSteering:
         order.slots = np.ascontiguousarray(pts)
         order.slot_distance = np.hypot(*(pts - centre).T)
         order.taken = np.zeros(len(pts), dtype=bool)
+        order.slots_made = True
         if order.leader is not None and len(pts):
             order.taken[0] = True                         # the goal itself: the leader's
 
@@ -355,9 +367,9 @@ class GroupSteering:
             return
         s = self.crowd.state
         if isinstance(job, _LeaderPlan):
-            route: Route = job.route
-            if not route.walkable:
-                order.failed = route.reason or "no path for the group's leader"
+            route = job.route
+            if route is None or not route.walkable:
+                order.failed = (route.reason if route is not None else "") or "no path for the group's leader"
                 return
             order.corridor = job.corridor
             leader = order.leader
@@ -403,7 +415,7 @@ class GroupSteering:
         if order.corridor is not None:
             return np.where(order.corridor.inside[y, x], order.corridor.field.integration[y, x], np.nan)
         field = order.field if order.field is not None else self.crowd.flow_field(order.goal)
-        if hasattr(field, "integration"):
+        if not isinstance(field, SectorOrder):
             return np.asarray(field.integration[y, x], dtype=np.float64)
         togo = field.built_cost(np.stack([x, y], axis=1))    # sector tiles (sampled, so built)
         return np.where(np.isfinite(togo), togo, np.nan)
@@ -485,7 +497,7 @@ class _LeaderPlan(CallJob):
     def __init__(self, search: GridJob, crowd, order: GroupOrder) -> None:
         self.search, self.crowd, self.order = search, crowd, order
         self.corridor: CorridorField | None = None
-        self._stages = None
+        self._stages: Iterator[CorridorField | None] | None = None
         self.step_units = 1
 
     def advance(self, units: int) -> int:
@@ -507,7 +519,7 @@ class _LeaderPlan(CallJob):
                 else:                                        # the corridor's three stages are next
                     self.crowd.add_route(self.order.key, _raw_cells(self.search), self.order.members)
                     band = len(_raw_cells(self.search)) * (2 * self.crowd.config.corridor_width + 1)
-                    self.step_units = int(UNITS["corridor_per_cell"] * max(band, 1) * 8)
+                    self.step_units = int(UNIT_RATES["corridor_per_cell"] * max(band, 1) * 8)
                 if self.crowd.route_search == self.order.key:
                     self.crowd.route_search = None
             return used
@@ -536,4 +548,5 @@ class _LeaderPlan(CallJob):
 
 def _raw_cells(job: GridJob) -> np.ndarray:
     """The unsmoothed A* cells of a finished grid job (the corridor follows every cell)."""
+    assert job.search is not None                         # finished: it searched
     return job.search.result().cells

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,16 +29,21 @@ from ..paths import smooth_path
 from ..result import PathResult, PathStatus
 from ..search.jps_plus import JumpTable
 from ..search.sliced import SlicedSearch, WorkspacePool
+from ..search.workspace import SearchWorkspace
 
-__all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS"]
+if TYPE_CHECKING:
+    from ..navmesh.mesh import MeshQuery
+
+__all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS", "UNIT_RATES"]
 
 #: Calibrated cost of one step, in work units (one unit ≈ one A* expansion on a uniform grid,
 #: ~0.12 µs here). Grids with terrain costs or heights cost more per expansion and per smoothed
 #: cell (measured: 0.37 µs per expansion, 5 µs per smoothed cell on the highlands level).
-UNITS = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
-         "smoothing_per_cell": 4, "smoothing_per_cell_costed": 40, "expansion_costed": 3,
-         "field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1,
-         "navmesh_expansion": 9}
+UNITS: dict[str, int] = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
+                         "smoothing_per_cell": 4, "smoothing_per_cell_costed": 40, "expansion_costed": 3,
+                         "navmesh_expansion": 9}
+#: Work units per cell of a build (fractional: a field's cell is cheaper than an expansion).
+UNIT_RATES: dict[str, float] = {"field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1}
 
 
 @dataclass(slots=True)
@@ -101,7 +107,7 @@ class GridJob(Job):
         self.grid, self.start, self.goal, self.method = grid, start, goal, method
         self.target, self.smoothing, self.pool, self.weight = target, smoothing, pool, weight
         self.search: SlicedSearch | None = None
-        self.workspace = None
+        self.workspace: SearchWorkspace | None = None
         costed = not grid.is_uniform or grid.heights is not None
         self.per_expansion = UNITS["expansion_costed"] if costed else 1
         self.per_smoothed_cell = UNITS["smoothing_per_cell_costed" if costed else "smoothing_per_cell"]
@@ -115,7 +121,7 @@ class GridJob(Job):
         if self.search is None and self.method == "jps+":
             table = self.grid.kept("jps+", JumpTable.empty)
             if not table.ready:                           # the table's build, a band of lines per step
-                return int(UNITS["jps+_per_cell"] * table.build_next()) + 1
+                return int(UNIT_RATES["jps+_per_cell"] * table.build_next()) + 1
         if self.search is None:
             needs = self.method != "bidirectional"
             self.workspace = self.pool.acquire() if needs else None
@@ -147,7 +153,7 @@ class CallJob(Job):
     """One call that cannot be split (a navmesh or waypoint query, a flow field), charged its
     calibrated units. A call that raises answers a failed route naming the error."""
 
-    def __init__(self, call: Callable[[], object], units: int, to_route: Callable[[object], Route] | None = None) -> None:
+    def __init__(self, call: Callable[[], Any], units: int, to_route: Callable[[Any], Route] | None = None) -> None:
         self.call, self.step_units, self.to_route = call, int(units), to_route
 
     def advance(self, units: int) -> int:
@@ -171,20 +177,21 @@ class MeshJob(Job):
 
     def __init__(self, mesh, start, target, to_route: Callable[[object], Route]) -> None:
         self.mesh, self.start, self.target, self.to_route = mesh, start, target, to_route
-        self.query = None
+        self.query: MeshQuery | None = None
         self.step_units = UNITS["navmesh"]
 
     def advance(self, units: int) -> int:
         try:
             first = self.query is None
-            if first:
+            if self.query is None:
                 self.query = self.mesh.start_query(self.start, self.target)
-            before = self.query.expanded
+            query = self.query
+            before = query.expanded
             per = UNITS["navmesh_expansion"]
-            done = self.query.step(max(1, units // per))
-            used = (self.query.expanded - before) * per + (UNITS["navmesh"] if first else 0)
+            done = query.step(max(1, units // per))
+            used = (query.expanded - before) * per + (UNITS["navmesh"] if first else 0)
             if done:
-                self.route = self.to_route(self.query.result())
+                self.route = self.to_route(query.result())
                 self.done = True
             else:
                 self.step_units = per                       # the next step can be as small as one expansion

@@ -128,6 +128,34 @@ class PathBuffer:
 class CrowdState:
     """The arrays of every agent (rows = agent ids; see the module docs for the codes)."""
 
+    # Declared for readers and type checkers; ``__init__`` creates them from COLUMNS / INTERNAL.
+    position: np.ndarray
+    velocity: np.ndarray
+    target: np.ndarray
+    agent_params: np.ndarray
+    agent_flags: np.ndarray
+    agent_method: np.ndarray
+    nav_state: np.ndarray
+    flock_params: np.ndarray
+    flock_group: np.ndarray
+    alive: np.ndarray
+    mode: np.ndarray
+    path_start: np.ndarray
+    path_len: np.ndarray
+    path_idx: np.ndarray
+    stalled: np.ndarray
+    anchor_x: np.ndarray
+    anchor_y: np.ndarray
+    still_for: np.ndarray
+    best_distance: np.ndarray
+    togo: np.ndarray
+    best_togo: np.ndarray
+    recoveries: np.ndarray
+    slot: np.ndarray
+    home_x: np.ndarray
+    home_y: np.ndarray
+    owner: np.ndarray
+
     def __init__(self, capacity: int = 64) -> None:
         self.size = 0                                  # rows ever used (ids < size)
         self.capacity = 0
@@ -220,7 +248,7 @@ class CrowdState:
             setattr(self, name, new)
         for name, (dtype, default) in INTERNAL.items():
             old = getattr(self, name)
-            new = np.full(capacity, default, dtype=dtype)
-            new[: len(old)] = old
-            setattr(self, name, new)
+            new_column = np.full(capacity, default, dtype=dtype)
+            new_column[: len(old)] = old
+            setattr(self, name, new_column)
         self.capacity = capacity

@@ -70,7 +70,7 @@ class FlowField:
             NavError: no goals, a goal off the grid, or only blocked goals.
         """
         try:
-            raw = list(goals)
+            raw: list = list(goals)
         except TypeError:
             raise NavError(f"goals must be a list of (x, y) cells, got {goals!r}") from None
         if len(raw) == 0:

@@ -77,7 +77,10 @@ class SectorGraph:
             for cy in range(self.rows) for cx in range(self.cols)
         ]
         # portals: runs of open cell pairs across every sector border
-        cells_a, cells_b, sec_a, sec_b = [], [], [], []
+        cells_a: list[np.ndarray] = []
+        cells_b: list[np.ndarray] = []
+        sec_a: list[int] = []
+        sec_b: list[int] = []
         p = grid.passable
         for cy in range(self.rows):
             for cx in range(self.cols):
@@ -229,7 +232,7 @@ class SectorOrder:
         self.graph = graph
         self.goal = goal
         self.fields: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._seeds_used: dict[int, np.ndarray] = {}
+        self._seeds_used: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         # Every built sector's directions also land in one map-sized array, so sampling many
         # units is one gather, whatever the number of sectors they stand in.
         self._direction = np.zeros(graph.grid.shape + (2,), dtype=np.float32)

@@ -173,8 +173,11 @@ class NavMesh:
         (self.tri_points, self.tri_triangles, self.tri_neighbours, self.tri_touching,
          self.cell_triangle) = triangulate_walkable(self.poly_of_cell >= 0, self.height, config.max_climb)
         self.links: list[OffMeshLink] = []
-        self._labels = None
-        self._itables = None
+        self.source_digest = ""           # the grid digest a cached bake was keyed on
+        self._labels: np.ndarray | None = None
+        self._itables: dict | None = None
+        self._ltables: dict | None = None
+        self._plain_sight: bool | None = None
         # the query graph: taut segments between mutually visible corners, and landmarks
         tables = self._query_tables()
         if triangulation:
@@ -225,7 +228,7 @@ class NavMesh:
         meta = np.array([cfg.cell_size, cfg.agent_radius, cfg.agent_height, cfg.max_slope, cfg.max_climb,
                          cfg.max_side, self.origin[0], self.origin[1], cfg.landmarks])
         write_baked(path, self.FORMAT_VERSION, meta, {name.strip("_"): getattr(self, name) for name in self._ARRAYS},
-                    grid=getattr(self, "source_digest", ""))
+                    grid=self.source_digest)
 
     @classmethod
     def load(cls, path, expect_digest: str | None = None) -> "NavMesh":
@@ -286,14 +289,14 @@ class NavMesh:
         cs = self.config.cell_size
         return (int(math.floor((point[0] - self.origin[0]) / cs)), int(math.floor((point[1] - self.origin[1]) / cs)))
 
-    def polygon_at(self, point: Sequence[float]) -> int:
+    def polygon_at(self, point: Sequence[float] | np.ndarray) -> int:
         """Polygon under world ``point`` (-1 when off the mesh); ``NavError`` for a point that is
         not 2 or 3 finite numbers."""
         x, y = self._cell(finite_point(point, "point"))
         h, w = self.poly_of_cell.shape
         return int(self.poly_of_cell[y, x]) if 0 <= x < w and 0 <= y < h else -1
 
-    def nearest_point(self, point: Sequence[float], search_cells: int = 64) -> tuple[int, np.ndarray] | None:
+    def nearest_point(self, point: Sequence[float] | np.ndarray, search_cells: int = 64) -> tuple[int, np.ndarray] | None:
         """Nearest polygon and the nearest point on it to world ``point`` (rings of cells of the
         point-location grid, not a scan of all polygons), or None within ``search_cells``."""
         x, y = self._cell(point)
@@ -315,7 +318,7 @@ class NavMesh:
                 break
         return None if best is None else (best[1], best[2])
 
-    def closest_on_polygon(self, p: int, point: Sequence[float]) -> np.ndarray:
+    def closest_on_polygon(self, p: int, point: Sequence[float] | np.ndarray) -> np.ndarray:
         """The point of polygon ``p`` nearest to ``point`` (xy), with the mesh height there."""
         x0, y0, x1, y1 = self.rects[p]
         cs = self.config.cell_size
@@ -325,7 +328,7 @@ class NavMesh:
         qy = min(max(point[1], oy + y0 * cs + m), oy + y1 * cs - m)
         return np.array([qx, qy, self.height_at((qx, qy))])
 
-    def height_at(self, point: Sequence[float]) -> float:
+    def height_at(self, point: Sequence[float] | np.ndarray) -> float:
         """Surface height (world z) of the mesh at ``point`` (nan off the mesh)."""
         x, y = self._cell(finite_point(point, "point"))
         h, w = self.height.shape
@@ -333,7 +336,7 @@ class NavMesh:
             return math.nan
         return float(self.height[y, x])
 
-    def raycast(self, start: Sequence[float], end: Sequence[float]) -> tuple[bool, np.ndarray]:
+    def raycast(self, start: Sequence[float] | np.ndarray, end: Sequence[float] | np.ndarray) -> tuple[bool, np.ndarray]:
         """Walk a straight line on the mesh: ``(clear, hit)`` — ``hit`` is ``end`` when clear,
         else the last point on the mesh before leaving it."""
         a = np.array(finite_point(start, "start"), dtype=np.float64)[:2]
@@ -353,7 +356,7 @@ class NavMesh:
         return False, np.array([p[0], p[1], self.height_at(p)])
 
     # ------------------------------------------------------------------ links
-    def add_link(self, a: Sequence[float], b: Sequence[float], cost: float | None = None,
+    def add_link(self, a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, cost: float | None = None,
                  kind: str = "jump", bidirectional: bool = True) -> OffMeshLink:
         """An off-mesh connection (jump, ladder, teleport) from ``a`` to ``b``; ``cost`` defaults
         to the straight distance. Both ends must be on the mesh."""
@@ -361,7 +364,8 @@ class NavMesh:
             if self.polygon_at(p) < 0:
                 raise NavError(f"link end {name} {tuple(p)} is not on the navmesh")
         c = float(cost) if cost is not None else math.dist(a[:2], b[:2])
-        link = OffMeshLink(tuple(map(float, a)), tuple(map(float, b)), c, kind, bidirectional)
+        link = OffMeshLink((float(a[0]), float(a[1]), float(a[2])), (float(b[0]), float(b[1]), float(b[2])), c, kind,
+                            bidirectional)
         self.links.append(link)
         self._plain_sight = None                       # links may beat a straight walk
         self._labels = None
@@ -369,7 +373,7 @@ class NavMesh:
         return link
 
     # ----------------------------------------------------------------- queries
-    def find_path(self, start: Sequence[float], goal: Sequence[float]) -> MeshPath:
+    def find_path(self, start: Sequence[float] | np.ndarray, goal: Sequence[float] | np.ndarray) -> MeshPath:
         """Shortest path on the mesh between world points: exact (Euclidean shortest, with each
         corner nudged 0.002 cells off its wall; off-mesh links taken where they pay) on
         uniform-cost meshes, funnel-pulled A* over portal crossing points with area costs. Points off the mesh snap to the
@@ -380,7 +384,7 @@ class NavMesh:
             pass
         return query.result()
 
-    def start_query(self, start: Sequence[float], goal: Sequence[float]) -> "MeshQuery":
+    def start_query(self, start: Sequence[float] | np.ndarray, goal: Sequence[float] | np.ndarray) -> "MeshQuery":
         """The query of ``find_path`` as an object answered in slices: ``step(budget)`` expands
         up to ``budget`` crossing points of an area-cost search (other queries answer at once)
         until it returns True; ``result()`` is then exactly ``find_path``'s answer."""
@@ -562,7 +566,7 @@ class NavMesh:
         direct = math.hypot(gx - sx, gy - sy) if shared or math.isfinite(seen_by_goal[0]) else math.inf
         if direct < math.inf and not self.links:              # in plain sight
             path = [np.array([sx, sy]), np.array([gx, gy])]
-            link_at = []
+            link_at: list[tuple[int, int]] = []
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
             d_goal = goal_distances(self.landmarks, to_goal, t["corner_ids"])
@@ -585,7 +589,10 @@ class NavMesh:
                         link_at.append((len(path) - 1, a // 2))     # this end and the next: link a // 2
             path.append(np.array([gx, gy]))
         # finish each walked stretch (between links): grazed corners, nudges off the walls
-        pieces, kinds, starts, cost = [], [], [], 0.0
+        pieces: list[np.ndarray] = []
+        kinds: list[str] = []
+        starts: list[int] = []
+        cost = 0.0
         bounds = [0] + [i + 1 for i, _ in link_at] + [len(path)]
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             lattice = grazed_corners(np.ascontiguousarray(np.array(path[lo:hi]), dtype=np.float64), t["corner_mask"])
@@ -619,7 +626,8 @@ class NavMesh:
                 n = len(self.rects)
                 graph = csr_matrix((np.ones(len(self._src)), (self._src, self._dst)), shape=(n, n))
                 self._labels = connected_components(graph, directed=False)[1]
-            return self._labels == self._labels[p]
+            labels = self._labels
+            return labels == labels[p]
         seen = np.zeros(len(self.rects), dtype=bool)
         stack = [p]
         seen[p] = True
@@ -632,7 +640,7 @@ class NavMesh:
                     stack.append(int(v))
         return seen
 
-    def _link_adjacency(self):
+    def _link_adjacency(self) -> dict[int, list]:
         adj: dict[int, list] = {}
         for i, L in enumerate(self.links):
             pa, pb = self.polygon_at(L.a), self.polygon_at(L.b)
@@ -694,7 +702,7 @@ class NavMesh:
         _, chain = search.result()
         return self._route_of(chain, ps, meta)
 
-    def _candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+    def _candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray) -> tuple[CandidateSearch, tuple]:
         """The crossing-point search from ``s`` in ``ps`` to ``g`` in ``pg`` (not run yet), and
         what ``_route_of`` needs to read its answer."""
         cand_start, cand_x, cand_y, cand_edge = self._candidate_points()
@@ -717,7 +725,7 @@ class NavMesh:
         if len(chain) == 0:
             return None
         n, cand_edge, poly_b, ids = meta
-        route = [(ps, None)]
+        route: list[tuple[int, tuple[str, int] | None]] = [(ps, None)]
         for c in chain:
             if c < n:
                 e = int(cand_edge[c])
@@ -811,13 +819,13 @@ class MeshQuery:
     answered by the first ``step``; an area-cost search expands ``budget`` crossing points per
     ``step``. ``expanded`` counts them."""
 
-    def __init__(self, mesh: NavMesh, start: Sequence[float], goal: Sequence[float]) -> None:
+    def __init__(self, mesh: NavMesh, start: Sequence[float] | np.ndarray, goal: Sequence[float] | np.ndarray) -> None:
         self.mesh = mesh
         self.goal = goal
         self._s = np.array(finite_point(start, "start"), dtype=np.float64)
         self._g = np.array(finite_point(goal, "goal"), dtype=np.float64)
         self._result: MeshPath | None = None
-        self._search = None
+        self._search: CandidateSearch | None = None
         self.expanded = 0
 
     @property
@@ -845,11 +853,12 @@ class MeshQuery:
                 self._finish(mesh._route(self._ps, self._pg, self._s, self._g))
                 return True
             self._search, self._meta = mesh._candidate_search(self._ps, self._pg, self._s, self._g)
-        before = self._search.expanded
-        done = self._search.step(budget)
-        self.expanded += self._search.expanded - before
+        search = self._search
+        before = search.expanded
+        done = search.step(budget)
+        self.expanded += search.expanded - before
         if done:
-            _, chain = self._search.result()
+            _, chain = search.result()
             route = mesh._route_of(chain, self._ps, self._meta)
             self._finish(None if route is None else mesh._points(route, self._s, self._g))
         return self._result is not None

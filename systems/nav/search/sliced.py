@@ -128,7 +128,7 @@ class SlicedSearch:
         self._heuristic = heuristic if (self._hmode != ZERO and callable(heuristic)) else "zero"
         self._result: PathResult | None = self._trivial_answer()
         self._ws = workspace
-        self._table = None
+        self._table: np.ndarray | None = None
         # JPS+ reads the grid's jump table (built on first use, then kept in step with edits)
         self._jump_table = grid.kept("jps+", JumpTable.build).current() if method == "jps+" else None
         self.expanded = 0
@@ -155,6 +155,7 @@ class SlicedSearch:
         if not self._begun:
             self._begin()
         grid, ws = self.grid, self._ws
+        assert ws is not None                               # made by _begin
         (free, cost), wp = grid.padded()
         budget = np.int64(max(0, max_expansions))
         if self.method == "jps":

@@ -55,7 +55,7 @@ class WaypointGraph:
         self.adj_target = dst[order].astype(np.int64)
         self.adj_cost = cost[order].astype(np.float64)
         self._scratch = GraphScratch(len(self.cells))
-        self._bucket = None
+        self._bucket: _Buckets | None = None
         self._lookup: LookupTables | None = None
 
     # ---------------------------------------------------------------- building
@@ -170,7 +170,7 @@ class WaypointGraph:
         lo, hi = self.points[:, :2].min(axis=0), self.points[:, :2].max(axis=0)
         return float(np.prod(np.maximum(hi - lo, 1.0)))
 
-    def visible_from(self, point: Sequence[float], limit: int = 64) -> np.ndarray:
+    def visible_from(self, point: Sequence[float] | np.ndarray, limit: int = 64) -> np.ndarray:
         """Waypoints (indices) in straight walkable sight of world ``point``, nearest first, at
         most ``limit``."""
         p = np.asarray(point, dtype=np.float64)[:2]

@@ -58,7 +58,8 @@ class GraphScratch:
         self.cur += 1
         return self.cur
 
-    def arrays(self):
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The seven scratch arrays, in ``graph_search``'s argument order."""
         return (self.g, self.parent, self.pos, self.keys, self.nodes, self.to_goal, self.stamp)
 
 

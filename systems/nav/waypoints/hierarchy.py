@@ -114,7 +114,8 @@ class Hierarchy:
         p = self.grid.passable
         s = self.sizes[0]
         h, w = p.shape
-        a_list, b_list = [], []
+        a_list: list[tuple[int, int]] = []
+        b_list: list[tuple[int, int]] = []
         for horizontal in (False, True):
             # borders between column x-1 | x (vertical borders) or row y-1 | y (horizontal)
             for line in range(s, (h if horizontal else w), s):
@@ -134,7 +135,7 @@ class Hierarchy:
                         length = r1 - r0
                         picks = [r0 + length // 2] if length < 6 else [r0, r1 - 1]
                         for k in picks:
-                            t = seg0 + k
+                            t = int(seg0 + k)
                             if horizontal:
                                 a_list.append((t, line - 1))
                                 b_list.append((t, line))
@@ -534,7 +535,7 @@ class CoarseRoute:
 
     def refine_all(self) -> np.ndarray:
         """Every remaining leg joined into one grid path."""
-        legs = []
+        legs: list[np.ndarray] = []
         while self.legs_left:
             leg = self.next_leg()
             legs.append(leg if not legs else leg[1:])

@@ -37,7 +37,7 @@ def run_scene(crowd: Crowd, team: np.ndarray, bound_s: float, radius: float) -> 
     grid = crowd.grid
     reached: set[int] = set()
     cross = total = walls = 0
-    heading = None
+    heading, prev_walking = None, None
     turns, samples = 0.0, 0
     for tick in range(int(bound_s / DT)):
         ev = crowd.update(DT)
@@ -52,7 +52,7 @@ def run_scene(crowd: Crowd, team: np.ndarray, bound_s: float, radius: float) -> 
         v = crowd.velocities[:, :2]
         walking = (crowd.state.nav_state[: crowd.state.size, 0] == NavState.FOLLOWING) & (np.hypot(*v.T) > 0.2)
         now = np.arctan2(v[:, 1], v[:, 0])
-        if heading is not None:
+        if heading is not None and prev_walking is not None:
             both = walking & prev_walking
             d = np.abs((now[both] - heading[both] + np.pi) % (2 * np.pi) - np.pi)
             turns += float(d.sum())
