@@ -23,7 +23,8 @@ demo: $(VENV)/.installed-demo
 	fi
 
 test: $(VENV)/.installed-test
-	$(PY) -m ruff check systems/nav
+	$(PY) -m ruff check .
+	$(PY) -m mypy rtsnav
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed-bench
@@ -37,6 +38,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/cold_start.py --json bench-results/cold_start.json
 	$(PY) tests/benchmarks/dynamic.py --json bench-results/dynamic.json
 	$(PY) tests/benchmarks/eikonal.py --json bench-results/eikonal.json
+	$(PY) tests/benchmarks/behaviour_trees.py --json bench-results/behaviour_trees.json
 	$(PY) tests/benchmarks/paper_flowfield.py --json bench-results/paper_flowfield.json --picture docs/paper_flowfield.png
 
 clean:
