@@ -20,15 +20,15 @@ from rtsnav.levels.level_file import Level, load_level
 from rtsnav.systems import Navigation, install, installed_processors
 
 from .orders import ground_point, issue_move
-from .scene import SELECTED_COLOR, TEAM_COLORS, UnitMesh, build_terrain
-from .selection import nearest_unit, units_in_box
+from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
+from .selection import nearest_unit, project_to_screen, units_in_box
 
 __all__ = ["RtsApp", "configure_panda"]
 
 SIM_DT = 1.0 / 30.0
 OVERLAYS = {1: "paths", 2: "flow field", 3: "hierarchy clusters", 4: "navmesh"}
 HELP = ("WASD/arrows pan  wheel zoom  Q/E rotate  left-drag select  shift add  right-click move  "
-        "G gate  1-4 overlays  P pause  F1 help")
+        "G gate under the mouse  1-4 overlays  P pause  F1 help  F3 timings")
 
 
 def configure_panda(headless: bool, size: tuple[int, int]) -> None:
@@ -66,7 +66,10 @@ class RtsApp:
         self.navigation = Navigation(self.level.grid)
         install(self.navigation)
         self.entities = self._spawn(units, seed)
+        self.player_team = min(self.level.spawns)          # the player's side; the others are scripted
         self.paused = False
+        self.message, self.message_until = "", 0
+        self.show_timings = False
         self.overlay = 0
         self.tick = 0
         self.intent: dict = {}
@@ -110,12 +113,28 @@ class RtsApp:
     # ------------------------------------------------------------------ scene
     def _build_scene(self) -> None:
         base = self.base
-        base.setBackgroundColor(0.55, 0.7, 0.85, 1)
+        base.setBackgroundColor(0.08, 0.09, 0.11, 1)
+        # The level file is a top-down map with its first row at the north edge (the top of the
+        # screen), as `levels show` draws it; world y grows with the row, so the scene's root
+        # mirrors y. Everything placed in world coordinates goes under ``self.scene``.
+        self.scene = base.render.attachNewNode("world (y mirrored: row 0 is north)")
+        self.scene.setScale(1, -1, 1)
         self.terrain = build_terrain(self.level)
-        self.terrain.reparentTo(base.render)
+        self.terrain.reparentTo(self.scene)
+        self.ground_step, self.ground_drawn = drawn_ground(self.level)
         self.units = UnitMesh(len(self.entities))
-        self.units.node.reparentTo(base.render)
+        self.units.node.reparentTo(self.scene)
         self.units.node.setLightOff()
+        self.rings = RingMesh(len(self.entities))
+        self.rings.node.reparentTo(self.scene)
+        self.gate_nodes: dict[str, tuple] = {}
+        for name, gate in self.level.gates.items():
+            closed = build_blocks(self.level, gate.cells, 1.6, (0.75, 0.18, 0.12), f"gate {name} closed")
+            opened = build_blocks(self.level, gate.cells, 0.08, (0.35, 0.8, 0.35), f"gate {name} open")
+            closed.reparentTo(self.scene)
+            opened.reparentTo(self.scene)
+            self.gate_nodes[name] = (opened, closed)
+        self._show_gates()
         self._recolor()
         sun = DirectionalLight("sun")
         sun.setColor((0.9, 0.9, 0.85, 1))
@@ -131,13 +150,17 @@ class RtsApp:
         self.cam_heading = 0.0
         self.cam_distance = max(g.width, g.height) * g.cell_size * 0.95
         self._place_camera()
-        self.overlay_np = base.render.attachNewNode("overlay")
-        self.marker_np = base.render.attachNewNode("order-marker")
+        self.frame_units(self.entities)
+        self.overlay_np = self.scene.attachNewNode("overlay")
+        self.marker_np = self.scene.attachNewNode("order-marker")
         self.marker_until = 0
         self.box_np = base.render2d.attachNewNode("selection-box")
         self.hud = TextNode("hud")
         self.hud.setTextColor(1, 1, 1, 1)
         self.hud.setShadow(0.05, 0.05)
+        self.hud.setCardColor(0.0, 0.0, 0.0, 0.55)          # a backing panel: readable over any ground
+        self.hud.setCardAsMargin(0.4, 0.4, 0.3, 0.3)
+        self.hud.setCardDecal(True)
         hud_np = base.aspect2d.attachNewNode(self.hud)
         hud_np.setScale(0.045)
         hud_np.setPos(-base.getAspectRatio() + 0.03, 0, 0.92)
@@ -145,24 +168,53 @@ class RtsApp:
         self.sync_scene()
 
     def _place_camera(self) -> None:
+        # the camera lives in render space: the world point (x, y) is drawn at (x, -y)
         h = math.radians(self.cam_heading)
         d = self.cam_distance
-        tx, ty, tz = self.cam_target
+        tx, ty, tz = self.cam_target[0], -self.cam_target[1], self.cam_target[2]
         self.base.camera.setPos(tx - math.sin(h) * d * 0.6, ty - math.cos(h) * d * 0.6, tz + d * 0.8)
         self.base.camera.lookAt(tx, ty, tz)
         self.base.camLens.setNearFar(1.0, d * 4)
 
+    def frame_units(self, entities: list[int], margin: float = 0.08) -> None:
+        """Point the camera at ``entities`` and zoom until every one is on screen."""
+        if not entities:
+            return
+        pos = self.navigation.positions(entities)
+        lo, hi = pos.min(axis=0), pos.max(axis=0)
+        self.cam_target = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, float(np.median(pos[:, 2]))])
+        self.cam_distance = float(max(np.hypot(hi[0] - lo[0], hi[1] - lo[1]), 20.0))
+        w, h = self.base.win.getXSize(), self.base.win.getYSize()
+        for _ in range(30):
+            self._place_camera()
+            screen, front = project_to_screen(self.base, pos, self.scene)
+            inside = front & (screen[:, 0] >= margin * w) & (screen[:, 0] <= (1 - margin) * w) & \
+                (screen[:, 1] >= margin * h) & (screen[:, 1] <= (1 - margin) * h)
+            if inside.all():
+                break
+            self.cam_distance *= 1.15
+
     def _recolor(self) -> None:
         teams = np.array([esper.component_for_entity(e, Team).id for e in self.entities])
         rgb = np.array([TEAM_COLORS.get(int(t), (0.8, 0.8, 0.8)) for t in teams])
-        selected = np.array([esper.has_component(e, Selected) for e in self.entities])
-        rgb[selected] = SELECTED_COLOR
         self.units.set_colors(rgb)
+        self.rings.set_colors(np.clip(0.35 + rgb, 0, 1))
+        self._selected_mask = np.array([esper.has_component(e, Selected) for e in self.entities], dtype=bool)
+
+    def _show_gates(self) -> None:
+        for name, (opened, closed) in self.gate_nodes.items():
+            is_open = self.level.gates[name].open
+            (opened.show if is_open else opened.hide)()
+            (closed.hide if is_open else closed.show)()
 
     def sync_scene(self) -> None:
         """Scene nodes follow the components (positions, headings, HUD)."""
         nav = self.navigation
-        self.units.update(nav.positions(self.entities), nav.velocities(self.entities)[:, :2] + 1e-9 * np.array([1.0, 0.0]))
+        pos = nav.positions(self.entities).copy()
+        # stand on the drawn ground (big maps draw merged blocks at their mean height)
+        pos[:, 2] = np.maximum(pos[:, 2], ground_under(self.level, self.ground_step, self.ground_drawn, pos))
+        self.units.update(pos, nav.velocities(self.entities)[:, :2] + 1e-9 * np.array([1.0, 0.0]))
+        self.rings.update(pos, self._selected_mask)
         if self.overlay == 1 and self.tick % 15 == 0:
             self._draw_overlay()
         if self.marker_until and self.tick >= self.marker_until:
@@ -171,22 +223,25 @@ class RtsApp:
         self._update_hud()
 
     def _update_hud(self) -> None:
-        procs = installed_processors()
-        ms = "  ".join(f"{type(p).__name__.replace('Processor', '')} {p.last_ms:.2f}" for p in procs)
         states = self.navigation.crowd.state.nav_state[self.navigation.agent_ids(self.entities), 0]
-        fps = self.base.clock.getAverageFrameRate()
-        lines = [f"rtsnav demo — {self.level.name}   {fps:.0f} FPS   tick {self.tick}   "
-                 f"frame: sim {self.frame_ms['simulation']:.1f} ms  sync {self.frame_ms['sync']:.1f} ms  "
-                 f"render {self.frame_ms['render']:.1f} ms",
-                 f"units {len(self.entities)}  selected {len(esper.get_component(Selected))}  "
-                 f"moving {int((states == NavState.FOLLOWING).sum())}  arrived {int((states == NavState.FINISHED).sum())}"
-                 f"   planner: groups leader+flow field, single units A*",
-                 f"ms  {ms}",
-                 f"overlay: {OVERLAYS.get(self.overlay, 'off')}   gates: " + ", ".join(
-                     f"{n} {'open' if g.open else 'closed'}" for n, g in self.level.gates.items()) +
-                 ("   PAUSED" if self.paused else "")]
-        if self.help_visible:
-            lines.append(HELP)
+        selected = len(esper.get_component(Selected))
+        lines = [f"{self.level.name}   {self.tick * SIM_DT:5.1f} s" + ("   PAUSED" if self.paused else ""),
+                 f"units {len(self.entities)}   selected {selected}   moving {int((states == NavState.FOLLOWING).sum())}"
+                 f"   arrived {int((states == NavState.FINISHED).sum())}",
+                 "orders: groups move as leader + corridor flow field, a single unit by A*",
+                 f"overlay: {OVERLAYS.get(self.overlay, 'off')}"]
+        if self.level.gates:
+            lines.append("gates: " + ", ".join(f"{n} {'open' if g.open else 'CLOSED'}"
+                                               for n, g in self.level.gates.items()))
+        if self.message and self.tick < self.message_until:
+            lines.append(f"! {self.message}")
+        if self.show_timings and self.tick > 0:            # a profiler view on demand (F3), never at tick 0
+            procs = installed_processors()
+            ms = "  ".join(f"{type(p).__name__.replace('Processor', '')} {p.last_ms:.2f}" for p in procs)
+            fps = self.base.clock.getAverageFrameRate()
+            lines.append(f"{fps:.0f} FPS  sim {self.frame_ms['simulation']:.1f} ms  sync {self.frame_ms['sync']:.1f} ms"
+                         f"  render {self.frame_ms['render']:.1f} ms  |  {ms}")
+        lines.append(HELP if self.help_visible else "F1 help")
         self.hud.setText("\n".join(lines))
 
     # ---------------------------------------------------------------- overlays
@@ -253,17 +308,21 @@ class RtsApp:
     def select_box(self, box: tuple[float, float, float, float], add: bool = False) -> list[int]:
         """Select the units drawn inside the pixel rectangle ``box`` (of team 1 when mixed)."""
         esper.switch_world(self.world)
-        idx = units_in_box(self.base, self.positions(), box)
-        chosen = [self.entities[i] for i in idx]
+        idx = units_in_box(self.base, self.positions(), box, self.scene)
+        chosen = [self.entities[i] for i in idx if self._team_of(self.entities[i]) == self.player_team]
         self._set_selection(chosen, add)
         return chosen
 
     def select_at(self, pixel: tuple[float, float], add: bool = False) -> list[int]:
-        """Select the unit drawn nearest to ``pixel`` (if any)."""
-        i = nearest_unit(self.base, self.positions(), pixel)
-        chosen = [] if i is None else [self.entities[i]]
+        """Select the player's unit drawn nearest to ``pixel`` (if any)."""
+        own = [i for i, e in enumerate(self.entities) if self._team_of(e) == self.player_team]
+        i = nearest_unit(self.base, self.positions()[own], pixel, space=self.scene) if own else None
+        chosen = [] if i is None else [self.entities[own[i]]]
         self._set_selection(chosen, add)
         return chosen
+
+    def _team_of(self, entity: int) -> int:
+        return int(esper.component_for_entity(entity, Team).id)
 
     def select_team(self, team: int) -> list[int]:
         """Select every unit of ``team``."""
@@ -281,20 +340,38 @@ class RtsApp:
         self._recolor()
 
     def order_move(self, target: tuple[float, float, float]) -> int:
-        """Move the selection to world ``target`` (what a right-click does); a ring marks it."""
+        """Move the selection to world ``target`` (what a right-click does); a ring marks it.
+        A target the selection cannot reach (water, a sealed fort) becomes the nearest point it
+        can reach, and the HUD says so (the ring turns red)."""
         esper.switch_world(self.world)
+        chosen = [e for e, _ in esper.get_component(Selected)]
+        grid = self.level.grid
+        reachable = True
+        if chosen:
+            goal = grid.world_to_cell(target[0], target[1])
+            near = grid.nearest_reachable(goal, grid.world_to_cells(self.navigation.positions(chosen)))
+            if near is not None and near != goal:
+                reachable = False
+                wx, wy, _ = grid.cell_to_world(*near)
+                target = (wx, wy, float(self.level.ground[near[1], near[0]]))
+                self.say("can't reach that point: moving to the nearest reachable one")
         n = issue_move(target)
-        self.last_goal = self.level.grid.world_to_cell(target[0], target[1])
-        self._mark_ground(target)
+        self.last_goal = grid.world_to_cell(target[0], target[1])
+        self._mark_ground(target, (1.0, 1.0, 1.0) if reachable else (1.0, 0.3, 0.25))
         if self.overlay == 2:
             self._draw_overlay()
         return n
 
-    def _mark_ground(self, target: tuple[float, float, float]) -> None:
+    def say(self, message: str, seconds: float = 4.0) -> None:
+        """Show ``message`` on the HUD for ``seconds`` of game time."""
+        self.message = message
+        self.message_until = self.tick + int(seconds / SIM_DT)
+
+    def _mark_ground(self, target: tuple[float, float, float], rgb=(1.0, 1.0, 1.0)) -> None:
         self.marker_np.getChildren().detach()
         segs = LineSegs("order-marker")
         segs.setThickness(3.0)
-        segs.setColor(1.0, 1.0, 1.0, 1)
+        segs.setColor(*rgb, 1)
         x, y, z = target
         for radius in (0.8, 1.6):
             ring = [(x + radius * math.cos(a), y + radius * math.sin(a), z + 0.5)
@@ -308,19 +385,34 @@ class RtsApp:
 
     def order_move_at_pixel(self, pixel: tuple[float, float]) -> int:
         """Right-click: move the selection to the ground under ``pixel``."""
-        p = ground_point(self.base, pixel, self.level)
+        p = ground_point(self.base, pixel, self.level, self.scene)
         return 0 if p is None else self.order_move(p)
 
-    def toggle_gate(self, name: str | None = None) -> str | None:
-        """Open / close a gate (the first one by default); units re-plan around the change."""
+    def toggle_gate(self, name: str | None = None, near: tuple[float, float] | None = None) -> str | None:
+        """Open / close gate ``name`` (default: the gate nearest to world point ``near``, else to
+        the camera's target); units re-plan around the change. Returns the gate's name."""
         if not self.level.gates:
             return None
         esper.switch_world(self.world)
-        name = name or next(iter(self.level.gates))
+        if name is None:
+            px, py = near if near is not None else (self.cam_target[0], self.cam_target[1])
+            grid = self.level.grid
+
+            def distance(gate_name: str) -> float:
+                w = grid.cells_to_world(self.level.gates[gate_name].cells)
+                return float(np.hypot(w[:, 0] - px, w[:, 1] - py).min())
+
+            name = min(self.level.gates, key=distance)
         gate = self.level.gates[name]
         cells = self.level.set_gate(name, not gate.open)
         self.navigation.cells_changed(cells)
+        self._show_gates()
         return name
+
+    def _toggle_gate_under_mouse(self) -> None:
+        pixel = self._mouse_pixel()
+        p = ground_point(self.base, pixel, self.level, self.scene) if pixel is not None else None
+        self.toggle_gate(near=None if p is None else (p[0], p[1]))
 
     # ------------------------------------------------------------------- input
     def _bind_input(self) -> None:
@@ -340,9 +432,10 @@ class RtsApp:
         b.accept("shift-mouse1", self._mouse_down, [True])
         b.accept("mouse1-up", self._mouse_up)
         b.accept("mouse3", self._right_click)
-        b.accept("g", self.toggle_gate)
+        b.accept("g", self._toggle_gate_under_mouse)
         b.accept("p", self._toggle_pause)
         b.accept("f1", self._toggle_help)
+        b.accept("f3", self._toggle_timings)
         for k in OVERLAYS:
             b.accept(str(k), self.set_overlay, [k])
 
@@ -388,6 +481,9 @@ class RtsApp:
     def _toggle_help(self) -> None:
         self.help_visible = not self.help_visible
 
+    def _toggle_timings(self) -> None:
+        self.show_timings = not self.show_timings
+
     def _draw_drag_box(self) -> None:
         self.box_np.getChildren().detach()
         end = self._mouse_pixel()
@@ -426,7 +522,7 @@ class RtsApp:
             my = sum(v[1] for v in pan)
             speed = self.cam_distance * 0.8 * dt
             self.cam_target[0] += (mx * math.cos(h) + my * math.sin(h)) * speed
-            self.cam_target[1] += (-mx * math.sin(h) + my * math.cos(h)) * speed
+            self.cam_target[1] -= (-mx * math.sin(h) + my * math.cos(h)) * speed    # screen up is north: -y
             self._place_camera()
         rot = self.intent.get("rotate", set())
         if rot:

@@ -14,16 +14,18 @@ __all__ = ["ground_point", "issue_move"]
 _group_ids = itertools.count(1000)
 
 
-def ground_point(base, pixel: tuple[float, float], level) -> tuple[float, float, float] | None:
-    """The world point under window ``pixel``: the camera ray marched over the terrain."""
+def ground_point(base, pixel: tuple[float, float], level, space=None) -> tuple[float, float, float] | None:
+    """The world point under window ``pixel``: the camera ray marched over the terrain (world
+    coordinates are those of ``space``, the scene's root; default ``render``)."""
     from panda3d.core import Point2, Point3
 
     width, height = base.win.getXSize(), base.win.getYSize()
     ndc = Point2(2 * pixel[0] / width - 1, 1 - 2 * pixel[1] / height)
     near, far = Point3(), Point3()
     base.camLens.extrude(ndc, near, far)
-    a = np.array(base.render.getRelativePoint(base.cam, near))
-    b = np.array(base.render.getRelativePoint(base.cam, far))
+    root = space if space is not None else base.render
+    a = np.array(root.getRelativePoint(base.cam, near))
+    b = np.array(root.getRelativePoint(base.cam, far))
     grid = level.grid
     ts = np.linspace(0.0, 1.0, 4000)
     pts = a + (b - a) * ts[:, None]

@@ -340,6 +340,26 @@ class Grid:
         la, lb = lab[a[1], a[0]], lab[b[1], b[0]]
         return bool(la >= 0 and la == lb)
 
+    def nearest_reachable(self, target: Sequence[int], from_cells: np.ndarray) -> tuple[int, int] | None:
+        """The passable cell nearest to ``target`` (straight-line) that can be walked to from
+        ``from_cells`` (``(N, 2)`` x, y; the region holding most of them counts). ``target``
+        itself when it is reachable; None when none of ``from_cells`` is on a passable cell.
+        What an RTS does with an order into water or a sealed fort."""
+        cells = np.asarray(from_cells, dtype=np.int64).reshape(-1, 2)
+        tx, ty = integer_cell(target, "target")
+        lab = self.components()
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < self.width) & (cells[:, 1] >= 0) & (cells[:, 1] < self.height)
+        regions = lab[cells[inside, 1], cells[inside, 0]]
+        regions = regions[regions >= 0]
+        if len(regions) == 0:
+            return None
+        region = int(np.bincount(regions).argmax())
+        if self.in_bounds(tx, ty) and lab[ty, tx] == region:
+            return tx, ty
+        ys, xs = np.nonzero(lab == region)
+        k = int(np.argmin((xs - tx) ** 2 + (ys - ty) ** 2))
+        return int(xs[k]), int(ys[k])
+
     def workspace(self, key: str, factory):
         """A per-grid scratch object (search arrays reused between queries), made on first use."""
         ws = self._workspaces.get(key)

@@ -10,7 +10,7 @@ import esper
 import numpy as np
 import pytest
 
-from rtsnav.components import NavState, Selected
+from rtsnav.components import NavState, Selected, Team
 from rtsnav.game.app import RtsApp
 from rtsnav.game.scene import TEAM_COLORS
 
@@ -61,7 +61,9 @@ def test_box_selection_selects_exactly_the_units_drawn_inside(app):
     base = app.base
     expected = set()
     for e, p in zip(app.entities, app.positions()):
-        cam_p = base.cam.getRelativePoint(base.render, Point3(*p))
+        if esper.component_for_entity(e, Team).id != app.player_team:
+            continue                                                      # the enemy is not selectable
+        cam_p = base.cam.getRelativePoint(app.scene, Point3(*p))
         p2 = Point2()
         if base.camLens.project(cam_p, p2):
             x = (p2.x + 1) * 0.5 * base.win.getXSize()
@@ -94,7 +96,7 @@ def test_right_click_order_brings_the_group_to_the_target(app):
 
     chosen = app.select_team(1)
     target = np.array([app.level.grid.cell_to_world(84, 40)])
-    pixel = project_to_screen(app.base, target)[0][0]
+    pixel = project_to_screen(app.base, target, app.scene)[0][0]
     assert app.order_move_at_pixel(tuple(pixel)) == len(chosen)
     _run_to_arrival(app, 3000)
     t = app.navigation.agents
@@ -151,3 +153,100 @@ def test_example_orders_files_run(example, tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "failed 0," in res.stdout, res.stdout
+
+
+# ------------------------------------------------------------- the showcase's acceptance points
+@pytest.mark.parametrize("level", ["river", "fortress", "forest", "highlands"])
+def test_whole_army_in_view_at_start_and_standing_on_the_drawn_ground(level):
+    from rtsnav.game.scene import ground_under
+    from rtsnav.game.selection import project_to_screen
+
+    a = RtsApp(level, 300, headless=True, size=(640, 400))
+    try:
+        a.render_frame()
+        pos = a.positions()
+        screen, front = project_to_screen(a.base, pos, a.scene)
+        w, h = a.base.win.getXSize(), a.base.win.getYSize()
+        inside = front & (screen[:, 0] >= 0) & (screen[:, 0] <= w) & (screen[:, 1] >= 0) & (screen[:, 1] <= h)
+        assert inside.all(), f"{(~inside).sum()} units off screen at start"
+        drawn = ground_under(a.level, a.ground_step, a.ground_drawn, pos)
+        shown = np.maximum(pos[:, 2], drawn)                 # what sync_scene draws
+        assert (shown >= drawn - 1e-9).all()
+    finally:
+        a.destroy()
+
+
+def test_the_level_file_first_row_is_drawn_at_the_top_as_in_levels_show(app):
+    from rtsnav.game.selection import project_to_screen
+
+    grid = app.level.grid
+    north = app.level.gates["north bridge"].cells              # the file's upper bridge
+    south = app.level.gates["south bridge"].cells
+    assert north[:, 1].mean() < south[:, 1].mean()              # rows: north is the smaller row
+    (sn, _), (ss, _) = (project_to_screen(app.base, grid.cells_to_world(c), app.scene) for c in (north, south))
+    assert sn[:, 1].mean() < ss[:, 1].mean()                    # and drawn higher on screen
+    west = project_to_screen(app.base, grid.cells_to_world(np.array([[5, 32]])), app.scene)[0]
+    east = project_to_screen(app.base, grid.cells_to_world(np.array([[90, 32]])), app.scene)[0]
+    assert west[0, 0] < east[0, 0]                              # not mirrored left-right either
+
+
+def test_a_closed_gate_is_drawn_closed(app):
+    from rtsnav.game.selection import project_to_screen
+
+    cells = app.level.gates["north bridge"].cells
+    px = project_to_screen(app.base, app.level.grid.cells_to_world(cells), app.scene)[0].mean(axis=0).astype(int)
+    window = (slice(max(px[1] - 14, 0), px[1] + 14), slice(max(px[0] - 14, 0), px[0] + 14))
+    app.render_frame()
+    opened = app.image()[window].astype(int)
+    app.toggle_gate("north bridge")
+    app.render_frame()
+    closed = app.image()[window].astype(int)
+    assert (np.abs(closed - opened).max(axis=2) > 40).sum() > 30, "closing the gate changed nothing on screen"
+    assert _near(closed, (0.75, 0.18, 0.12), 60) > 20             # the barrier's red
+    assert _near(opened, (0.75, 0.18, 0.12), 60) == 0
+
+
+def test_selection_rings_keep_the_team_colour(app):
+    app.render_frame()
+    before = app.image().astype(int)
+    chosen = app.select_team(1)
+    app.render_frame()
+    after = app.image().astype(int)
+    assert len(chosen) > 0
+    changed = np.abs(after - before).max(axis=2) > 30
+    assert changed.sum() > 200                                   # rings appeared
+    ring = after[changed]
+    blue = np.array(TEAM_COLORS[1]) * 255
+    # the new pixels are bluish (team 1), not the old solid yellow
+    assert (ring[:, 2] > ring[:, 0]).mean() > 0.8 and np.abs(ring.mean(axis=0) - (255, 242, 51)).max() > 80
+    assert _near(after, TEAM_COLORS[1], 25) > 100 and blue[2] > blue[0]   # units keep their colour
+
+
+def test_box_selection_never_takes_the_enemy(app):
+    w, h = app.base.win.getXSize(), app.base.win.getYSize()
+    chosen = app.select_box((0, 0, w, h))                          # the whole window: both armies
+    teams = {esper.component_for_entity(e, Team).id for e in chosen}
+    assert teams == {app.player_team} and len(chosen) == len(app.entities) // 2
+
+
+def test_an_order_into_the_river_goes_to_the_nearest_reachable_point_and_says_so(app):
+    grid = app.level.grid
+    chosen = app.select_team(1)
+    water = (48, 40)
+    assert not grid.passable[water[1], water[0]]
+    app.order_move(grid.cell_to_world(*water))
+    assert "can't reach" in app.message
+    t = app.navigation.agents
+    rows = [t.row_of[e] for e in chosen]
+    goal = grid.world_to_cells(t.target[rows[:1]])[0]
+    assert grid.passable[goal[1], goal[0]] and np.hypot(goal[0] - water[0], goal[1] - water[1]) <= 5
+    _run_to_arrival(app, 3000)
+    assert (t.nav_state[rows, 0] == NavState.FINISHED).mean() >= 0.95
+    assert (t.nav_state[rows, 0] == NavState.FAILED).sum() == 0
+
+
+def test_g_toggles_the_gate_under_the_mouse_not_always_the_first(app):
+    south = app.level.gates["south bridge"].cells
+    centre = app.level.grid.cells_to_world(south).mean(axis=0)
+    assert app.toggle_gate(near=(centre[0], centre[1])) == "south bridge"
+    assert not app.level.gates["south bridge"].open and app.level.gates["north bridge"].open

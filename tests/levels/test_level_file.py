@@ -28,7 +28,20 @@ def test_highlands_is_512_with_elevation_and_terrain_costs_appear_in_forest():
     high = load_level("highlands")
     assert high.grid.shape == (512, 512) and np.ptp(high.grid.heights) > 3
     forest = load_level("forest")
-    assert {1.0, 2.5, 4.0} <= set(np.unique(forest.grid.cost[forest.grid.passable]).tolist())
+    costs = np.unique(forest.grid.cost[forest.grid.passable])
+    assert all(np.isclose(costs, c).any() for c in (1.0, 1.6, 2.5, 4.0))      # road, grass, woods, mud
+
+
+def test_forest_paths_follow_the_roads():
+    from rtsnav.systems.nav import find_path
+
+    grid = load_level("forest").grid
+    road = (grid.cost == 1.0) & grid.passable
+    ys, xs = np.nonzero(road)
+    west, east = np.argmin(xs), np.argmax(xs)
+    for a, b in (((xs[west], ys[west]), (xs[east], ys[east])), ((60, 1), (xs[east], ys[east]))):
+        r = find_path(grid, a, b)
+        assert r.found and road[r.cells[:, 1], r.cells[:, 0]].mean() > 0.95     # grass costs more than road
 
 
 def test_gates_open_and_close_the_grid():
