@@ -45,18 +45,59 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+_MODES = {"move": "MOVE", "attack": "ATTACK_MOVE", "patrol": "PATROL"}
+
+
 def _apply(app, kind: str, ev: dict) -> None:
+    """One event of an orders file, through the same calls the mouse and keys make."""
+    from rtsnav.game.army import UnitMode
+
     if kind == "order":
         if "box" in ev:
             app.select_box(tuple(ev["box"]))
+        elif ev.get("select") == "all":
+            app.select_all()
         elif "select" in ev:
             app.select_team(int(ev["select"]))
+        elif "group" in ev:
+            app.recall_control_group(int(ev["group"]))
+        mode = UnitMode[_MODES[ev.get("mode", "move")]]
+        queue = bool(ev.get("queue", False))
+        formation = ev.get("formation")
         if "click" in ev:
-            app.order_move_at_pixel(tuple(ev["click"]))
+            app.order_move_at_pixel(tuple(ev["click"]), mode, queue)
+        elif "minimap" in ev:
+            app.order_move_at_pixel(app.minimap.pixel_at(*ev["minimap"]), mode, queue)
         elif "target" in ev:
             x, y = ev["target"][:2]
             cx, cy = app.level.grid.world_to_cell(x, y)
-            app.order_move((float(x), float(y), float(app.level.ground[cy, cx])))
+            app.order_move((float(x), float(y), float(app.level.ground[cy, cx])), mode, queue=queue,
+                           formation=formation)
+    elif kind == "command":
+        do = ev["do"]
+        if do == "stop":
+            app.stop()
+        elif do == "hold":
+            app.hold()
+        elif do == "select_all":
+            app.select_all()
+        elif do == "set_group":
+            app.set_control_group(int(ev["group"]))
+        elif do == "recall_group":
+            app.recall_control_group(int(ev["group"]))
+        elif do == "planner":
+            if "planner" in ev:
+                app.army.planner = ev["planner"]
+            else:
+                app.cycle_planner()
+        elif do == "formation":
+            app.toggle_formation()
+        elif do == "jump":
+            app.jump_to_selection()
+        elif do == "follow":
+            app.toggle_follow()
+        elif do == "look":
+            app.look_at_minimap(app.minimap.pixel_at(*ev["minimap"]))
     elif kind == "gate":
         app.toggle_gate(ev.get("name"))
     elif kind == "overlay":

@@ -19,7 +19,9 @@ from rtsnav.components import Flock, NavigationAgent, NavState, Position, Select
 from rtsnav.levels.level_file import Level, load_level
 from rtsnav.systems import Navigation, install, installed_processors
 
-from .orders import ground_point, issue_move
+from .army import Army, UnitMode
+from .minimap import Minimap
+from .orders import ground_point
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, project_to_screen, units_in_box
 
@@ -27,8 +29,11 @@ __all__ = ["RtsApp", "configure_panda"]
 
 SIM_DT = 1.0 / 30.0
 OVERLAYS = {1: "paths", 2: "flow field", 3: "hierarchy clusters", 4: "navmesh"}
-HELP = ("WASD/arrows pan  wheel zoom  Q/E rotate  left-drag select  shift add  right-click move  "
-        "G gate under the mouse  1-4 overlays  P pause  F1 help  F3 timings")
+HELP = ("arrows / screen edge pan   wheel zoom   Q/E rotate   left-drag select (shift adds)   Ctrl+A all\n"
+        "right-click move (shift queues)   A attack-move   P patrol   S stop   H hold   F formation\n"
+        "Ctrl+1-9 set group   1-9 recall   C jump to selection   V follow   Tab planner   G gate under mouse\n"
+        "F5-F8 overlays (paths, flow, hierarchy, navmesh)   minimap: left-click look, right-click move\n"
+        "Space pause   F1 help   F3 timings")
 
 
 def configure_panda(headless: bool, size: tuple[int, int]) -> None:
@@ -67,6 +72,12 @@ class RtsApp:
         install(self.navigation)
         self.entities = self._spawn(units, seed)
         self.player_team = min(self.level.spawns)          # the player's side; the others are scripted
+        teams = np.array([esper.component_for_entity(e, Team).id for e in self.entities])
+        self.army = Army(self.navigation, self.entities, teams, self.level)
+        self.index_of = {e: i for i, e in enumerate(self.entities)}
+        self.armed: UnitMode | None = None                 # A / P pressed: the next right-click's mode
+        self.formation = False                             # F: group moves keep their layout
+        self.following = False                             # V: the camera follows the selection
         self.paused = False
         self.message, self.message_until = "", 0
         self.show_timings = False
@@ -108,6 +119,7 @@ class RtsApp:
         esper.switch_world(self.world)
         for _ in range(ticks):
             esper.process(SIM_DT)
+            self.army.tick(SIM_DT)
             self.tick += 1
 
     # ------------------------------------------------------------------ scene
@@ -165,6 +177,8 @@ class RtsApp:
         hud_np.setScale(0.045)
         hud_np.setPos(-base.getAspectRatio() + 0.03, 0, 0.92)
         self.help_visible = False
+        self.minimap = Minimap(base, self.level, TEAM_COLORS)
+        self._minimap_tick = -1
         self.sync_scene()
 
     def _place_camera(self) -> None:
@@ -217,6 +231,14 @@ class RtsApp:
         self.rings.update(pos, self._selected_mask)
         if self.overlay == 1 and self.tick % 15 == 0:
             self._draw_overlay()
+        if self.following:
+            chosen = self.selected_units()
+            if len(chosen):
+                self.cam_target[:2] = pos[chosen, :2].mean(axis=0)
+                self._place_camera()
+        if self._minimap_tick < 0 or self.tick - self._minimap_tick >= 10:      # dots redrawn 3 times a second
+            self._minimap_tick = self.tick
+            self.minimap.update(pos, self.army.team, self.view_on_ground())
         if self.marker_until and self.tick >= self.marker_until:
             self.marker_np.getChildren().detach()
             self.marker_until = 0
@@ -228,7 +250,9 @@ class RtsApp:
         lines = [f"{self.level.name}   {self.tick * SIM_DT:5.1f} s" + ("   PAUSED" if self.paused else ""),
                  f"units {len(self.entities)}   selected {selected}   moving {int((states == NavState.FOLLOWING).sum())}"
                  f"   arrived {int((states == NavState.FINISHED).sum())}",
-                 "orders: groups move as leader + corridor flow field, a single unit by A*",
+                 f"group planner: {self.army.planner} (Tab)   formation {'on' if self.formation else 'off'} (F)"
+                 + (f"   next right-click: {self.armed.name.lower().replace('_', '-')}" if self.armed else "")
+                 + ("   camera follows" if self.following else ""),
                  f"overlay: {OVERLAYS.get(self.overlay, 'off')}"]
         if self.level.gates:
             lines.append("gates: " + ", ".join(f"{n} {'open' if g.open else 'CLOSED'}"
@@ -339,8 +363,15 @@ class RtsApp:
                 esper.add_component(e, Selected())
         self._recolor()
 
-    def order_move(self, target: tuple[float, float, float]) -> int:
-        """Move the selection to world ``target`` (what a right-click does); a ring marks it.
+    def selected_units(self) -> np.ndarray:
+        """Indices (into ``entities``) of the selected units."""
+        return np.array(sorted(self.index_of[e] for e, _ in esper.get_component(Selected)), dtype=np.int64)
+
+    def order_move(self, target: tuple[float, float, float], mode: UnitMode = UnitMode.MOVE, *,
+                   queue: bool = False, formation: bool | None = None) -> int:
+        """Order the selection to world ``target`` (what a right-click does); a ring marks it.
+        ``mode``: MOVE, ATTACK_MOVE or PATROL; ``queue`` appends it after their current orders
+        (shift); ``formation`` (default: the F toggle) keeps their layout at one speed.
         A target the selection cannot reach (water, a sealed fort) becomes the nearest point it
         can reach, and the HUD says so (the ring turns red)."""
         esper.switch_world(self.world)
@@ -355,7 +386,8 @@ class RtsApp:
                 wx, wy, _ = grid.cell_to_world(*near)
                 target = (wx, wy, float(self.level.ground[near[1], near[0]]))
                 self.say("can't reach that point: moving to the nearest reachable one")
-        n = issue_move(target)
+        n = self.army.command(self.selected_units(), target, mode, queue=queue,
+                              formation=self.formation if formation is None else formation)
         self.last_goal = grid.world_to_cell(target[0], target[1])
         self._mark_ground(target, (1.0, 1.0, 1.0) if reachable else (1.0, 0.3, 0.25))
         if self.overlay == 2:
@@ -383,10 +415,93 @@ class RtsApp:
         marker.setLightOff()
         self.marker_until = self.tick + 90                     # shown for 3 s of game time
 
-    def order_move_at_pixel(self, pixel: tuple[float, float]) -> int:
-        """Right-click: move the selection to the ground under ``pixel``."""
-        p = ground_point(self.base, pixel, self.level, self.scene)
-        return 0 if p is None else self.order_move(p)
+    def order_move_at_pixel(self, pixel: tuple[float, float], mode: UnitMode = UnitMode.MOVE,
+                            queue: bool = False) -> int:
+        """Right-click: order the selection to the ground under ``pixel`` (a click on the
+        minimap orders to that point of the map)."""
+        p = self.minimap_point(pixel) or ground_point(self.base, pixel, self.level, self.scene)
+        return 0 if p is None else self.order_move(p, mode, queue=queue)
+
+    # ------------------------------------------------------------ RTS commands
+    def stop(self) -> None:
+        """S: the selection stops (orders and queues dropped)."""
+        self.army.stop(self.selected_units())
+
+    def hold(self) -> None:
+        """H: the selection holds position."""
+        self.army.hold(self.selected_units())
+
+    def select_all(self) -> list[int]:
+        """Ctrl + A: select every unit of the player's team."""
+        return self.select_team(self.player_team)
+
+    def set_control_group(self, number: int) -> None:
+        """Ctrl + number: the selection becomes control group ``number``."""
+        self.army.set_control_group(number, self.selected_units())
+        self.say(f"control group {number}: {len(self.army.control_group(number))} units", 2.0)
+
+    def recall_control_group(self, number: int) -> list[int]:
+        """Number: select control group ``number``; pressed again quickly, the camera jumps to it."""
+        chosen = [self.entities[i] for i in self.army.control_group(number).tolist()]
+        self._set_selection(chosen, False)
+        return chosen
+
+    def cycle_planner(self) -> str:
+        """Tab: the planner group orders use next (leader, flow field, potential, navmesh, …)."""
+        name = self.army.next_planner()
+        self.say(f"group orders now plan with: {name}", 3.0)
+        return name
+
+    def toggle_formation(self) -> bool:
+        """F: group moves keep their layout and walk at the slowest unit's speed."""
+        self.formation = not self.formation
+        self.say(f"formation moves {'on' if self.formation else 'off'}", 2.0)
+        return self.formation
+
+    def arm(self, mode: UnitMode) -> None:
+        """A (attack-move) or P (patrol): the next right-click gives that order."""
+        self.armed = mode
+
+    def view_on_ground(self) -> np.ndarray:
+        """World ``(4, 2)``: where the screen's corners meet the ground plane through the camera's
+        target (rays above the horizon are cut at four camera distances)."""
+        from panda3d.core import Point2, Point3
+
+        out = np.zeros((4, 2))
+        lens = self.base.camLens
+        for k, (u, v) in enumerate(((-1, 1), (1, 1), (1, -1), (-1, -1))):
+            near, far = Point3(), Point3()
+            lens.extrude(Point2(u, v), near, far)
+            a = np.array(self.scene.getRelativePoint(self.base.cam, near))
+            b = np.array(self.scene.getRelativePoint(self.base.cam, far))
+            z = self.cam_target[2]
+            t = (z - a[2]) / (b[2] - a[2]) if abs(b[2] - a[2]) > 1e-9 else 1.0
+            out[k] = (a + (b - a) * float(np.clip(t, 0.0, 1.0)))[:2]
+        return out
+
+    def minimap_point(self, pixel: tuple[float, float]) -> tuple[float, float, float] | None:
+        """The world point under a minimap ``pixel`` (None when the pixel is not on it)."""
+        return self.minimap.world_point(pixel)
+
+    def look_at_minimap(self, pixel: tuple[float, float]) -> bool:
+        """Left-click on the minimap: the camera looks at that point of the map."""
+        p = self.minimap.world_point(pixel)
+        if p is None:
+            return False
+        self.cam_target = np.array(p, dtype=np.float64)
+        self._place_camera()
+        return True
+
+    def jump_to_selection(self) -> None:
+        """C: centre the camera on the selection (zoomed to fit it)."""
+        units = [self.entities[i] for i in self.selected_units().tolist()]
+        if units:
+            self.frame_units(units)
+
+    def toggle_follow(self) -> bool:
+        """V: the camera follows the selection's centre."""
+        self.following = not self.following
+        return self.following
 
     def toggle_gate(self, name: str | None = None, near: tuple[float, float] | None = None) -> str | None:
         """Open / close gate ``name`` (default: the gate nearest to world point ``near``, else to
@@ -417,8 +532,7 @@ class RtsApp:
     # ------------------------------------------------------------------- input
     def _bind_input(self) -> None:
         b = self.base
-        for key, move in (("w", (0, 1)), ("s", (0, -1)), ("a", (-1, 0)), ("d", (1, 0)),
-                          ("arrow_up", (0, 1)), ("arrow_down", (0, -1)), ("arrow_left", (-1, 0)),
+        for key, move in (("arrow_up", (0, 1)), ("arrow_down", (0, -1)), ("arrow_left", (-1, 0)),
                           ("arrow_right", (1, 0))):
             b.accept(key, self._intent, ["pan", move, True])
             b.accept(key + "-up", self._intent, ["pan", move, False])
@@ -432,12 +546,25 @@ class RtsApp:
         b.accept("shift-mouse1", self._mouse_down, [True])
         b.accept("mouse1-up", self._mouse_up)
         b.accept("mouse3", self._right_click)
+        b.accept("shift-mouse3", self._right_click, [True])
         b.accept("g", self._toggle_gate_under_mouse)
-        b.accept("p", self._toggle_pause)
+        b.accept("space", self._toggle_pause)
         b.accept("f1", self._toggle_help)
         b.accept("f3", self._toggle_timings)
+        b.accept("a", self.arm, [UnitMode.ATTACK_MOVE])
+        b.accept("p", self.arm, [UnitMode.PATROL])
+        b.accept("s", self.stop)
+        b.accept("h", self.hold)
+        b.accept("f", self.toggle_formation)
+        b.accept("tab", self.cycle_planner)
+        b.accept("c", self.jump_to_selection)
+        b.accept("v", self.toggle_follow)
+        b.accept("control-a", self.select_all)
+        for k in range(1, 10):
+            b.accept(f"control-{k}", self.set_control_group, [k])
+            b.accept(str(k), self.recall_control_group, [k])
         for k in OVERLAYS:
-            b.accept(str(k), self.set_overlay, [k])
+            b.accept(f"f{k + 4}", self.set_overlay, [k])
 
     def _intent(self, kind, value, on) -> None:
         held = self.intent.setdefault(kind, set())
@@ -455,7 +582,12 @@ class RtsApp:
         return ((m.x + 1) * 0.5 * self.base.win.getXSize(), (1 - m.y) * 0.5 * self.base.win.getYSize())
 
     def _mouse_down(self, add: bool) -> None:
-        self.drag_start = self._mouse_pixel()
+        pixel = self._mouse_pixel()
+        if pixel is not None and self.minimap.contains(pixel):
+            self.look_at_minimap(pixel)
+            self.drag_start = None
+            return
+        self.drag_start = pixel
         self.drag_add = add
 
     def _mouse_up(self) -> None:
@@ -470,10 +602,11 @@ class RtsApp:
         self.drag_start = None
         self.box_np.getChildren().detach()
 
-    def _right_click(self) -> None:
+    def _right_click(self, queue: bool = False) -> None:
         p = self._mouse_pixel()
         if p is not None:
-            self.order_move_at_pixel(p)
+            self.order_move_at_pixel(p, self.armed or UnitMode.MOVE, queue)
+        self.armed = None
 
     def _toggle_pause(self) -> None:
         self.paused = not self.paused

@@ -2,8 +2,16 @@
 
 A TOML file of tables, each firing at its ``tick`` (the demo runs 30 ticks per second):
 
-* ``[[order]]`` — ``select`` = a team number or ``box`` = ``[x0, y0, x1, y1]`` window pixels, then
-  ``target`` = ``[x, y]`` world units or ``click`` = ``[px, py]`` window pixels;
+* ``[[order]]`` — who: ``select`` = a team number or ``"all"`` (the player's units), ``box`` =
+  ``[x0, y0, x1, y1]`` window pixels, or ``group`` = a control group 1..9 (none of these: the
+  current selection); where: ``target`` = ``[x, y]`` world units, ``click`` = ``[px, py]``
+  window pixels or ``minimap`` = ``[u, v]`` (0..1 across the minimap, row 0 at the top); how:
+  ``mode`` = ``"move"`` (default), ``"attack"`` (attack-move) or ``"patrol"``, ``queue = true``
+  (shift: after the current orders), ``formation = true`` (keep the layout, one speed);
+* ``[[command]]`` — ``do`` = ``"stop"``, ``"hold"``, ``"select_all"``, ``"set_group"`` /
+  ``"recall_group"`` (with ``group`` = 1..9), ``"planner"`` (with ``planner`` = a name, or none
+  to cycle), ``"formation"``, ``"jump"`` (camera to the selection), ``"follow"`` (camera
+  follows it) or ``"look"`` (with ``minimap`` = ``[u, v]``: the camera looks there);
 * ``[[gate]]`` — ``name`` of one of the level's gates (toggled);
 * ``[[overlay]]`` — ``number`` 0 (none) … 4.
 
@@ -21,7 +29,10 @@ from rtsnav.levels.errors import LevelError
 __all__ = ["load_orders", "OVERLAY_NUMBERS"]
 
 OVERLAY_NUMBERS = range(0, 5)
-_KINDS = ("order", "gate", "overlay")
+_KINDS = ("order", "command", "gate", "overlay")
+ORDER_MODES = ("move", "attack", "patrol")
+COMMANDS = ("stop", "hold", "select_all", "set_group", "recall_group", "planner", "formation", "jump", "follow",
+            "look")
 
 
 def _table_lines(text: str, kind: str) -> list[int]:
@@ -31,6 +42,18 @@ def _table_lines(text: str, kind: str) -> list[int]:
 def _numbers(value, count: int) -> bool:
     return (isinstance(value, list) and len(value) == count
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value))
+
+
+def _check_group(table: dict, bad) -> None:
+    group = table.get("group")
+    if not isinstance(group, int) or isinstance(group, bool) or not 1 <= group <= 9:
+        raise bad(f"group must be a control group 1..9, got {group!r}")
+
+
+def _check_minimap(table: dict, bad) -> None:
+    uv = table.get("minimap") or []
+    if not _numbers(uv, 2) or not all(0.0 <= v <= 1.0 for v in uv):
+        raise bad(f"minimap must be [u, v] with both in 0..1 (0, 0 = top left), got {uv!r}")
 
 
 def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
@@ -47,7 +70,7 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
         raise LevelError(p, 0, 0, f"not valid TOML: {e}") from None
     unknown = sorted(set(data) - set(_KINDS))
     if unknown:
-        raise LevelError(p, 1, 1, f"unknown table(s) {unknown}; an orders file has [[order]], [[gate]], [[overlay]]")
+        raise LevelError(p, 1, 1, f"unknown table(s) {unknown}; an orders file has [[order]], [[command]], [[gate]], [[overlay]]")
     grid = level.grid
     x_max, y_max = grid.origin[0] + grid.width * grid.cell_size, grid.origin[1] + grid.height * grid.cell_size
     events: list[tuple[int, str, dict]] = []
@@ -68,11 +91,18 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
             if kind == "order":
                 if "select" in table:
                     team = table["select"]
-                    if not isinstance(team, int) or isinstance(team, bool) or team not in level.spawns:
-                        raise bad(f"select must be a team of this level ({sorted(level.spawns)}), got {team!r}")
+                    if team != "all" and (not isinstance(team, int) or isinstance(team, bool) or team not in level.spawns):
+                        raise bad(f"select must be a team of this level ({sorted(level.spawns)}) or \"all\", got {team!r}")
                 elif "box" in table:
                     if not _numbers(table["box"], 4):
                         raise bad(f"box must be [x0, y0, x1, y1] pixels, got {table['box']!r}")
+                elif "group" in table:
+                    _check_group(table, bad)
+                if table.get("mode", "move") not in ORDER_MODES:
+                    raise bad(f"mode must be one of {', '.join(map(repr, ORDER_MODES))}, got {table['mode']!r}")
+                for flag in ("queue", "formation"):
+                    if flag in table and not isinstance(table[flag], bool):
+                        raise bad(f"{flag} must be true or false, got {table[flag]!r}")
                 if "target" in table:
                     target = table["target"]
                     if not (isinstance(target, list) and len(target) in (2, 3) and _numbers(target[:2], 2)):
@@ -83,8 +113,23 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
                 elif "click" in table:
                     if not _numbers(table["click"], 2):
                         raise bad(f"click must be [px, py] pixels, got {table['click']!r}")
+                elif "minimap" in table:
+                    _check_minimap(table, bad)
                 else:
-                    raise bad("needs target = [x, y] or click = [px, py]")
+                    raise bad("needs target = [x, y], click = [px, py] or minimap = [u, v]")
+            elif kind == "command":
+                do = table.get("do")
+                if do not in COMMANDS:
+                    raise bad(f"do must be one of {', '.join(map(repr, COMMANDS))}, got {do!r}")
+                if do in ("set_group", "recall_group"):
+                    _check_group(table, bad)
+                if do == "look":
+                    _check_minimap(table, bad)
+                if do == "planner" and "planner" in table:
+                    from .army import GROUP_PLANNER_CYCLE
+
+                    if table["planner"] not in GROUP_PLANNER_CYCLE:
+                        raise bad(f"planner must be one of {', '.join(GROUP_PLANNER_CYCLE)}, got {table['planner']!r}")
             elif kind == "gate":
                 name = table.get("name")
                 if name not in level.gates:

@@ -294,16 +294,25 @@ class Crowd:
             self.queue.cancel(("agent", i))
         self.state.release(ids)
 
-    def move(self, ids, target: Sequence[float], planner: str = "astar", *, group: int | None = None) -> None:
+    def move(self, ids, target: Sequence[float] | np.ndarray, planner: str = "astar", *,
+             group: int | None = None) -> None:
         """Order agents to world ``target`` with ``planner`` (``PLANNERS``); group planners move
-        agents sharing a ``group`` (default: their flock group, else one new group) as one."""
+        agents sharing a ``group`` (default: their flock group, else one new group) as one.
+        ``target`` may also be one point per agent (``(N, 2)`` or ``(N, 3)``: a formation)."""
         ids = self._ids(ids)
         if planner not in PLANNERS:
             raise NavError(f"unknown planner {planner!r}; expected one of {', '.join(PLANNERS)}")
-        t = finite_point(target, "target")
         s = self.state
-        s.target[ids, :2] = t[:2]
-        s.target[ids, 2] = t[2] if len(t) == 3 else 0.0
+        if np.ndim(target) == 2:
+            per = np.asarray(target, dtype=np.float64)
+            if per.shape[0] != len(ids) or per.shape[1] not in (2, 3) or not np.isfinite(per).all():
+                raise NavError(f"per-agent targets must be finite ({len(ids)}, 2 or 3), got shape {per.shape}")
+            s.target[ids, :2] = per[:, :2]
+            s.target[ids, 2] = per[:, 2] if per.shape[1] == 3 else 0.0
+        else:
+            t = finite_point(target, "target")
+            s.target[ids, :2] = t[:2]
+            s.target[ids, 2] = t[2] if len(t) == 3 else 0.0
         s.agent_method[ids, 0] = PLANNERS.index(planner)
         if group is not None:
             s.flock_group[ids, 0] = int(group)

@@ -1,0 +1,276 @@
+"""The demo's armies: RTS commands over many units at once, and unit AI from a behaviour tree.
+
+No Panda3D here: the app (mouse and keys) and orders files (tests) call the same commands.
+Per-unit state is numpy arrays indexed like ``entities``; the crowd moves the units
+(``Crowd.move`` / ``stop`` / ``pause`` on whole batches).
+
+Commands: move, attack-move, patrol, shift-queued waypoints, stop, hold position, formation
+moves at a shared speed, control groups, and which planner group orders use. The unit AI
+(``unit_tree``) is compiled to jump tables and ticked for every unit each tick: retreat home
+when hurt (and heal there), fight an enemy in range unless on a plain move order, patrol between
+two points (a memory sequence), take the next queued order on arrival.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from rtsnav.components import NavState
+from rtsnav.systems.nav.behaviour import Action, Condition, Fallback, Sequence, Status, compile_tree
+from rtsnav.systems.nav.crowd.state import F_HAS_TARGET, F_PAUSED, F_TARGET_DIRTY, P_MAX_SPEED, P_RADIUS
+
+__all__ = ["Army", "UnitMode", "GROUP_PLANNER_CYCLE", "unit_tree"]
+
+#: What ``P`` cycles through for group orders (a single unit always uses A*-like planners).
+GROUP_PLANNER_CYCLE = ("leader", "flowfield", "potential", "navmesh", "hierarchy", "jps+", "astar")
+GROUP_PLANNERS = ("leader", "flowfield", "potential")
+ATTACK_RANGE = 3.0          # world units
+DAMAGE_PER_S = 0.12         # health (1 = full) a unit takes per second from one attacker
+HURT_BELOW = 0.3
+HEAL_PER_S = 0.2
+SUCCESS, FAILURE, RUNNING = np.int8(Status.SUCCESS), np.int8(Status.FAILURE), np.int8(Status.RUNNING)
+
+
+class UnitMode(enum.IntEnum):
+    """The order a unit is carrying out (``Army.mode``)."""
+
+    IDLE = 0
+    MOVE = 1            # walk there, ignore enemies
+    ATTACK_MOVE = 2     # walk there, fighting enemies met on the way
+    PATROL = 3          # walk between two points, fighting on the way
+    HOLD = 4            # stand, fight only what comes in range
+    RETREAT = 5         # hurt: walk home, heal, then idle
+
+
+def unit_tree():
+    """The unit AI. Leaves read the blackboard (an ``Army``) and act on whole batches."""
+    return Fallback(
+        Sequence(Condition("hurt", lambda u, a: (a.health[u] < HURT_BELOW) | (a.mode[u] == UnitMode.RETREAT)),
+                 Action("retreat home and heal", lambda u, a: a.retreat(u))),
+        Sequence(Condition("may fight", lambda u, a: a.mode[u] != UnitMode.MOVE),
+                 Condition("enemy in range", lambda u, a: a.enemy_distance[u] <= ATTACK_RANGE),
+                 Action("attack", lambda u, a: a.attack(u))),
+        Sequence(Condition("patrolling", lambda u, a: a.mode[u] == UnitMode.PATROL),
+                 Sequence(Action("walk to B", lambda u, a: a.walk(u, 1)),
+                          Action("walk back to A", lambda u, a: a.walk(u, 0)), memory=True)),
+        Sequence(Condition("order done", lambda u, a: a.arrived(u)),
+                 Condition("more orders queued", lambda u, a: a.has_queued(u)),
+                 Action("take the next order", lambda u, a: a.next_order(u))),
+        Action("carry on", lambda u, a: a.carry_on(u)),
+    )
+
+
+class Army:
+    """Every unit's commands and AI state. ``entities`` in the app's order; ``teams`` per unit."""
+
+    def __init__(self, navigation, entities: list[int], teams: np.ndarray, level) -> None:
+        self.nav = navigation
+        self.crowd = navigation.crowd
+        self.level = level
+        self.entities = list(entities)
+        self.ids = navigation.agent_ids(self.entities)
+        n = len(self.entities)
+        self.team = np.asarray(teams, dtype=np.int64)
+        self.health = np.ones(n)
+        self.mode = np.zeros(n, dtype=np.int8)
+        self.patrol = np.full((n, 2, 2), np.nan)             # per unit: point A, point B
+        self.queue: dict[int, list[tuple[int, float, float, int]]] = {}   # unit -> [(mode, x, y, group)]
+        self.base_speed = self.crowd.state.agent_params[self.ids, P_MAX_SPEED].copy()
+        self.fighting = np.zeros(n, dtype=bool)
+        self.enemy_distance = np.full(n, np.inf)
+        self.enemy = np.full(n, -1, dtype=np.int64)
+        self.control_groups: dict[int, np.ndarray] = {}
+        self.planner = GROUP_PLANNER_CYCLE[0]
+        self._group_ids = itertools.count(5000)
+        grid = level.grid
+        self.home = np.zeros((n, 2))
+        for t, cells in level.spawns.items():
+            c = np.asarray(cells).mean(axis=0)
+            self.home[self.team == t] = grid.cell_to_world(int(c[0]), int(c[1]))[:2]
+        self.tree = compile_tree(unit_tree())
+        self.dt = 0.0
+
+    # ---------------------------------------------------------------- commands
+    def command(self, units, target, mode: UnitMode = UnitMode.MOVE, *, queue: bool = False,
+                formation: bool = False) -> int:
+        """Order ``units`` (indices) to world ``target`` in ``mode`` (MOVE, ATTACK_MOVE or
+        PATROL). ``queue`` appends it after their current orders (shift + right-click);
+        ``formation`` keeps their layout and moves them at the slowest one's speed."""
+        units = np.asarray(units, dtype=np.int64)
+        if len(units) == 0:
+            return 0
+        x, y = float(target[0]), float(target[1])
+        group = next(self._group_ids)
+        busy = units[self.mode[units] != UnitMode.IDLE] if queue else units[:0]
+        for u in busy.tolist():
+            self.queue.setdefault(u, []).append((int(mode), x, y, group))
+        free = np.setdiff1d(units, busy)
+        for u in free.tolist():
+            self.queue.pop(u, None)
+        if len(free):
+            self._go(free, np.array([x, y]), UnitMode(mode), formation, group)
+        return len(units)
+
+    def stop(self, units) -> None:
+        """Stop: drop orders and queues; the units stand and fight what comes in range."""
+        units = np.asarray(units, dtype=np.int64)
+        self.crowd.stop(self.ids[units])
+        self.crowd.pause(self.ids[units], False)
+        self.mode[units] = UnitMode.IDLE
+        for u in units.tolist():
+            self.queue.pop(u, None)
+
+    def hold(self, units) -> None:
+        """Hold position: stand here, never chase, fight only what is in range."""
+        self.stop(units)
+        self.mode[np.asarray(units, dtype=np.int64)] = UnitMode.HOLD
+
+    def set_control_group(self, number: int, units) -> None:
+        """Ctrl + number: remember ``units`` as control group ``number`` (1..9)."""
+        self.control_groups[int(number)] = np.asarray(units, dtype=np.int64).copy()
+
+    def control_group(self, number: int) -> np.ndarray:
+        """The units of control group ``number`` (empty if none)."""
+        return self.control_groups.get(int(number), np.zeros(0, dtype=np.int64))
+
+    def next_planner(self) -> str:
+        """Cycle the planner used by group orders; returns the new one."""
+        i = GROUP_PLANNER_CYCLE.index(self.planner)
+        self.planner = GROUP_PLANNER_CYCLE[(i + 1) % len(GROUP_PLANNER_CYCLE)]
+        return self.planner
+
+    def _go(self, units: np.ndarray, target: np.ndarray, mode: UnitMode, formation: bool, group: int) -> None:
+        crowd, ids = self.crowd, self.ids[units]
+        pos = crowd.state.position[ids, :2]
+        crowd.pause(ids, False)
+        self.fighting[units] = False
+        self.mode[units] = mode
+        if mode == UnitMode.PATROL:
+            self.patrol[units, 0] = pos.mean(axis=0)
+            self.patrol[units, 1] = target
+            self.tree.reset(units)                       # the patrol's memory starts at "walk to B"
+        speeds = self.base_speed[units]
+        if formation and len(units) > 1:
+            crowd.state.agent_params[ids, P_MAX_SPEED] = speeds.min()          # one speed: the layout holds
+            targets = self._formation_targets(pos, target, crowd.state.agent_params[ids, P_RADIUS].max())
+            crowd.move(ids, targets, "astar")
+            return
+        crowd.state.agent_params[ids, P_MAX_SPEED] = speeds
+        planner = self.planner if len(units) > 1 else ("astar" if self.planner in GROUP_PLANNERS else self.planner)
+        crowd.move(ids, target, planner, group=group if planner in GROUP_PLANNERS else None)
+
+    def _formation_targets(self, pos: np.ndarray, target: np.ndarray, radius: float) -> np.ndarray:
+        """The group's layout kept but packed (gaps closed to 2.6 radii), centred on ``target``;
+        every slot moved onto the nearest walkable cell."""
+        offset = pos - pos.mean(axis=0)
+        spread = np.abs(offset).max()
+        rows = max(1, int(np.ceil(np.sqrt(len(pos)))))
+        packed = 2.6 * max(radius, 0.3) * rows / 2
+        if spread > packed:
+            offset *= packed / spread
+        grid = self.level.grid
+        out = target + offset
+        cells = grid.world_to_cells(out)
+        cells[:, 0] = np.clip(cells[:, 0], 0, grid.width - 1)
+        cells[:, 1] = np.clip(cells[:, 1], 0, grid.height - 1)
+        bad = ~grid.passable[cells[:, 1], cells[:, 0]]
+        if bad.any():
+            out[bad] = target
+        return out
+
+    # ------------------------------------------------------------------ AI tick
+    def tick(self, dt: float) -> np.ndarray:
+        """Sense (nearest enemy of each unit), then tick every unit's behaviour tree; returns
+        the statuses."""
+        self.dt = dt
+        pos = self.crowd.state.position[self.ids, :2]
+        self.enemy_distance[:] = np.inf
+        self.enemy[:] = -1
+        for t in np.unique(self.team).tolist():
+            mine, theirs = np.flatnonzero(self.team == t), np.flatnonzero(self.team != t)
+            if len(theirs) == 0:
+                continue
+            d, k = cKDTree(pos[theirs]).query(pos[mine], distance_upper_bound=4 * ATTACK_RANGE)
+            found = np.isfinite(d)
+            self.enemy_distance[mine[found]] = d[found]
+            self.enemy[mine[found]] = theirs[k[found]]
+        self.fighting[:] = False
+        return self.tree.tick(np.arange(len(self.entities)), self)
+
+    # ------------------------------------------------------------------ leaves
+    def _state(self, units: np.ndarray) -> np.ndarray:
+        return self.crowd.state.nav_state[self.ids[units], 0]
+
+    def arrived(self, units: np.ndarray) -> np.ndarray:
+        """The order is over: reached, failed, or never had a target."""
+        s = self._state(units)
+        pending = self.crowd.state.agent_flags[self.ids[units], F_TARGET_DIRTY]      # ordered, not planned yet
+        return ((s == NavState.FINISHED) | (s == NavState.FAILED) | (s == NavState.IDLE)) & ~pending
+
+    def has_queued(self, units: np.ndarray) -> np.ndarray:
+        return np.array([bool(self.queue.get(u)) for u in units.tolist()], dtype=bool)
+
+    def next_order(self, units: np.ndarray) -> np.ndarray:
+        by_order: dict[tuple, list[int]] = {}
+        for u in units.tolist():
+            mode, x, y, group = self.queue[u].pop(0)
+            if not self.queue[u]:
+                del self.queue[u]
+            by_order.setdefault((mode, x, y, group), []).append(u)
+        for (mode, x, y, group), members in by_order.items():
+            self._go(np.array(members, dtype=np.int64), np.array([x, y]), UnitMode(mode), False, group)
+        return np.full(len(units), SUCCESS)
+
+    def retreat(self, units: np.ndarray) -> np.ndarray:
+        starting = units[self.mode[units] != UnitMode.RETREAT]
+        if len(starting):
+            self.mode[starting] = UnitMode.RETREAT
+            for u in starting.tolist():
+                self.queue.pop(u, None)
+            self.crowd.pause(self.ids[starting], False)
+            for t in np.unique(self.team[starting]).tolist():
+                these = starting[self.team[starting] == t]
+                self.crowd.move(self.ids[these], self.home[these[0]], "flowfield", group=next(self._group_ids))
+        home = self.arrived(units)                       # home, or as near as it could get
+        self.health[units[home]] = np.minimum(1.0, self.health[units[home]] + HEAL_PER_S * self.dt)
+        healed = home & (self.health[units] >= 1.0)
+        self.mode[units[healed]] = UnitMode.IDLE
+        return np.where(healed, SUCCESS, RUNNING)
+
+    def attack(self, units: np.ndarray) -> np.ndarray:
+        self.fighting[units] = True
+        self.crowd.pause(self.ids[units], True)                       # stand and fight
+        np.subtract.at(self.health, self.enemy[units], DAMAGE_PER_S * self.dt)
+        np.maximum(self.health, 0.0, out=self.health)
+        return np.full(len(units), RUNNING)
+
+    def walk(self, units: np.ndarray, leg: int) -> np.ndarray:
+        goal = self.patrol[units, leg]
+        ids = self.ids[units]
+        s = self.crowd.state
+        off = np.hypot(*(s.target[ids, :2] - goal).T) > 1e-6
+        stale = off | ~s.agent_flags[ids, F_HAS_TARGET]                           # not walking there yet
+        if stale.any():
+            starting = units[stale]
+            s.agent_params[self.ids[starting], P_MAX_SPEED] = self.base_speed[starting]
+            self.crowd.pause(self.ids[starting], False)
+            groups = self.patrol[starting, leg]
+            for point in np.unique(groups, axis=0):
+                these = starting[(groups == point).all(axis=1)]
+                planner = self.planner if len(these) > 1 else "astar"
+                self.crowd.move(self.ids[these], point, planner,
+                                group=next(self._group_ids) if planner in GROUP_PLANNERS else None)
+        done = ~stale & self.arrived(units)
+        return np.where(done, SUCCESS, RUNNING)
+
+    def carry_on(self, units: np.ndarray) -> np.ndarray:
+        paused = units[self.crowd.state.agent_flags[self.ids[units], F_PAUSED]]
+        if len(paused):
+            self.crowd.pause(self.ids[paused], False)                 # the fight is over
+        done = self.arrived(units) & (self.mode[units] != UnitMode.HOLD) & (self.mode[units] != UnitMode.PATROL)
+        self.mode[units[done & (self.mode[units] != UnitMode.IDLE)]] = UnitMode.IDLE
+        return np.full(len(units), SUCCESS)

@@ -1,0 +1,269 @@
+"""Every RTS control of the demo, driven from an orders file (the same calls the mouse and keys
+make), with its outcome checked in the game state."""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+import pytest
+
+from rtsnav.components import NavState, Selected
+from rtsnav.game.__main__ import _apply
+from rtsnav.game.app import RtsApp
+from rtsnav.game.army import GROUP_PLANNER_CYCLE, UnitMode
+from rtsnav.game.script import load_orders
+from rtsnav.levels.errors import LevelError
+
+
+@pytest.fixture
+def app():
+    a = RtsApp("river", 120, headless=True, size=(640, 400))
+    yield a
+    a.destroy()
+
+
+def play(app, tmp_path, text: str, ticks: int = 0) -> None:
+    """Load ``text`` as an orders file and run it like ``--orders`` does, then ``ticks`` more."""
+    path = tmp_path / "orders.toml"
+    path.write_text(text)
+    script = load_orders(path, app.level)
+    end = max([t for t, _, _ in script], default=0) + ticks
+    while app.tick <= end:
+        while script and script[0][0] <= app.tick:
+            _, kind, ev = script.pop(0)
+            _apply(app, kind, ev)
+        app.step(1)
+
+
+def team_units(app, team: int) -> np.ndarray:
+    return np.flatnonzero(app.army.team == team)
+
+
+def states(app, units) -> np.ndarray:
+    return app.navigation.crowd.state.nav_state[app.army.ids[units], 0]
+
+
+def positions(app, units) -> np.ndarray:
+    return app.navigation.crowd.state.position[app.army.ids[units], :2]
+
+
+def test_shift_queued_waypoints_are_walked_in_order(app, tmp_path):
+    play(app, tmp_path, """
+[[order]]
+tick = 1
+select = 1
+target = [30.5, 32.5]
+[[order]]
+tick = 2
+target = [30.5, 12.5]
+queue = true
+""", ticks=1500)
+    mine = team_units(app, 1)
+    assert not app.army.queue                                    # both legs walked
+    near_b = np.hypot(*(positions(app, mine) - [30.5, 12.5]).T) < 10
+    assert near_b.mean() > 0.9 and (states(app, mine) == NavState.FINISHED).mean() > 0.9
+
+
+def test_patrol_walks_to_the_point_and_back(app, tmp_path):
+    play(app, tmp_path, """
+[[order]]
+tick = 1
+select = 1
+target = [30.5, 32.5]
+mode = "patrol"
+""", ticks=20)
+    mine = team_units(app, 1)
+    s = app.navigation.crowd.state
+    assert (app.army.mode[mine] == UnitMode.PATROL).all()
+    assert np.allclose(s.target[app.army.ids[mine], :2], [30.5, 32.5])     # first leg: to B
+    a = app.army.patrol[mine[0], 0].copy()
+    turned = np.zeros(len(mine), dtype=bool)
+    for _ in range(1500):
+        app.step(1)
+        turned |= np.hypot(*(s.target[app.army.ids[mine], :2] - a).T) < 1e-6
+        if turned.all():
+            break
+    assert turned.all()                                                     # each reached B, turned to A
+    assert (app.army.mode[mine] == UnitMode.PATROL).all()
+
+
+def test_stop_and_hold(app, tmp_path):
+    play(app, tmp_path, """
+[[order]]
+tick = 1
+select = 1
+target = [30.5, 32.5]
+[[command]]
+tick = 30
+do = "stop"
+""", ticks=30)
+    mine = team_units(app, 1)
+    assert (app.army.mode[mine] == UnitMode.IDLE).all()
+    assert (states(app, mine) == NavState.IDLE).all()
+    v = app.navigation.crowd.state.velocity[app.army.ids[mine], :2]
+    assert np.hypot(*v.T).max() < 0.5
+    play(app, tmp_path, f"""
+[[command]]
+tick = {app.tick}
+do = "hold"
+""", ticks=5)
+    assert (app.army.mode[mine] == UnitMode.HOLD).all() and (states(app, mine) == NavState.IDLE).all()
+
+
+def test_control_groups_and_select_all(app, tmp_path):
+    play(app, tmp_path, """
+[[order]]
+tick = 1
+box = [0, 0, 640, 200]
+target = [20.5, 20.5]
+[[command]]
+tick = 2
+do = "set_group"
+group = 3
+[[command]]
+tick = 3
+do = "select_all"
+""")
+    selected = {e for e, _ in esper.get_component(Selected)}
+    assert selected == {app.entities[i] for i in team_units(app, 1)}        # all of mine, none of theirs
+    group = set(app.army.control_group(3).tolist())
+    assert 0 < len(group) < len(team_units(app, 1))
+    play(app, tmp_path, f"""
+[[command]]
+tick = {app.tick}
+do = "recall_group"
+group = 3
+""")
+    assert {app.index_of[e] for e, _ in esper.get_component(Selected)} == group
+    with pytest.raises(LevelError, match="group must be a control group 1..9"):
+        play(app, tmp_path, '[[command]]\ntick = 1\ndo = "set_group"\ngroup = 12\n')
+
+
+def test_formation_moves_keep_the_layout_at_one_speed(app, tmp_path):
+    play(app, tmp_path, """
+[[order]]
+tick = 1
+select = 1
+target = [30.5, 40.5]
+formation = true
+""")
+    mine = team_units(app, 1)
+    s = app.navigation.crowd.state
+    speeds = s.agent_params[app.army.ids[mine], 0]
+    assert np.ptp(speeds) == 0 and speeds[0] == app.army.base_speed[mine].min()
+    targets = s.target[app.army.ids[mine], :2]
+    start = positions(app, mine)
+    # the layout is kept: west-most units get west-most slots (rank correlation)
+    rx = np.argsort(np.argsort(start[:, 0]))
+    tx = np.argsort(np.argsort(targets[:, 0]))
+    assert np.corrcoef(rx, tx)[0, 1] > 0.8
+    play(app, tmp_path, f'[[order]]\ntick = {app.tick}\nselect = 1\ntarget = [30.5, 40.5]\n')
+    assert np.allclose(s.agent_params[app.army.ids[mine], 0], app.army.base_speed[mine])   # speeds back
+
+
+def test_planner_switch_changes_what_group_orders_use(app, tmp_path):
+    from rtsnav.systems.nav.crowd.state import PLANNERS
+
+    play(app, tmp_path, """
+[[command]]
+tick = 1
+do = "planner"
+[[order]]
+tick = 2
+select = 1
+target = [30.5, 40.5]
+""", ticks=2)
+    assert app.army.planner == GROUP_PLANNER_CYCLE[1]
+    mine = team_units(app, 1)
+    method = app.navigation.crowd.state.agent_method[app.army.ids[mine], 0]
+    assert (method == PLANNERS.index(GROUP_PLANNER_CYCLE[1])).all()
+    play(app, tmp_path, f'[[command]]\ntick = {app.tick}\ndo = "planner"\nplanner = "navmesh"\n'
+                        f'[[order]]\ntick = {app.tick + 1}\nselect = 1\ntarget = [20.5, 40.5]\n', ticks=2)
+    method = app.navigation.crowd.state.agent_method[app.army.ids[mine], 0]
+    assert (method == PLANNERS.index("navmesh")).all()
+
+
+def test_minimap_look_and_order(app, tmp_path):
+    play(app, tmp_path, """
+[[command]]
+tick = 1
+do = "look"
+minimap = [0.25, 0.75]
+[[order]]
+tick = 2
+select = 1
+minimap = [0.25, 0.25]
+""", ticks=2)
+    g = app.level.grid
+    assert np.allclose(app.cam_target[:2], [0.25 * g.width, 0.75 * g.height], atol=1.0)
+    mine = team_units(app, 1)
+    t = app.navigation.crowd.state.target[app.army.ids[mine[0]], :2]
+    assert np.allclose(t, [0.25 * g.width, 0.25 * g.height], atol=1.5)    # row 0 at the top of the minimap
+
+
+def test_camera_jump_and_follow(app, tmp_path):
+    play(app, tmp_path, """
+[[order]]
+tick = 1
+box = [0, 0, 320, 400]
+target = [30.5, 20.5]
+[[command]]
+tick = 2
+do = "jump"
+[[command]]
+tick = 3
+do = "follow"
+""", ticks=60)
+    app.sync_scene()
+    chosen = app.selected_units()
+    assert app.following
+    assert np.allclose(app.cam_target[:2], positions(app, chosen).mean(axis=0), atol=1e-6)
+
+
+def test_attack_move_fights_on_the_way_and_a_plain_move_does_not(tmp_path):
+    results = {}
+    for mode in ("move", "attack"):
+        a = RtsApp("river", 120, headless=True, size=(320, 200))
+        try:
+            # both armies walk into each other across the south bridge
+            play(a, tmp_path, f"""
+[[order]]
+tick = 1
+select = 1
+target = [80.5, 48.5]
+mode = "{mode}"
+[[order]]
+tick = 1
+select = 2
+target = [15.5, 48.5]
+mode = "attack"
+""", ticks=900)
+            mine = team_units(a, 1)
+            theirs = team_units(a, 2)
+            results[mode] = (a.army.health[theirs].min(), a.army.health[mine].min())
+        finally:
+            a.destroy()
+    assert results["move"][0] == 1.0                 # a plain move never hurts the enemy
+    assert results["attack"][0] < 1.0                # attack-move fights on the way
+    assert results["move"][1] < 1.0                  # (the enemy attack-moved, so mine were hit)
+
+
+def test_hurt_units_retreat_home_and_heal(app):
+    mine = team_units(app, 1)[:5]
+    app.army.health[mine] = 0.1
+    app.step(3)
+    assert (app.army.mode[mine] == UnitMode.RETREAT).all()
+    for _ in range(600):
+        app.step(1)
+        if (app.army.health[mine] >= 1.0).all():
+            break
+    assert (app.army.health[mine] >= 1.0).all() and (app.army.mode[mine] == UnitMode.IDLE).all()
+
+
+def test_orders_file_mistakes_name_the_table(app, tmp_path):
+    for text, message in (('[[order]]\ntick = 1\nselect = 1\ntarget = [5, 5]\nmode = "charge"\n', "mode must be"),
+                          ('[[command]]\ntick = 1\ndo = "dance"\n', "do must be one of"),
+                          ('[[order]]\ntick = 1\nminimap = [2, 0]\n', "minimap must be"),
+                          ('[[order]]\ntick = 1\ntarget = [5, 5]\nqueue = "yes"\n', "queue must be true or false")):
+        with pytest.raises(LevelError, match=message):
+            play(app, tmp_path, text)
