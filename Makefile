@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean x11-tools
 
 $(VENV)/.installed-%: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,19 @@ demo: $(VENV)/.installed-demo
 		$(PY) -m rtsnav.game --headless --frames 1500 --screenshot out/demo.png; \
 	fi
 
-test: $(VENV)/.installed-test
+# Xvfb + xdotool (Debian packages) for the real-window test; installed when we may (root with
+# apt-get), otherwise that one test skips and says how to get them.
+X11_PACKAGES := xvfb xdotool
+x11-tools:
+	@if command -v Xvfb >/dev/null && command -v xdotool >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing $(X11_PACKAGES) (real-window test)"; \
+		(apt-get install -y -qq --no-install-recommends $(X11_PACKAGES) >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends $(X11_PACKAGES) >/dev/null 2>&1)) || \
+		echo "could not install $(X11_PACKAGES): the real-window test will skip"; \
+	else echo "no Xvfb/xdotool: the real-window test will skip (sudo apt-get install $(X11_PACKAGES))"; fi
+
+test: $(VENV)/.installed-test x11-tools
 	$(PY) -m ruff check .
 	$(PY) -m mypy rtsnav
 	$(PY) -m pytest -q

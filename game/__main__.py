@@ -35,6 +35,23 @@ def _script(path: Path | None, app) -> list[tuple[int, str, dict]]:
     return load_orders(path, app.level)
 
 
+def _keep_state_file(app, path: Path) -> None:
+    """Rewrite ``path`` with ``app.state_summary()`` every 5 frames (atomically: write, rename)."""
+    import json
+
+    frames = [0]
+
+    def write(task):
+        frames[0] += 1
+        if frames[0] % 5 == 0:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(app.state_summary()))
+            tmp.replace(path)
+        return task.cont
+
+    app.task_mgr.add(write, "rtsnav-state-file", sort=100)
+
+
 def _size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
@@ -111,7 +128,9 @@ def main(argv=None) -> int:
     ap.add_argument("--units", type=positive_int, default=500, help="units per team side, >= 1")
     ap.add_argument("--headless", action="store_true", help="render offscreen and exit")
     ap.add_argument("--frames", type=positive_int, default=300, help="frames to run when headless")
-    ap.add_argument("--screenshot", type=Path, help="save the last frame here")
+    ap.add_argument("--screenshot", type=Path, help="save the last frame here (in a window: where F12 saves)")
+    ap.add_argument("--state-file", type=Path, help="in a window: keep a JSON summary of the game state here "
+                                                   "(selection, orders, gates; for tests driving the window)")
     ap.add_argument("--orders", type=Path, help="TOML script of selections / orders / gates (see game/script.py)")
     ap.add_argument("--size", type=_size, default=(1024, 640), help="window size WIDTHxHEIGHT")
     add_debug_flag(ap)
@@ -128,6 +147,10 @@ def _run(args) -> int:
 
     app = RtsApp(level, args.units, headless=headless, size=args.size)
     if not headless:
+        if args.screenshot:
+            app.screenshot_path = args.screenshot
+        if args.state_file:
+            _keep_state_file(app, args.state_file)
         app.run()
         return 0
     script = _script(args.orders, app)

@@ -78,6 +78,7 @@ class RtsApp:
         self.armed: UnitMode | None = None                 # A / P pressed: the next right-click's mode
         self.formation = False                             # F: group moves keep their layout
         self.following = False                             # V: the camera follows the selection
+        self.screenshot_path: Path = Path("rtsnav-shot.png")
         self.paused = False
         self.message, self.message_until = "", 0
         self.show_timings = False
@@ -560,6 +561,7 @@ class RtsApp:
         b.accept("c", self.jump_to_selection)
         b.accept("v", self.toggle_follow)
         b.accept("control-a", self.select_all)
+        b.accept("f12", self._save_screenshot)
         for k in range(1, 10):
             b.accept(f"control-{k}", self.set_control_group, [k])
             b.accept(str(k), self.recall_control_group, [k])
@@ -607,6 +609,11 @@ class RtsApp:
         if p is not None:
             self.order_move_at_pixel(p, self.armed or UnitMode.MOVE, queue)
         self.armed = None
+
+    def _save_screenshot(self) -> None:
+        """F12: save the frame to ``screenshot_path`` (``--screenshot``; default rtsnav-shot.png)."""
+        self.screenshot(self.screenshot_path)
+        self.say(f"screenshot saved: {self.screenshot_path}", 2.0)
 
     def _toggle_pause(self) -> None:
         self.paused = not self.paused
@@ -675,6 +682,39 @@ class RtsApp:
         self.frame_ms["simulation"] = (t1 - t0) * 1e3
         self.frame_ms["sync"] = (t2 - t1) * 1e3
         return task.cont
+
+    def state_summary(self) -> dict:
+        """What a test driving the real window checks: selection, orders, gates, camera, and
+        the window pixels of things worth clicking (the player's units, the gates, the centre's
+        ground point)."""
+        from .selection import project_to_screen
+
+        chosen = self.selected_units()
+        s = self.navigation.crowd.state
+        pos = self.positions()
+        own = np.flatnonzero(self.army.team == self.player_team)
+        own_px, front = project_to_screen(self.base, pos[own], self.scene)
+        own_px = own_px[front]
+        w, h = self.base.win.getXSize(), self.base.win.getYSize()
+        probe = ground_point(self.base, (0.75 * w, h / 2), self.level, self.scene)
+        gates = {}
+        for name, gate in self.level.gates.items():
+            px = project_to_screen(self.base, self.level.grid.cells_to_world(gate.cells), self.scene)[0].mean(axis=0)
+            gates[name] = {"open": bool(gate.open), "pixel": [float(px[0]), float(px[1])]}
+        return {
+            "tick": self.tick, "window": [w, h],
+            "selected": len(chosen),
+            "selected_teams": sorted({int(t) for t in self.army.team[chosen].tolist()}),
+            "selected_targets": s.target[self.army.ids[chosen], :2].tolist() if len(chosen) else [],
+            "selected_modes": sorted({UnitMode(int(m)).name for m in self.army.mode[chosen].tolist()}),
+            "control_groups": {str(k): len(v) for k, v in self.army.control_groups.items()},
+            "planner": self.army.planner, "formation": self.formation, "paused": self.paused,
+            "player_units_box": [float(v) for v in (*own_px.min(axis=0), *own_px.max(axis=0))] if len(own_px) else [],
+            # the ground under the pixel (0.75 w, 0.5 h): somewhere to right-click
+            "probe_pixel": [0.75 * w, h / 2],
+            "probe_ground": None if probe is None else [float(probe[0]), float(probe[1])],
+            "gates": gates,
+        }
 
     def render_frame(self) -> None:
         """Run one frame: the frame task (simulation + sync), then draw."""
