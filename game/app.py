@@ -54,10 +54,13 @@ class RtsApp:
         units: how many units (split between the level's teams).
         headless: render offscreen (``p3tinydisplay``) instead of opening a window.
         size: window size in pixels.
+        avoidance: units steer around each other, enemies included (reciprocal avoidance).
+        combat: the unit AI fights enemies in range (False: orders and navigation only).
     """
 
     def __init__(self, level: "str | Level" = "river", units: int = 500, *, headless: bool = False,
-                 size: tuple[int, int] = (1024, 640), seed: int = 1) -> None:
+                 size: tuple[int, int] = (1024, 640), seed: int = 1, avoidance: bool = True,
+                 combat: bool = True) -> None:
         configure_panda(headless, size)
         from direct.showbase.ShowBase import ShowBase
 
@@ -70,10 +73,10 @@ class RtsApp:
         self.level: Level = level if isinstance(level, Level) else load_level(level)
         self.navigation = Navigation(self.level.grid)
         install(self.navigation)
-        self.entities = self._spawn(units, seed)
+        self.entities = self._spawn(units, seed, avoidance)
         self.player_team = min(self.level.spawns)          # the player's side; the others are scripted
         teams = np.array([esper.component_for_entity(e, Team).id for e in self.entities])
-        self.army = Army(self.navigation, self.entities, teams, self.level)
+        self.army = Army(self.navigation, self.entities, teams, self.level, combat)
         self.index_of = {e: i for i, e in enumerate(self.entities)}
         self.armed: UnitMode | None = None                 # A / P pressed: the next right-click's mode
         self.formation = False                             # F: group moves keep their layout
@@ -94,7 +97,7 @@ class RtsApp:
         self.task_mgr.add(self._frame_task, "rtsnav-frame")
 
     # ------------------------------------------------------------------ world
-    def _spawn(self, units: int, seed: int) -> list[int]:
+    def _spawn(self, units: int, seed: int, avoidance: bool) -> list[int]:
         rng = np.random.default_rng(seed)
         teams = sorted(self.level.spawns)
         ents = []
@@ -107,13 +110,13 @@ class RtsApp:
             z = float(self.level.ground[y, x])
             ents.append(esper.create_entity(
                 Position(wx + jitter[0], wy + jitter[1], z), Velocity(), Team(team), Flock(group=team),
-                NavigationAgent(max_speed=float(rng.uniform(4.5, 5.5)), radius=0.35)))
+                NavigationAgent(max_speed=float(rng.uniform(4.5, 5.5)), radius=0.35, avoidance_enabled=avoidance)))
         esper.process(0.0)                      # register the agents (no movement at dt = 0)
         return ents
 
     def positions(self) -> np.ndarray:
         """World positions of the units, ``(N, 3)``, in ``entities`` order."""
-        return self.navigation.positions(self.entities)
+        return self.navigation.crowd.state.position[self.army.ids].copy()
 
     def step(self, ticks: int = 1) -> None:
         """Advance the simulation by ``ticks`` fixed steps (``SIM_DT`` each)."""
@@ -139,6 +142,7 @@ class RtsApp:
         self.units.node.reparentTo(self.scene)
         self.units.node.setLightOff()
         self.rings = RingMesh(len(self.entities))
+        self._rings_shown = True
         self.rings.node.reparentTo(self.scene)
         self.gate_nodes: dict[str, tuple] = {}
         for name, gate in self.level.gates.items():
@@ -214,7 +218,9 @@ class RtsApp:
         rgb = np.array([TEAM_COLORS.get(int(t), (0.8, 0.8, 0.8)) for t in teams])
         self.units.set_colors(rgb)
         self.rings.set_colors(np.clip(0.35 + rgb, 0, 1))
-        self._selected_mask = np.array([esper.has_component(e, Selected) for e in self.entities], dtype=bool)
+        self._selected_mask = np.zeros(len(self.entities), dtype=bool)
+        for e, _ in esper.get_component(Selected):
+            self._selected_mask[self.index_of[e]] = True
 
     def _show_gates(self) -> None:
         for name, (opened, closed) in self.gate_nodes.items():
@@ -225,11 +231,14 @@ class RtsApp:
     def sync_scene(self) -> None:
         """Scene nodes follow the components (positions, headings, HUD)."""
         nav = self.navigation
-        pos = nav.positions(self.entities).copy()
+        s = nav.crowd.state
+        pos = s.position[self.army.ids]                    # agent ids are stable: no per-entity lookups
         # stand on the drawn ground (big maps draw merged blocks at their mean height)
         pos[:, 2] = np.maximum(pos[:, 2], ground_under(self.level, self.ground_step, self.ground_drawn, pos))
-        self.units.update(pos, nav.velocities(self.entities)[:, :2] + 1e-9 * np.array([1.0, 0.0]))
-        self.rings.update(pos, self._selected_mask)
+        self.units.update(pos, s.velocity[self.army.ids, :2] + 1e-9 * np.array([1.0, 0.0]))
+        if self._selected_mask.any() or self._rings_shown:  # nothing selected: the rings stay collapsed
+            self.rings.update(pos, self._selected_mask)
+            self._rings_shown = bool(self._selected_mask.any())
         if self.overlay == 1 and self.tick % 15 == 0:
             self._draw_overlay()
         if self.following:
@@ -246,8 +255,8 @@ class RtsApp:
         self._update_hud()
 
     def _update_hud(self) -> None:
-        states = self.navigation.crowd.state.nav_state[self.navigation.agent_ids(self.entities), 0]
-        selected = len(esper.get_component(Selected))
+        states = self.navigation.crowd.state.nav_state[self.army.ids, 0]
+        selected = int(self._selected_mask.sum())
         lines = [f"{self.level.name}   {self.tick * SIM_DT:5.1f} s" + ("   PAUSED" if self.paused else ""),
                  f"units {len(self.entities)}   selected {selected}   moving {int((states == NavState.FOLLOWING).sum())}"
                  f"   arrived {int((states == NavState.FINISHED).sum())}",
@@ -366,7 +375,7 @@ class RtsApp:
 
     def selected_units(self) -> np.ndarray:
         """Indices (into ``entities``) of the selected units."""
-        return np.array(sorted(self.index_of[e] for e, _ in esper.get_component(Selected)), dtype=np.int64)
+        return np.flatnonzero(self._selected_mask)
 
     def order_move(self, target: tuple[float, float, float], mode: UnitMode = UnitMode.MOVE, *,
                    queue: bool = False, formation: bool | None = None) -> int:

@@ -32,6 +32,7 @@ ATTACK_RANGE = 3.0          # world units
 DAMAGE_PER_S = 0.12         # health (1 = full) a unit takes per second from one attacker
 HURT_BELOW = 0.3
 HEAL_PER_S = 0.2
+THINK_HZ = 10.0             # unit AI decisions per second
 SUCCESS, FAILURE, RUNNING = np.int8(Status.SUCCESS), np.int8(Status.FAILURE), np.int8(Status.RUNNING)
 
 
@@ -65,9 +66,10 @@ def unit_tree():
 
 
 class Army:
-    """Every unit's commands and AI state. ``entities`` in the app's order; ``teams`` per unit."""
+    """Every unit's commands and AI state. ``entities`` in the app's order; ``teams`` per unit;
+    ``combat=False`` leaves out fighting (and so retreating): orders and navigation only."""
 
-    def __init__(self, navigation, entities: list[int], teams: np.ndarray, level) -> None:
+    def __init__(self, navigation, entities: list[int], teams: np.ndarray, level, combat: bool = True) -> None:
         self.nav = navigation
         self.crowd = navigation.crowd
         self.level = level
@@ -92,7 +94,9 @@ class Army:
             c = np.asarray(cells).mean(axis=0)
             self.home[self.team == t] = grid.cell_to_world(int(c[0]), int(c[1]))[:2]
         self.tree = compile_tree(unit_tree())
+        self.combat = combat                                 # False: units never fight (navigation only)
         self.dt = 0.0
+        self._since = 1.0                                    # think on the first tick
 
     # ---------------------------------------------------------------- commands
     def command(self, units, target, mode: UnitMode = UnitMode.MOVE, *, queue: bool = False,
@@ -183,14 +187,18 @@ class Army:
         return out
 
     # ------------------------------------------------------------------ AI tick
-    def tick(self, dt: float) -> np.ndarray:
-        """Sense (nearest enemy of each unit), then tick every unit's behaviour tree; returns
-        the statuses."""
-        self.dt = dt
+    def tick(self, dt: float) -> np.ndarray | None:
+        """Called every simulation tick; the AI thinks ``THINK_HZ`` times a second (as RTS unit
+        AI does), sensing the nearest enemy of each unit, then ticking every unit's behaviour
+        tree over the time since it last thought. Returns the statuses when it thought."""
+        self._since += dt
+        if self._since + 1e-9 < 1.0 / THINK_HZ:
+            return None
+        self.dt, self._since = self._since, 0.0
         pos = self.crowd.state.position[self.ids, :2]
         self.enemy_distance[:] = np.inf
         self.enemy[:] = -1
-        for t in np.unique(self.team).tolist():
+        for t in (np.unique(self.team).tolist() if self.combat else []):
             mine, theirs = np.flatnonzero(self.team == t), np.flatnonzero(self.team != t)
             if len(theirs) == 0:
                 continue

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 from panda3d.core import CardMaker, LineSegs, NodePath, PNMImage, StringStream, Texture
 
+from .scene import _mesh
+
 __all__ = ["Minimap"]
 
 
@@ -84,14 +86,17 @@ class Minimap:
         points of the screen's corners on the ground, ``(4, 2)``)."""
         self.dots.getChildren().detach()
         px = self.pixel_of(positions)
-        for team in np.unique(teams).tolist():
-            segs = LineSegs(f"dots {team}")
-            segs.setThickness(2.0)
-            segs.setColor(*self.team_colors.get(int(team), (0.9, 0.9, 0.9)), 1)
-            for x, y in px[teams == team]:
-                segs.moveTo(x - 1.0, 0, -y)
-                segs.drawTo(x + 1.0, 0, -y)
-            self.dots.attachNewNode(segs.create())
+        # every unit a 2×2-pixel square, all in one mesh built from arrays (no per-unit calls)
+        n = len(px)
+        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=np.float64)
+        xy = px[:, None, :] + corners[None]
+        verts = np.stack([xy[..., 0], np.zeros_like(xy[..., 0]), -xy[..., 1]], axis=-1).reshape(-1, 3)
+        rgb = np.array([self.team_colors.get(int(t), (0.9, 0.9, 0.9)) for t in np.unique(teams)])
+        colors = np.c_[rgb[np.searchsorted(np.unique(teams), teams)], np.ones(n)]
+        quads = (np.arange(n) * 4)[:, None]
+        tris = np.concatenate([quads + [0, 1, 2], quads + [0, 2, 3]], axis=1).reshape(-1, 3)
+        node, _ = _mesh("minimap-units", verts, np.repeat(colors, 4, axis=0), tris)
+        self.dots.attachNewNode(node).setTwoSided(True)
         corners = np.clip(self.pixel_of(view), [self.x0, self.y0], [self.x0 + self.w, self.y0 + self.h])
         segs = LineSegs("view")
         segs.setColor(1, 1, 1, 1)

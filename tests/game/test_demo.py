@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def app():
-    a = RtsApp("river", 200, headless=True, size=(640, 400))
+    a = RtsApp("river", 200, headless=True, size=(640, 400), combat=False)     # navigation, no fighting
     yield a
     a.destroy()
 
@@ -129,10 +129,7 @@ def test_closing_a_gate_mid_route_reroutes_the_group(app):
     _run_to_arrival(app, 4000, check_gate=gate)
     rows = [t.row_of[e] for e in chosen]
     assert (t.nav_state[rows, 0] == NavState.FINISHED).sum() >= 0.99 * len(chosen)
-    crossed = t.position[rows, 0] > 52                                 # by the south bridge
-    # units hurt by the idle defenders on the east bank retreat home (the unit AI): also fine
-    home = np.hypot(*(t.position[rows, :2] - app.army.home[[app.index_of[e] for e in chosen]]).T) < 15
-    assert (crossed | home).all() and crossed.mean() >= 0.95
+    assert (t.position[rows, 0] > 52).mean() >= 0.99                  # they crossed: by the south bridge
 
 
 def test_headless_command_line_renders_and_summarises(tmp_path):
