@@ -18,21 +18,24 @@ from panda3d.core import AmbientLight, DirectionalLight, Filename, LineSegs, PNM
 from rtsnav.components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
 from rtsnav.levels.level_file import Level, load_level
 from rtsnav.systems import Navigation, install, installed_processors
+from rtsnav.systems.nav import debug_draw
+from rtsnav.systems.nav.debug_draw import DebugDraw
 
 from .army import Army, UnitMode
 from .minimap import Minimap
 from .orders import ground_point
+from .overlays import debug_node
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, project_to_screen, units_in_box
 
 __all__ = ["RtsApp", "configure_panda"]
 
 SIM_DT = 1.0 / 30.0
-OVERLAYS = {1: "paths", 2: "flow field", 3: "hierarchy clusters", 4: "navmesh"}
+OVERLAYS = {1: "paths", 2: "corridor / flow field", 3: "hierarchy", 4: "navmesh", 5: "density"}
 HELP = ("arrows / screen edge pan   wheel zoom   Q/E rotate   left-drag select (shift adds)   Ctrl+A all\n"
         "right-click move (shift queues)   A attack-move   P patrol   S stop   H hold   F formation\n"
         "Ctrl+1-9 set group   1-9 recall   C jump to selection   V follow   Tab planner   G gate under mouse\n"
-        "F5-F8 overlays (paths, flow, hierarchy, navmesh)   minimap: left-click look, right-click move\n"
+        "F5-F9 overlays (paths, corridor/flow, hierarchy, navmesh, density)   minimap: left-click look, right-click move\n"
         "Space pause   F1 help   F3 timings")
 
 
@@ -83,6 +86,8 @@ class RtsApp:
         self.following = False                             # V: the camera follows the selection
         self.screenshot_path: Path = Path("rtsnav-shot.png")
         self.paused = False
+        self.overlay_legend: list = []
+        self._overlay_tick = -1
         self.message, self.message_until = "", 0
         self.show_timings = False
         self.overlay = 0
@@ -239,7 +244,8 @@ class RtsApp:
         if self._selected_mask.any() or self._rings_shown:  # nothing selected: the rings stay collapsed
             self.rings.update(pos, self._selected_mask)
             self._rings_shown = bool(self._selected_mask.any())
-        if self.overlay == 1 and self.tick % 15 == 0:
+        if self.overlay and self.tick % (15 if self.overlay in (1, 5) else 60) == 0 and self.tick != self._overlay_tick:
+            self._overlay_tick = self.tick                      # overlays follow the units and the plans
             self._draw_overlay()
         if self.following:
             chosen = self.selected_units()
@@ -263,7 +269,9 @@ class RtsApp:
                  f"group planner: {self.army.planner} (Tab)   formation {'on' if self.formation else 'off'} (F)"
                  + (f"   next right-click: {self.armed.name.lower().replace('_', '-')}" if self.armed else "")
                  + ("   camera follows" if self.following else ""),
-                 f"overlay: {OVERLAYS.get(self.overlay, 'off')}"]
+                 f"overlay: {OVERLAYS.get(self.overlay, 'off')} (F5-F9)"
+                 + ("   " + "  ".join(f"{name}: {_color_name(rgba)}" for name, rgba in self.overlay_legend)
+                    if self.overlay else "")]
         if self.level.gates:
             lines.append("gates: " + ", ".join(f"{n} {'open' if g.open else 'CLOSED'}"
                                                for n, g in self.level.gates.items()))
@@ -280,8 +288,8 @@ class RtsApp:
 
     # ---------------------------------------------------------------- overlays
     def set_overlay(self, number: int) -> None:
-        """Show overlay ``number`` (1 paths, 2 flow field, 3 hierarchy clusters, 4 navmesh);
-        the same number again hides it."""
+        """Show overlay ``number`` (1 paths, 2 corridor / flow field, 3 hierarchy, 4 navmesh,
+        5 density; see ``overlay_draw``); the same number again hides it."""
         self.overlay = 0 if self.overlay == number else number
         self._draw_overlay()
 
@@ -289,54 +297,82 @@ class RtsApp:
         self.overlay_np.getChildren().detach()
         if self.overlay == 0:
             return
-        grid = self.level.grid
-        segs = LineSegs("overlay")
-        segs.setThickness(2.0)
-        lift = 0.6
-        if self.overlay == 1:
-            segs.setColor(1.0, 0.2, 0.2, 1)
-            crowd = self.navigation.crowd
-            for agent in self.navigation.agent_ids(self.entities[:400]).tolist():
-                pts = crowd.path(agent)
-                if len(pts) < 2:
-                    continue
-                segs.moveTo(*(pts[0] + [0, 0, lift]))
-                for p in pts[1:]:
-                    segs.drawTo(*(p + [0, 0, lift]))
-        elif self.overlay == 2 and self.last_goal is not None:
-            field = self.navigation.flow_field(self.last_goal)
-            step = max(2, max(grid.shape) // 40)
-            ys, xs = np.mgrid[step // 2:grid.height:step, step // 2:grid.width:step]
-            cells = np.stack([xs.ravel(), ys.ravel()], axis=1)
-            world = grid.cells_to_world(cells)
-            dirs = field.sample(world)
-            segs.setColor(1, 1, 1, 1)
-            for (x, y, _), (dx, dy), (cx, cy) in zip(world, dirs, cells):
-                if dx == 0 and dy == 0:
-                    continue
-                z = float(self.level.ground[cy, cx]) + lift
-                segs.moveTo(x, y, z)
-                segs.drawTo(x + dx * step * 0.6, y + dy * step * 0.6, z)
-        elif self.overlay == 3:
+        try:
+            draw = self.overlay_draw(self.overlay)
+        except Exception as e:                               # noqa: BLE001 - an overlay never stops the game
+            self.say(f"overlay unavailable: {type(e).__name__}: {e}")
+            return
+        if not draw.empty:
+            self.overlay_np.attachNewNode(debug_node(draw).node())
+        self.overlay_legend = draw.legend
+
+    def overlay_draw(self, number: int) -> DebugDraw:
+        """The arrays overlay ``number`` draws (the core's debug-draw layer), for the selection
+        and its last order: 1 the paths its units follow, 2 the corridor field its group follows
+        (else the flow field to its goal), 3 hierarchy clusters, entrances and the abstract route
+        of the order, 4 the navmesh and the order's query corridor, 5 crowd density."""
+        grid, ground = self.level.grid, self.level.ground
+        s = self.navigation.crowd.state
+        chosen = self.selected_units()
+        units = chosen if len(chosen) else np.arange(len(self.entities))
+        ids = self.army.ids[units]
+        if number == 1:
+            walking = ids[s.nav_state[ids, 0] == NavState.FOLLOWING][:400]        # arrived units: no path
+            lines = [self.navigation.crowd.path(int(a))[int(s.path_idx[a]) - 1:] if s.path_idx[a] > 0
+                     else self.navigation.crowd.path(int(a)) for a in walking.tolist()]
+            return debug_draw.paths(grid, [p for p in lines if len(p) >= 2], heights=ground,
+                                    label="paths of the selected units")
+        if number == 5:
+            return debug_draw.density(grid, s.position[self.army.ids, :2], heights=ground)
+        goal = self.last_goal
+        if goal is None or not len(chosen):
+            return DebugDraw()
+        start_xy = s.position[ids, :2].mean(axis=0)
+        start = grid.nearest_reachable(grid.world_to_cell(*start_xy), grid.world_to_cells(s.position[ids, :2]))
+        if start is None:
+            return DebugDraw()
+        goal_world = grid.cell_to_world(*goal)
+        marks = (debug_draw.markers(grid, np.array([goal_world[:2]]), "goal", "order goal", heights=ground)
+                 + debug_draw.markers(grid, np.array([start_xy]), "spawn", "selection", heights=ground))
+        step = max(2, max(grid.shape) // 48)
+        if number == 2:
+            order = self._group_order_of(ids)
+            if order is not None and order.corridor is not None:
+                return marks + debug_draw.vector_field(grid, order.corridor, step=step, mask=order.corridor.inside,
+                                                       color="corridor", heights=ground,
+                                                       label="corridor field (the group follows it)")
+            field = order.field if order is not None and order.field is not None else \
+                self.navigation.flow_field(goal)
+            return marks + debug_draw.vector_field(grid, field, step=step, heights=ground, label="flow field to the goal")
+        if number == 3:
             h = self.navigation.hierarchy()
-            for size, color in zip(h.sizes[:2], ((1, 0.9, 0.2, 1), (1, 0.4, 0.1, 1))):
-                segs.setColor(*color)
-                for x in range(0, grid.width + 1, size):
-                    segs.moveTo(x * grid.cell_size, 0, lift + 1)
-                    segs.drawTo(x * grid.cell_size, grid.height * grid.cell_size, lift + 1)
-                for y in range(0, grid.height + 1, size):
-                    segs.moveTo(0, y * grid.cell_size, lift + 1)
-                    segs.drawTo(grid.width * grid.cell_size, y * grid.cell_size, lift + 1)
-        elif self.overlay == 4:
+            planned = h.plan(start, goal)
+            route = getattr(planned, "waypoints", None)
+            return marks + debug_draw.hierarchy(grid, h, route=route, heights=ground)
+        if number == 4:
             mesh = self.navigation.navmesh()
-            segs.setColor(0.3, 1.0, 1.0, 1)
-            for p in range(mesh.polygon_count):
-                corners = mesh.polygon_vertices(p) + [0, 0, lift]
-                segs.moveTo(*corners[0])
-                for c in list(corners[1:]) + [corners[0]]:
-                    segs.drawTo(*c)
-        if self.overlay in (1, 2, 3, 4):
-            self.overlay_np.attachNewNode(segs.create()).setLightOff()
+            a = (*grid.cell_to_world(*start)[:2], float(ground[start[1], start[0]]))
+            b = (*goal_world[:2], float(ground[goal[1], goal[0]]))
+            r = mesh.find_path(a, b)
+            drawn = r.points is not None and len(r.points) >= 2          # a PARTIAL answer is drawn too
+            corridor = mesh.polygons_along(r.points) if drawn else None
+            label = "navmesh path" if r.found else "navmesh path to the closest point"
+            return (marks + debug_draw.navmesh(mesh, corridor=corridor)
+                    + (debug_draw.paths(grid, [r.points], heights=ground, label=label) if drawn else DebugDraw()))
+        return DebugDraw()
+
+    def _group_order_of(self, ids: np.ndarray):
+        """The group order the agents ``ids`` belong to (the most common), or None."""
+        s = self.navigation.crowd.state
+        groups = s.flock_group[ids, 0]
+        if not len(groups):
+            return None
+        values, counts = np.unique(groups, return_counts=True)
+        group = int(values[np.argmax(counts)])
+        for key, order in self.navigation.crowd.groups.orders.items():
+            if key[0] == group:
+                return order
+        return None
 
     # ----------------------------------------------------------------- control
     def select_box(self, box: tuple[float, float, float, float], add: bool = False) -> list[int]:
@@ -400,7 +436,7 @@ class RtsApp:
                               formation=self.formation if formation is None else formation)
         self.last_goal = grid.world_to_cell(target[0], target[1])
         self._mark_ground(target, (1.0, 1.0, 1.0) if reachable else (1.0, 0.3, 0.25))
-        if self.overlay == 2:
+        if self.overlay in (2, 3, 4):
             self._draw_overlay()
         return n
 
@@ -757,6 +793,14 @@ class RtsApp:
         esper.switch_world("default")
         if self.world in esper.list_worlds():
             esper.delete_world(self.world)
+
+
+def _color_name(rgba) -> str:
+    """A word for an overlay colour in the HUD legend."""
+    names = {"yellow": (1, 0.9, 0.2), "white": (1, 1, 1), "cyan": (0.3, 0.95, 1), "orange": (1, 0.6, 0.15),
+             "magenta": (1, 0.25, 0.9), "light blue": (0.55, 0.85, 1), "green": (0.2, 1, 0.4), "red": (1, 0.2, 0.2),
+             "blue": (0.3, 0.6, 1)}
+    return min(names, key=lambda n: sum((a - b) ** 2 for a, b in zip(names[n], rgba[:3])))
 
 
 def pnm_to_array(img: PNMImage) -> np.ndarray:

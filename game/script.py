@@ -13,7 +13,8 @@ A TOML file of tables, each firing at its ``tick`` (the demo runs 30 ticks per s
   to cycle), ``"formation"``, ``"jump"`` (camera to the selection), ``"follow"`` (camera
   follows it) or ``"look"`` (with ``minimap`` = ``[u, v]``: the camera looks there);
 * ``[[gate]]`` — ``name`` of one of the level's gates (toggled);
-* ``[[overlay]]`` — ``number`` 0 (none) … 4.
+* ``[[overlay]]`` — ``number`` 0 (none), 1 paths, 2 corridor / flow field, 3 hierarchy,
+  4 navmesh, 5 density.
 
 Every mistake is a ``LevelError`` naming the file, the table's line and what was expected.
 """
@@ -28,7 +29,7 @@ from rtsnav.levels.errors import LevelError
 
 __all__ = ["load_orders", "OVERLAY_NUMBERS"]
 
-OVERLAY_NUMBERS = range(0, 5)
+OVERLAY_NUMBERS = range(0, 6)
 _KINDS = ("order", "command", "gate", "overlay")
 ORDER_MODES = ("move", "attack", "patrol")
 COMMANDS = ("stop", "hold", "select_all", "set_group", "recall_group", "planner", "formation", "jump", "follow",

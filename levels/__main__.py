@@ -17,6 +17,7 @@ import argparse
 import time
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from rtsnav.levels.cli import CliError, add_debug_flag, positive_int, run_command
@@ -102,6 +103,7 @@ def validate(args) -> int:
 
 def show(args) -> int:
     from rtsnav.levels.picture import level_image, write_png
+    from rtsnav.systems.nav import debug_draw as dd
     from rtsnav.systems.nav import find_path
     from rtsnav.systems.nav.flow import FlowField
 
@@ -109,39 +111,55 @@ def show(args) -> int:
     unknown = [o for o in overlays if o not in OVERLAYS]
     if unknown:
         raise CliError(f"unknown overlay {', '.join(map(repr, unknown))}; choose from {', '.join(OVERLAYS)}")
-    if not 1 <= args.scale <= MAX_SCALE:
+    if args.scale is not None and not 1 <= args.scale <= MAX_SCALE:
         raise CliError(f"--scale must be 1..{MAX_SCALE} pixels per cell, got {args.scale}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     level = load_level(args.map)
     grid = level.grid
-    paths, flow, clusters = [], None, 0
+    scale = args.scale or max(1, min(MAX_SCALE, 960 // max(grid.width, grid.height)))
+    draw = dd.DebugDraw()
     teams = sorted(level.spawns)
-    if len(teams) >= 2 and ("paths" in args.overlay or "flow" in args.overlay):
-        a = level.spawns[teams[0]][len(level.spawns[teams[0]]) // 2]
-        b = level.spawns[teams[1]][len(level.spawns[teams[1]]) // 2]
-        if "paths" in args.overlay:
-            r = find_path(grid, tuple(int(v) for v in a), tuple(int(v) for v in b))
-            if r.found:
-                paths.append(r.cells)
-        if "flow" in args.overlay:
-            flow = FlowField.build(grid, [tuple(int(v) for v in b)])
-    if "hierarchy" in args.overlay:
-        clusters = 32
+    for team in teams:                                   # spawn areas: a ring on each team's centre
+        c = np.asarray(level.spawns[team]).mean(axis=0)
+        rgb = {1: (0.3, 0.6, 1.0), 2: (1.0, 0.35, 0.25)}.get(team, (0.9, 0.9, 0.9))
+        draw = draw + dd.markers(grid, grid.cells_to_world(c[None].astype(np.int64))[:, :2], rgb,
+                                 f"team {team} spawn", radius=max(2.0, grid.width / 40) * grid.cell_size)
+    a: tuple[int, int] | None = None                    # a route from team 1's spawn to team 2's
+    b: tuple[int, int] = (0, 0)
+    if len(teams) >= 2:
+        sa, sb = level.spawns[teams[0]], level.spawns[teams[1]]
+        a = (int(sa[len(sa) // 2][0]), int(sa[len(sa) // 2][1]))
+        b = (int(sb[len(sb) // 2][0]), int(sb[len(sb) // 2][1]))
+        if overlays:
+            draw = draw + dd.markers(grid, grid.cells_to_world(np.array([b]))[:, :2], "goal", "goal",
+                                     radius=max(1.0, grid.width / 80) * grid.cell_size)
+    if a is not None and "paths" in overlays:
+        r = find_path(grid, a, b)
+        if r.found:
+            draw = draw + dd.paths(grid, [grid.cells_to_world(r.cells)[:, :2]], label="A* path")
+    if a is not None and "flow" in overlays:
+        field = FlowField.build(grid, [b])
+        draw = draw + dd.vector_field(grid, field, step=max(2, max(grid.shape) // 48), label="flow field to the goal")
+    if "hierarchy" in overlays:
+        from rtsnav.systems.nav import Hierarchy
+
+        h = Hierarchy.build(grid, levels=2, cluster_size=max(8, max(grid.shape) // 6))
+        route = getattr(h.plan(a, b), "waypoints", None) if a is not None else None
+        draw = draw + dd.hierarchy(grid, h, route=route)
     mesh = None
-    mesh_paths = []
-    if "navmesh" in args.overlay or "visibility" in args.overlay:
+    if "navmesh" in overlays or "visibility" in overlays:
         from rtsnav.systems.nav import NavMesh
 
         mesh = NavMesh.from_grid(grid, agent_radius=0.0)
-        if len(teams) >= 2:
-            a = level.spawns[teams[0]][len(level.spawns[teams[0]]) // 2]
-            b = level.spawns[teams[1]][len(level.spawns[teams[1]]) // 2]
-            mesh_route = mesh.find_path((a[0] + 0.5, a[1] + 0.5, 0.0), (b[0] + 0.5, b[1] + 0.5, 0.0))
-            if mesh_route.found:
-                mesh_paths.append(mesh_route.points)
-    img = level_image(level, args.scale, paths, flow, clusters,
-                      navmesh=mesh if "navmesh" in args.overlay else None,
-                      query_layer=mesh if "visibility" in args.overlay else None, mesh_paths=mesh_paths)
+        if "navmesh" in overlays:
+            corridor, mesh_paths = None, []
+            if a is not None:
+                mesh_route = mesh.find_path((a[0] + 0.5, a[1] + 0.5, 0.0), (b[0] + 0.5, b[1] + 0.5, 0.0))
+                if mesh_route.points is not None and len(mesh_route.points) >= 2:
+                    corridor, mesh_paths = mesh.polygons_along(mesh_route.points), [mesh_route.points]
+            draw = draw + dd.navmesh(mesh, corridor=corridor) + dd.paths(grid, mesh_paths, "route",
+                                                                         label="navmesh path")
+    img = level_image(level, scale, draw, query_layer=mesh if "visibility" in overlays else None)
     write_png(args.out, img)
     print(f"wrote {args.out} ({img.shape[1]}x{img.shape[0]})")
     return 0
@@ -163,7 +181,8 @@ def main(argv=None) -> int:
     s = sub.add_parser("show", help="write a picture of a level")
     s.add_argument("map")
     s.add_argument("--out", type=Path, default=Path("map.png"))
-    s.add_argument("--scale", type=int, default=4, help=f"pixels per cell, 1..{MAX_SCALE}")
+    s.add_argument("--scale", type=int, default=None,
+                   help=f"pixels per cell, 1..{MAX_SCALE} (default: the longer side about 960 pixels)")
     s.add_argument("--overlay", default="", help=f"comma list of: {', '.join(OVERLAYS)}")
     b = sub.add_parser("bake", help="build and cache a level's navigation data")
     b.add_argument("map", help="a level (.toml, built-in name) or Moving AI .map")

@@ -1,5 +1,6 @@
-"""Pictures of levels: ``level_image`` draws terrain (shaded by height) with optional overlays as
-an RGB array; ``write_png`` saves one (stdlib zlib only). Used by ``python -m rtsnav.levels show``."""
+"""Pictures of levels: ``level_image`` draws terrain (shaded by height) with the overlays of a
+``DebugDraw`` (the core's debug-draw layer, shared with the 3D demo) and a legend, as an RGB
+array; ``write_png`` saves one (stdlib zlib only). Used by ``python -m rtsnav.levels show``."""
 
 from __future__ import annotations
 
@@ -25,75 +26,77 @@ def write_png(path: str | Path, rgb: np.ndarray) -> None:
                            + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
-def level_image(level, scale: int = 4, paths=(), flow=None, clusters: int = 0, points=None,
-                navmesh=None, query_layer=None, mesh_paths=()) -> np.ndarray:
-    """``[H·scale, W·scale, 3] uint8`` picture of ``level``.
+def level_image(level, scale: int = 4, draw=None, query_layer=None) -> np.ndarray:
+    """``[H·scale + legend, W·scale, 3] uint8`` picture of ``level``: terrain shaded by height,
+    the overlays of ``draw`` (a ``DebugDraw`` from ``rtsnav.systems.nav.debug_draw`` — the same
+    arrays the 3D demo draws) and, below the map, a legend of what each colour means. Row 0 of
+    the level is at the top (north).
 
-    Args:
-        paths: ``(N, 2)`` cell paths drawn in red.
-        flow: a ``FlowField`` whose directions are drawn as short strokes every few cells.
-        clusters: draw a hierarchy's cluster borders every ``clusters`` cells (0 = none).
-        points: ``(N, 2)`` world points (units) drawn as dots.
-        navmesh: a ``NavMesh`` whose polygons are outlined.
-        query_layer: a ``NavMesh`` whose query triangulation (pale) and convex corners (red) are
-            drawn — what its exact queries search over.
-        mesh_paths: ``(N, 2)`` world-point paths (navmesh results) drawn in blue.
+    ``query_layer``: a ``NavMesh`` whose query triangulation (pale) and convex corners (red) are
+    drawn — what its exact queries search over.
     """
     colors = level.colors.astype(np.float32).copy()
     g = level.ground
     shade = 0.75 + 0.25 * (g - g.min()) / max(float(np.ptp(g)), 1e-6)
     img = (np.clip(colors * shade[..., None], 0, 1) * 255).astype(np.uint8)
     img = img.repeat(scale, 0).repeat(scale, 1)
-    if clusters:
-        img[::clusters * scale, :] = (240, 220, 60)
-        img[:, ::clusters * scale] = (240, 220, 60)
-    if navmesh is not None:
-        for x0, y0, x1, y1 in navmesh.rects:
-            img[y0 * scale, x0 * scale:x1 * scale] = (255, 255, 255)
-            img[min(y1 * scale, img.shape[0] - 1), x0 * scale:x1 * scale] = (255, 255, 255)
-            img[y0 * scale:y1 * scale, x0 * scale] = (255, 255, 255)
-            img[y0 * scale:y1 * scale, min(x1 * scale, img.shape[1] - 1)] = (255, 255, 255)
+    grid = level.grid
+    to_px = lambda w: (np.asarray(w)[..., :2] - np.array(grid.origin)) / grid.cell_size * scale  # noqa: E731
+    legend = []
     if query_layer is not None:
         pts, tris = query_layer.tri_points, query_layer.tri_triangles
         edges = np.concatenate([tris[:, [0, 1]], tris[:, [1, 2]], tris[:, [2, 0]]])
         _draw_segments(img, pts[edges[:, 0]] * scale, pts[edges[:, 1]] * scale, (225, 215, 140))
-        corner = query_layer._query_tables()["corner_ids"]
-        c = (pts[corner] * scale).astype(int)
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                img[np.clip(c[:, 1] + dy, 0, img.shape[0] - 1), np.clip(c[:, 0] + dx, 0, img.shape[1] - 1)] = (230, 40, 40)
-    for path in mesh_paths:
-        p = np.asarray(path, dtype=np.float64)[:, :2] / level.grid.cell_size * scale
-        _draw_segments(img, p[:-1], p[1:], (40, 120, 255))
-    if flow is not None:
-        step = max(2, 8 // scale + 2)
-        h, w = level.grid.shape
-        for y in range(step // 2, h, step):
-            for x in range(step // 2, w, step):
-                d = flow.direction[y, x]
-                if not d.any():
-                    continue
-                cx, cy = (x + 0.5) * scale, (y + 0.5) * scale
-                for t in np.linspace(0, step * scale * 0.45, 6):
-                    px, py = int(cx + d[0] * t), int(cy + d[1] * t)
-                    if 0 <= py < img.shape[0] and 0 <= px < img.shape[1]:
-                        img[py, px] = (255, 255, 255)
-    for path in paths:
-        p = np.asarray(path, dtype=np.float64)
-        for a, b in zip(p[:-1], p[1:]):
-            n = int(max(abs(b - a)) * scale) + 1
-            for t in np.linspace(0, 1, n + 1):
-                x, y = ((a + (b - a) * t) + 0.5) * scale
-                img[int(y) - 1:int(y) + 1, int(x) - 1:int(x) + 1] = (220, 30, 30)
-    if points is not None and len(points):
-        pts = (np.asarray(points)[:, :2] / level.grid.cell_size * scale).astype(int)
-        for x, y in pts:
-            img[max(0, y - 1):y + 2, max(0, x - 1):x + 2] = (30, 60, 220)
-    return img
+        corner = query_layer.convex_corners()
+        _draw_dots(img, pts[corner] * scale, np.tile([230, 40, 40], (len(corner), 1)), 1)
+        legend += [("query triangulation", (0.88, 0.84, 0.55, 1.0)), ("convex corners", (0.9, 0.16, 0.16, 1.0))]
+    if draw is not None and not draw.empty:
+        rgb = (np.clip(draw.segment_colors[:, :3], 0, 1) * 255).astype(np.uint8)
+        thick = 2 if scale >= 6 else 1
+        for dx in range(thick):
+            for dy in range(thick):
+                _draw_segments(img, to_px(draw.segments[:, 0]) + (dx, dy), to_px(draw.segments[:, 1]) + (dx, dy), rgb)
+        _draw_dots(img, to_px(draw.points), (np.clip(draw.point_colors[:, :3], 0, 1) * 255).astype(np.uint8),
+                   max(1, scale // 3))
+        legend += draw.legend
+    return _with_legend(img, legend)
+
+
+def _draw_dots(img: np.ndarray, px: np.ndarray, rgb: np.ndarray, half: int) -> None:
+    if len(px) == 0:
+        return
+    c = px.astype(np.int64)
+    for dx in range(-half, half + 1):
+        for dy in range(-half, half + 1):
+            img[np.clip(c[:, 1] + dy, 0, img.shape[0] - 1), np.clip(c[:, 0] + dx, 0, img.shape[1] - 1)] = rgb
+
+
+def _with_legend(img: np.ndarray, entries) -> np.ndarray:
+    """``img`` with a dark band below it: a colour swatch and a name per legend entry."""
+    if not entries:
+        return img
+    from .tiny_font import GLYPH_H, text_mask
+
+    scale = 2
+    line_h = GLYPH_H * scale + 8
+    per_row = max(1, img.shape[1] // 260)
+    rows = -(-len(entries) // per_row)
+    band = np.full((rows * line_h + 8, img.shape[1], 3), 24, dtype=np.uint8)
+    col_w = img.shape[1] // per_row
+    for k, (name, rgba) in enumerate(entries):
+        y0 = 6 + (k // per_row) * line_h
+        x0 = 6 + (k % per_row) * col_w
+        band[y0:y0 + GLYPH_H * scale, x0:x0 + 14] = (np.clip(np.asarray(rgba[:3]), 0, 1) * 255).astype(np.uint8)
+        mask = text_mask(str(name)[: max(1, (col_w - 30) // (4 * scale))], scale)
+        h, w = mask.shape
+        w = min(w, band.shape[1] - (x0 + 20))
+        band[y0:y0 + h, x0 + 20:x0 + 20 + w][mask[:, :w]] = (235, 235, 235)
+    return np.concatenate([img, band], axis=0)
 
 
 def _draw_segments(img: np.ndarray, a: np.ndarray, b: np.ndarray, color) -> None:
-    """One-pixel lines from each ``a[i]`` to ``b[i]`` (pixel coordinates), vectorised."""
+    """One-pixel lines from each ``a[i]`` to ``b[i]`` (pixel coordinates), vectorised; ``color``
+    one RGB for all or one per segment."""
     if len(a) == 0:
         return
     n = (np.abs(b - a).max(axis=1) + 1).astype(np.int64) + 1
@@ -102,4 +105,5 @@ def _draw_segments(img: np.ndarray, a: np.ndarray, b: np.ndarray, color) -> None
     p = a[seg] + (b - a)[seg] * t[:, None]
     x = np.clip(p[:, 0].astype(np.int64), 0, img.shape[1] - 1)
     y = np.clip(p[:, 1].astype(np.int64), 0, img.shape[0] - 1)
-    img[y, x] = color
+    color = np.asarray(color)
+    img[y, x] = color[seg] if color.ndim == 2 else color

@@ -258,7 +258,7 @@ def test_cli_errors_are_one_line_and_status_2(args, expected):
     ('[[order]\ntick = 1\n', "not valid TOML"),
     ('[[order]]\ntick = 1\nselect = 1\ntarget = [nan, 4.5]\n', "finite world units"),
     ('[[order]]\ntick = 1\nselect = 9\ntarget = [3.5, 4.5]\n', "select must be a team"),
-    ('[[overlay]]\ntick = 1\nnumber = 7\n', "number must be 0..4"),
+    ('[[overlay]]\ntick = 1\nnumber = 7\n', "number must be 0..5"),
 ])
 def test_bad_orders_files_are_refused_before_the_window_opens(text, expected, tmp_path):
     orders = tmp_path / "orders.toml"

@@ -13,6 +13,7 @@ import pytest
 from rtsnav.components import NavState, Selected, Team
 from rtsnav.game.app import RtsApp
 from rtsnav.game.scene import TEAM_COLORS
+from rtsnav.levels import load_level
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -250,3 +251,50 @@ def test_g_toggles_the_gate_under_the_mouse_not_always_the_first(app):
     centre = app.level.grid.cells_to_world(south).mean(axis=0)
     assert app.toggle_gate(near=(centre[0], centre[1])) == "south bridge"
     assert not app.level.gates["south bridge"].open and app.level.gates["north bridge"].open
+
+
+def test_overlays_explain_the_selection_order_from_the_shared_debug_draw_layer(app):
+    grid = app.level.grid
+    app.select_team(1)
+    goal = (84, 20)
+    app.order_move(grid.cell_to_world(*goal))
+    for _ in range(200):                                   # until the group's corridor field exists
+        app.step(1)
+        order = app._group_order_of(app.army.ids[app.selected_units()])
+        if order is not None and order.corridor is not None:
+            break
+    assert order is not None and order.corridor is not None
+    legend = lambda d: [n for n, _ in d.legend]  # noqa: E731
+    paths = app.overlay_draw(1)
+    assert legend(paths) == ["paths of the selected units"] and len(paths.segments) > 0
+    flow = app.overlay_draw(2)
+    assert "corridor field (the group follows it)" in legend(flow)
+    ends = grid.world_to_cells(flow.segments[:, 0, :2])
+    assert order.corridor.inside[ends[:, 1], ends[:, 0]].mean() > 0.9 or len(ends) == 0
+    hier = app.overlay_draw(3)
+    assert {"clusters", "entrances", "abstract route"} <= set(legend(hier))
+    density = app.overlay_draw(5)
+    assert density.empty or set(legend(density)) >= {"2 agents / cell"}
+    for number in (1, 2, 3, 5):                            # drawn in the 3D view without error
+        app.set_overlay(number)
+        assert app.overlay_np.getNumChildren() == 1 and "unavailable" not in app.message
+        app.set_overlay(number)
+
+
+def test_levels_show_draws_overlays_markers_and_a_legend(tmp_path):
+    from rtsnav.levels.__main__ import main as levels_cli
+
+    out = tmp_path / "river.png"
+    assert levels_cli(["show", "river", "--out", str(out), "--overlay", "paths,flow"]) == 0
+    from PIL import Image
+
+    img = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    grid = load_level("river").grid
+    scale = 960 // max(grid.width, grid.height)
+    assert img.shape[1] == grid.width * scale and img.shape[0] > grid.height * scale    # a legend band below
+    band = img[grid.height * scale:]
+    assert (band > 200).all(axis=2).sum() > 200                                     # legend text
+    path_yellow = (np.abs(img[:grid.height * scale] - np.array([255, 216, 25])).max(axis=2) < 30).sum()
+    assert path_yellow > 100
+    spawn_blue = (np.abs(img[:grid.height * scale] - np.array([76, 153, 255])).max(axis=2) < 30).sum()
+    assert spawn_blue > 50

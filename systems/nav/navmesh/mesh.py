@@ -285,6 +285,11 @@ class NavMesh:
         return np.array([[ox + x0 * cs, oy + y0 * cs, z], [ox + x1 * cs, oy + y0 * cs, z],
                          [ox + x1 * cs, oy + y1 * cs, z], [ox + x0 * cs, oy + y1 * cs, z]])
 
+    def convex_corners(self) -> np.ndarray:
+        """Indices into ``tri_points`` of the walkable area's convex corners: the vertices the
+        exact any-angle queries bend around."""
+        return np.asarray(self._query_tables()["corner_ids"])
+
     def _cell(self, point) -> tuple[int, int]:
         cs = self.config.cell_size
         return (int(math.floor((point[0] - self.origin[0]) / cs)), int(math.floor((point[1] - self.origin[1]) / cs)))
@@ -611,8 +616,8 @@ class NavMesh:
         out = np.c_[world, self._heights(world)]
         return out, cost, tuple(starts), polygons_along(lattice, self.poly_of_cell), tuple(kinds)
 
-    def _polygons_along(self, world: np.ndarray) -> np.ndarray:
-        """Polygon ids under a polyline, in order."""
+    def polygons_along(self, world: np.ndarray) -> np.ndarray:
+        """Polygon ids under a world polyline ``(N, 2+)``, in order: a path's corridor."""
         cells = (world[:, :2] - np.array(self.origin)) / self.config.cell_size
         return polygons_along(np.ascontiguousarray(cells), self.poly_of_cell)
 
