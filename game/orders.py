@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-import esper
 import numpy as np
 
-from rtsnav.components import Flock, NavigationAgent, Selected
-
-__all__ = ["ground_point", "issue_move"]
+__all__ = ["ground_point"]
 
 _group_ids = itertools.count(1000)
 
@@ -38,26 +35,3 @@ def ground_point(base, pixel: tuple[float, float], level, space=None) -> tuple[f
         return None
     p = pts[hit[0]]
     return (float(p[0]), float(p[1]), float(ground[hit[0]]))
-
-
-def issue_move(target: tuple[float, float, float], *, group_method: str = "leader",
-               single_method: str = "astar") -> int:
-    """Send every ``Selected`` unit to ``target``: several move as one new flock group
-    (leader + corridor flow field), a single one with its own planner. Returns how many."""
-    chosen = [e for e, _ in esper.get_component(Selected)]
-    if not chosen:
-        return 0
-    group = next(_group_ids)
-    for e in chosen:
-        agent = esper.component_for_entity(e, NavigationAgent)
-        if len(chosen) > 1:
-            flock = esper.try_component(e, Flock)
-            if flock is None:
-                esper.add_component(e, Flock(group=group))
-            else:
-                flock.group = group
-            agent.method = group_method
-        else:
-            agent.method = single_method
-        agent.target_position = target
-    return len(chosen)
