@@ -1,15 +1,10 @@
-"""Turning the player's intent into order components: who is selected, where they go."""
+"""Where a click lands: the ground point under a window pixel."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
 __all__ = ["ground_point"]
-
-_group_ids = itertools.count(1000)
-
 
 def ground_point(base, pixel: tuple[float, float], level, space=None) -> tuple[float, float, float] | None:
     """The world point under window ``pixel``: the camera ray marched over the terrain (world
