@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,18 +29,16 @@ from numba import njit
 
 from ..errors import NavError
 from ..flow.field import FlowField
-from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid, finite_point
 from ..result import PathStatus
 from ..search.sliced import WorkspacePool
-from ..steering.collision import move_agents
-from ..steering.contacts import resolve_contacts
-from ..steering.orca import orca_velocities
 from ..steering.proximity_grid import near_any_in_group
+from .config import CrowdConfig, CrowdEvents, _Collect
 from .following import follow_paths
 from .groups import FLOW_CODES, SPACING_RADII, GroupSteering
-from .planners import UNIT_RATES, UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
+from .motion import CrowdMotion
+from .planners import UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
 from .progress import watch_progress
 from .state import (
     F_AVOIDANCE,
@@ -57,150 +54,16 @@ from .state import (
     NavState,
 )
 from .steering import apply_flocking
+from .structures import CrowdStructures
 
 __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
 
-_NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
 GRID_METHODS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
-#: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
-#: map takes more than a few milliseconds, too long for one planning step.
-TILES_ABOVE_CELLS = 256 * 256
 #: Ticks between checks of single units settling beside units already at their target.
 CHAIN_CHECK_EVERY = 4
 
 
-@dataclass(frozen=True, slots=True)
-class CrowdConfig:
-    """Settings of a crowd; every field says its unit and limits.
-
-    Attributes:
-        planning_units: work units all plans share per tick, ≥ 1 (one unit ≈ one grid A*
-            expansion, ~0.12 µs here: 20,000 ≈ 2.5 ms).
-        max_searches: grid searches in progress at once, ≥ 1 (each holds ~28 bytes per cell).
-        smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
-        weight: heuristic weight of the ``"weighted"`` planner, ≥ 1.
-        flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
-            (tiles above 256×256 cells).
-        sector_size: sector edge for tiles, cells, ≥ 4.
-        corridor_width: leader corridor half-width, cells, ≥ 1.
-        wall_avoidance: weight of the push away from walls for group units, ≥ 0.
-        flow_cache_bytes: memory for flow fields of goals no order uses any more (LRU), bytes.
-        navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
-        stuck_after: seconds without progress before a ``stuck`` event, > 0.
-        max_recoveries: stuck recoveries before the order fails, ≥ 1.
-        max_radius_cells: largest agent radius, cells; larger agents fail with a reason.
-        max_speed_cells: largest speed, cells per second; faster agents fail with a reason.
-        avoidance_distance: world units within which agents avoid each other (ORCA), > 0.
-        avoidance_neighbours: the nearest this many neighbours are avoided, 1 .. 40.
-        avoidance_horizon: seconds ahead agents keep clear of each other, > 0.
-        avoidance_wall_horizon: seconds ahead agents keep clear of walls, > 0.
-        idle_priority: avoidance priority of standing agents (walking ones have 1): a smaller
-            value makes them step aside for units passing through, > 0.
-        congestion: congestion-aware group routes: a group order plans on terrain costs raised
-            in the narrow passages other groups' planned routes run through (so a second army
-            takes the free bridge when queueing on the busy one would take longer).
-        congestion_weight: scales the queueing cost, ≥ 0: a narrow cell of free width w carrying
-            the route of T units costs ``weight · T / w`` more (the cells of waiting, per cell).
-        congestion_narrow: passages up to this many cells from a wall count as narrow, > 0.
-        congestion_refresh: seconds between refreshes of the traffic map from the crowd as it is:
-            each group route counts the members still on their way (arrived ones stop counting),
-            so orders given later see the queues that remain, > 0.
-        flow_integration: how whole-map flow fields integrate: ``"dijkstra"`` (8-neighbour
-            costs) or ``"eikonal"`` (fast marching: straighter flows across open ground).
-        flow_rule: the direction pass of whole-map fields: ``"descent"`` or ``"kernel"`` (the
-            vector-field article's rule; see ``FlowField.build``).
-        contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
-            sum of their radii are pushed apart (never into a wall), so no two units overlap
-            even where two armies press into each other; mates otherwise keep only flocking's
-            soft spacing. Crowds at one-cell gaps flow more slowly with it (no squeezing past).
-    """
-
-    planning_units: int = 20_000
-    max_searches: int = 4
-    smoothing: str | None = "precise"
-    weight: float = 1.5
-    flow_mode: str = "auto"
-    sector_size: int = 16
-    corridor_width: float = 3.0
-    wall_avoidance: float = 3.0
-    flow_cache_bytes: int = 256 * 2**20
-    navmesh_radius: float = 0.4
-    stuck_after: float = 4.0
-    max_recoveries: int = 3
-    max_radius_cells: float = 16.0
-    max_speed_cells: float = 1000.0
-    avoidance_distance: float = 4.0
-    avoidance_neighbours: int = 10
-    avoidance_horizon: float = 1.5
-    avoidance_wall_horizon: float = 0.3
-    idle_priority: float = 0.2
-    congestion: bool = False
-    congestion_weight: float = 1.0
-    congestion_narrow: float = 3.0
-    congestion_refresh: float = 2.0
-    flow_integration: str = "dijkstra"
-    flow_rule: str = "descent"
-    contacts: bool = False
-
-    def __post_init__(self) -> None:
-        checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
-                  ("smoothing", self.smoothing in ("precise", "fast", None)), ("weight", self.weight >= 1),
-                  ("flow_mode", self.flow_mode in ("auto", "full", "tiles")), ("sector_size", self.sector_size >= 4),
-                  ("corridor_width", self.corridor_width >= 1), ("wall_avoidance", self.wall_avoidance >= 0),
-                  ("navmesh_radius", self.navmesh_radius >= 0), ("stuck_after", self.stuck_after > 0),
-                  ("max_recoveries", self.max_recoveries >= 1), ("max_radius_cells", self.max_radius_cells > 0),
-                  ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0),
-                  ("avoidance_distance", self.avoidance_distance > 0),
-                  ("avoidance_neighbours", 1 <= self.avoidance_neighbours <= 40),
-                  ("avoidance_horizon", self.avoidance_horizon > 0),
-                  ("avoidance_wall_horizon", self.avoidance_wall_horizon > 0),
-                  ("idle_priority", self.idle_priority > 0), ("congestion_weight", self.congestion_weight >= 0),
-                  ("congestion_narrow", self.congestion_narrow > 0),
-                  ("congestion_refresh", self.congestion_refresh > 0),
-                  ("flow_integration", self.flow_integration in ("dijkstra", "eikonal")),
-                  ("flow_rule", self.flow_rule in ("descent", "kernel"))]
-        for name, ok in checks:
-            if not ok:
-                raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
-
-
-@dataclass(slots=True)
-class CrowdEvents:
-    """What happened in one ``update``; ids are agent ids.
-
-    Attributes:
-        reached: ``(k,) int64`` agents that arrived.
-        failed: ``(k,) int64`` agents whose order failed; ``reasons`` the matching messages.
-        waypoints: ``(agent, index, position)`` waypoints passed (only with ``report_waypoints``).
-        path_changed: ``(k,) int64`` agents given a new path (``Crowd.path(agent)``).
-        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started).
-        links: ``(agent, kind, start, end)`` off-mesh links taken.
-        moving / velocities: agents walking and their velocities after movement (the safe
-            velocity: wall sliding applied).
-    """
-
-    reached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    failed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    reasons: list[str] = field(default_factory=list)
-    waypoints: list[tuple[int, int, tuple]] = field(default_factory=list)
-    path_changed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    stuck: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    links: list[tuple[int, str, tuple, tuple]] = field(default_factory=list)
-    moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    velocities: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
-
-
-class _Collect:
-    """Event lists filled during one update."""
-
-    def __init__(self) -> None:
-        self.reached: list[np.ndarray] = []
-        self.failed: list[int] = []
-        self.reasons: list[str] = []
-        self.path_changed: list[int] = []
-
-
-class Crowd:
+class Crowd(CrowdStructures, CrowdMotion):
     """All agents of one level (see the module docs). ``state`` holds the arrays; ``config`` the
     settings; ``navmesh`` / ``waypoint_graph`` / ``hierarchy`` may be given, else they are baked
     (or loaded from ``cache_dir``) by ``prepare`` or on first use."""
@@ -662,256 +525,6 @@ class Crowd:
             if len(xs):
                 k = int(np.argmin((xs - cx) ** 2 + (ys - cy) ** 2))
                 self.state.position[i, :2] = grid.cell_to_world(int(xs[k]), int(ys[k]))[:2]
-
-    def _avoid(self, dt: float) -> None:
-        """Reciprocal avoidance (ORCA) between every agent with ``avoidance_enabled``: the
-        planners' velocity is the preferred one; the safe velocity replaces it."""
-        s, grid, cfg = self.state, self.grid, self.config
-        n = s.size
-        active = s.alive[:n] & s.agent_flags[:n, F_AVOIDANCE] & ~s.agent_flags[:n, F_PAUSED]
-        if not active.any():
-            return
-        state = s.nav_state[:n, 0]
-        active &= state != NavState.FAILED
-        present = s.alive[:n] & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
-        priority = np.where(state == NavState.FOLLOWING, 1.0, cfg.idle_priority)
-        preferred = s.velocity[:n, :2].copy()
-        previous = self._last_velocity if len(self._last_velocity) == n else preferred
-        safe = np.empty((n, 2))
-        orca_velocities(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
-                        np.ascontiguousarray(s.agent_params[:n, P_RADIUS]),
-                        np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority,
-                        np.ascontiguousarray(s.flock_group[:n, 0]), active, present,
-                        cfg.avoidance_distance * grid.cell_size, cfg.avoidance_neighbours, cfg.avoidance_horizon,
-                        cfg.avoidance_wall_horizon, dt, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1],
-                        safe)
-        s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
-
-    def _move(self, dt: float) -> None:
-        s, grid = self.state, self.grid
-        n = s.size
-        vel = s.velocity[:n]
-        still = s.agent_flags[:n, F_PAUSED] | ~s.alive[:n]
-        if still.any():
-            vel[still] = 0.0
-        heights = grid.heights if grid.heights is not None else _NO_HEIGHTS
-        pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
-        before = pos[:, :2].copy()
-        move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.passable, grid.cell_size,
-                    grid.origin[0], grid.origin[1], heights, grid.heights is not None)
-        if self.config.contacts and self.movement == "crowd":
-            self._push_apart(pos, vel, before, ~still, dt)
-        self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
-
-    def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, moving: np.ndarray,
-                    dt: float) -> None:
-        """Hard contacts: flocking spaces mates only softly and a group pressed from behind or
-        head-on overcomes it, so overlapping agents are pushed apart (Detour's collision pass)."""
-        s, grid = self.state, self.grid
-        n = s.size
-        agents = moving & ((s.flock_group[:n, 0] >= 0) | s.agent_flags[:n, F_AVOIDANCE]) \
-            & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
-        if not agents.any():
-            return
-        walking = s.nav_state[:n, 0] == NavState.FOLLOWING
-        rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
-        if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank,
-                            np.ascontiguousarray(s.flock_group[:n, 0]), agents, grid.passable, grid.cell_size,
-                            grid.origin[0], grid.origin[1]):
-            # a unit held back by others slows down (the arrival stall clock sees it); its heading
-            # stays the steering's, so contact pushes do not make it jitter
-            wanted = np.hypot(vel[:, 0], vel[:, 1])
-            made = np.hypot(*((pos[:, :2] - before) / dt).T)
-            scale = np.where(agents & (wanted > made), made / np.maximum(wanted, 1e-12), 1.0)
-            vel[:, :2] *= scale[:, None]
-
-    # ============================================================ structures
-    @property
-    def uses_tiles(self) -> bool:
-        """True when flow orders use sector tiles rather than whole-map fields."""
-        if self.config.flow_mode == "auto":
-            return self.grid.width * self.grid.height > TILES_ABOVE_CELLS
-        return self.config.flow_mode == "tiles"
-
-    def sector_graph(self, progress=None) -> SectorGraph:
-        """The level's sector tiles (built on first use; ``prepare`` builds them at load)."""
-        if self._tiles is None or self._tiles.version != self.grid.version:
-            self._tiles = SectorGraph(self.grid, self.config.sector_size, progress)
-        return self._tiles
-
-    def planning_grid(self) -> Grid:
-        """The grid group orders plan on: the level itself, or with ``congestion`` its terrain
-        costs raised along the routes other groups already follow."""
-        if not self.config.congestion or not self.traffic.any():
-            return self.grid
-        g = self.grid
-        width = 2.0 * np.maximum(self._clearance(), 0.5)
-        extra = self.config.congestion_weight * self.traffic / width
-        return Grid(g.passable, np.where(g.passable, g.cost + extra, np.inf), g.heights, cell_size=g.cell_size,
-                    origin=g.origin)
-
-    def _clearance(self) -> np.ndarray:
-        """Cells from each open cell to the nearest wall or map edge (cached per grid version)."""
-        cached = getattr(self, "_clearance_cache", None)
-        if cached is None or cached[0] != self.grid.version:
-            from scipy.ndimage import distance_transform_edt
-
-            padded = np.pad(self.grid.passable, 1, constant_values=False)
-            cached = (self.grid.version, distance_transform_edt(padded)[1:-1, 1:-1])
-            self._clearance_cache = cached
-        return cached[1]
-
-    def add_route(self, key, cells: np.ndarray, units: float) -> None:
-        """Register a group's route (grid cells) carrying ``units`` in the traffic map."""
-        self.remove_route(key)
-        if not self.config.congestion or len(cells) == 0:
-            return
-        from scipy.ndimage import binary_dilation
-
-        band = np.zeros(self.grid.shape, dtype=bool)
-        band[cells[:, 1], cells[:, 0]] = True
-        band = binary_dilation(band, iterations=2) & self.grid.passable
-        band &= self._clearance() <= self.config.congestion_narrow       # queues form at narrow passages
-        self.traffic[band] += units
-        self._routes[key] = (band, units)
-
-    def refresh_traffic(self) -> None:
-        """Recount each registered group route by the members still on their way (called every
-        ``congestion_refresh`` seconds)."""
-        self._since_traffic = 0.0
-        for key, (band, units) in list(self._routes.items()):
-            order = self.groups.orders.get(key)
-            live = float(order.members) if order is not None else 0.0
-            if live <= 0:
-                self.remove_route(key)
-            elif live != units:
-                self.traffic[band] += live - units
-                self._routes[key] = (band, live)
-        np.maximum(self.traffic, 0.0, out=self.traffic)
-
-    def remove_route(self, key) -> None:
-        """A group order ended: its route no longer counts as traffic."""
-        old = self._routes.pop(key, None)
-        if old is not None:
-            self.traffic[old[0]] -= old[1]
-            np.maximum(self.traffic, 0.0, out=self.traffic)
-
-    def congested_field_job(self, key, goal: tuple[int, int], start: tuple[int, int], units: float) -> CallJob:
-        """A group's own flow field planned around the traffic registered when the job runs
-        (so groups ordered in the same tick see each other), its route registered at once."""
-        def build():
-            planning = self.planning_grid()
-            field = (FlowField.build(planning, [goal], integration=self.config.flow_integration,
-                                     rule=self.config.flow_rule)
-                     if planning is not self.grid else self.flow_field(goal))
-            if isinstance(field, FlowField):
-                self.add_route(key, field.descend(start), units)
-            return field
-
-        return CallJob(build, int(UNIT_RATES["field_per_cell"] * int(self.grid.passable.sum())))
-
-    def potential_job(self, goal: tuple[int, int]) -> CallJob:
-        """A job building the artificial potential field toward ``goal`` (the paper's baseline)."""
-        return CallJob(lambda: PotentialField.build(self.grid, goal), int(UNIT_RATES["field_per_cell"] * self.grid.width
-                                                                          * self.grid.height))
-
-    def field_job(self, goal: tuple[int, int]) -> CallJob:
-        """A job building the flow toward ``goal`` (cached when done)."""
-        cached = self._fields.get(goal)
-        if cached is not None:
-            return CallJob(lambda: cached, 1)
-        if self.uses_tiles:
-            return CallJob(lambda: self.sector_graph().order(goal), 2_000)
-        cells = int(self.grid.passable.sum())
-        return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration,
-                                               rule=self.config.flow_rule),
-                       int(UNIT_RATES["field_per_cell"] * cells))
-
-    def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
-        """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
-        key = (int(goal[0]), int(goal[1]))
-        found = self._fields.get(key)
-        if found is not None:
-            self._fields.move_to_end(key)
-            return found
-        made = self.field_job(key).call()
-        self._cache_field(key, made)
-        return made
-
-    def _cache_field(self, goal, made) -> None:
-        key = (int(goal[0]), int(goal[1]))
-        self._fields[key] = made
-        self._fields.move_to_end(key)
-        live = self.groups.live_goals()
-        per_field = max(1, self.grid.width * self.grid.height * 12)
-        spare = max(1, self.config.flow_cache_bytes // per_field)
-        idle = [k for k in self._fields if k not in live]
-        for k in idle[: max(0, len(idle) - spare)]:          # oldest idle fields go first
-            del self._fields[k]
-
-    def navmesh(self, progress=None):
-        """The navmesh of ``navmesh`` agents, baked — or loaded from ``cache_dir`` — on first use."""
-        if self._navmesh is None:
-            from ..navmesh import NavMesh
-
-            r = self.config.navmesh_radius
-            self._navmesh = (NavMesh.cached(self.grid, self.cache_dir, agent_radius=r, progress=progress)
-                             if self.cache_dir is not None else NavMesh.from_grid(self.grid, agent_radius=r, progress=progress))
-        return self._navmesh
-
-    def hierarchy(self, progress=None):
-        """The waypoint hierarchy of ``hierarchy`` agents, built — or loaded — on first use."""
-        if self._hierarchy is None:
-            from ..waypoints.hierarchy import Hierarchy
-
-            self._hierarchy = (Hierarchy.cached(self.grid, self.cache_dir, progress=progress)
-                               if self.cache_dir is not None else Hierarchy.build(self.grid, progress=progress))
-        return self._hierarchy
-
-    def waypoints(self):
-        """The waypoint graph of ``waypoints`` agents, flood-filled (spacing 4) on first use."""
-        if self._waypoints is None:
-            from ..waypoints.graph import WaypointGraph
-
-            labels = self.grid.components()
-            big = np.bincount(labels[labels >= 0]).argmax()
-            cells = np.argwhere(labels == big)[:, ::-1]
-            seed = tuple(int(v) for v in cells[np.argmin(np.hypot(*(cells - cells.mean(axis=0)).T))])
-            self._waypoints = (WaypointGraph.cached_floodfill(self.grid, self.cache_dir, seed, spacing=4)
-                               if self.cache_dir is not None else WaypointGraph.floodfill(self.grid, seed, spacing=4))
-        return self._waypoints
-
-    def cells_changed(self, cells: np.ndarray) -> None:
-        """Cells were opened, blocked or re-costed (after ``Grid.set_passable`` / ``set_cost``):
-        the hierarchy and tiles update what was touched, and every walking agent re-plans."""
-        if self._hierarchy is not None:
-            self._hierarchy.update(cells)
-        s = self.state
-        n = s.size
-        state = s.nav_state[:n, 0]
-        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
-        s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
-        if self._tiles is not None:
-            self._tiles.update(cells)
-            for order in self._fields.values():
-                if isinstance(order, SectorOrder):
-                    order.replan()
-        else:
-            self._fields.clear()
-        self.groups.orders.clear()
-        self._fields_version = self.grid.version
-
-    def _grid_changed(self) -> None:
-        """The grid changed without ``cells_changed``: drop what depended on it, re-plan everyone."""
-        self._fields.clear()
-        self.groups.orders.clear()
-        n = self.state.size
-        s = self.state
-        state = s.nav_state[:n, 0]
-        s.agent_flags[:n, F_TARGET_DIRTY] |= (((state == NavState.FOLLOWING) | (state == NavState.PLANNING))
-                                              & s.agent_flags[:n, F_HAS_TARGET] & s.alive[:n])
-        self._fields_version = self.grid.version
-
 
 @njit(cache=True)
 def _all_sane(alive, nav_state, position, params, limit_radius, limit_speed, bad):

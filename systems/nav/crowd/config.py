@@ -1,0 +1,142 @@
+"""The crowd's settings (``CrowdConfig``) and what one ``Crowd.update`` reports (``CrowdEvents``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import NavError
+
+__all__ = ["CrowdConfig", "CrowdEvents"]
+
+
+@dataclass(frozen=True, slots=True)
+class CrowdConfig:
+    """Settings of a crowd; every field says its unit and limits.
+
+    Attributes:
+        planning_units: work units all plans share per tick, ≥ 1 (one unit ≈ one grid A*
+            expansion, ~0.12 µs here: 20,000 ≈ 2.5 ms).
+        max_searches: grid searches in progress at once, ≥ 1 (each holds ~28 bytes per cell).
+        smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
+        weight: heuristic weight of the ``"weighted"`` planner, ≥ 1.
+        flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
+            (tiles above 256×256 cells).
+        sector_size: sector edge for tiles, cells, ≥ 4.
+        corridor_width: leader corridor half-width, cells, ≥ 1.
+        wall_avoidance: weight of the push away from walls for group units, ≥ 0.
+        flow_cache_bytes: memory for flow fields of goals no order uses any more (LRU), bytes.
+        navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
+        stuck_after: seconds without progress before a ``stuck`` event, > 0.
+        max_recoveries: stuck recoveries before the order fails, ≥ 1.
+        max_radius_cells: largest agent radius, cells; larger agents fail with a reason.
+        max_speed_cells: largest speed, cells per second; faster agents fail with a reason.
+        avoidance_distance: world units within which agents avoid each other (ORCA), > 0.
+        avoidance_neighbours: the nearest this many neighbours are avoided, 1 .. 40.
+        avoidance_horizon: seconds ahead agents keep clear of each other, > 0.
+        avoidance_wall_horizon: seconds ahead agents keep clear of walls, > 0.
+        idle_priority: avoidance priority of standing agents (walking ones have 1): a smaller
+            value makes them step aside for units passing through, > 0.
+        congestion: congestion-aware group routes: a group order plans on terrain costs raised
+            in the narrow passages other groups' planned routes run through (so a second army
+            takes the free bridge when queueing on the busy one would take longer).
+        congestion_weight: scales the queueing cost, ≥ 0: a narrow cell of free width w carrying
+            the route of T units costs ``weight · T / w`` more (the cells of waiting, per cell).
+        congestion_narrow: passages up to this many cells from a wall count as narrow, > 0.
+        congestion_refresh: seconds between refreshes of the traffic map from the crowd as it is:
+            each group route counts the members still on their way (arrived ones stop counting),
+            so orders given later see the queues that remain, > 0.
+        flow_integration: how whole-map flow fields integrate: ``"dijkstra"`` (8-neighbour
+            costs) or ``"eikonal"`` (fast marching: straighter flows across open ground).
+        flow_rule: the direction pass of whole-map fields: ``"descent"`` or ``"kernel"`` (the
+            vector-field article's rule; see ``FlowField.build``).
+        contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
+            sum of their radii are pushed apart (never into a wall), so no two units overlap
+            even where two armies press into each other; mates otherwise keep only flocking's
+            soft spacing. Crowds at one-cell gaps flow more slowly with it (no squeezing past).
+    """
+
+    planning_units: int = 20_000
+    max_searches: int = 4
+    smoothing: str | None = "precise"
+    weight: float = 1.5
+    flow_mode: str = "auto"
+    sector_size: int = 16
+    corridor_width: float = 3.0
+    wall_avoidance: float = 3.0
+    flow_cache_bytes: int = 256 * 2**20
+    navmesh_radius: float = 0.4
+    stuck_after: float = 4.0
+    max_recoveries: int = 3
+    max_radius_cells: float = 16.0
+    max_speed_cells: float = 1000.0
+    avoidance_distance: float = 4.0
+    avoidance_neighbours: int = 10
+    avoidance_horizon: float = 1.5
+    avoidance_wall_horizon: float = 0.3
+    idle_priority: float = 0.2
+    congestion: bool = False
+    congestion_weight: float = 1.0
+    congestion_narrow: float = 3.0
+    congestion_refresh: float = 2.0
+    flow_integration: str = "dijkstra"
+    flow_rule: str = "descent"
+    contacts: bool = False
+
+    def __post_init__(self) -> None:
+        checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
+                  ("smoothing", self.smoothing in ("precise", "fast", None)), ("weight", self.weight >= 1),
+                  ("flow_mode", self.flow_mode in ("auto", "full", "tiles")), ("sector_size", self.sector_size >= 4),
+                  ("corridor_width", self.corridor_width >= 1), ("wall_avoidance", self.wall_avoidance >= 0),
+                  ("navmesh_radius", self.navmesh_radius >= 0), ("stuck_after", self.stuck_after > 0),
+                  ("max_recoveries", self.max_recoveries >= 1), ("max_radius_cells", self.max_radius_cells > 0),
+                  ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0),
+                  ("avoidance_distance", self.avoidance_distance > 0),
+                  ("avoidance_neighbours", 1 <= self.avoidance_neighbours <= 40),
+                  ("avoidance_horizon", self.avoidance_horizon > 0),
+                  ("avoidance_wall_horizon", self.avoidance_wall_horizon > 0),
+                  ("idle_priority", self.idle_priority > 0), ("congestion_weight", self.congestion_weight >= 0),
+                  ("congestion_narrow", self.congestion_narrow > 0),
+                  ("congestion_refresh", self.congestion_refresh > 0),
+                  ("flow_integration", self.flow_integration in ("dijkstra", "eikonal")),
+                  ("flow_rule", self.flow_rule in ("descent", "kernel"))]
+        for name, ok in checks:
+            if not ok:
+                raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
+
+
+@dataclass(slots=True)
+class CrowdEvents:
+    """What happened in one ``update``; ids are agent ids.
+
+    Attributes:
+        reached: ``(k,) int64`` agents that arrived.
+        failed: ``(k,) int64`` agents whose order failed; ``reasons`` the matching messages.
+        waypoints: ``(agent, index, position)`` waypoints passed (only with ``report_waypoints``).
+        path_changed: ``(k,) int64`` agents given a new path (``Crowd.path(agent)``).
+        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started).
+        links: ``(agent, kind, start, end)`` off-mesh links taken.
+        moving / velocities: agents walking and their velocities after movement (the safe
+            velocity: wall sliding applied).
+    """
+
+    reached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    failed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    reasons: list[str] = field(default_factory=list)
+    waypoints: list[tuple[int, int, tuple]] = field(default_factory=list)
+    path_changed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stuck: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    links: list[tuple[int, str, tuple, tuple]] = field(default_factory=list)
+    moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    velocities: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+
+
+class _Collect:
+    """Event lists filled during one update."""
+
+    def __init__(self) -> None:
+        self.reached: list[np.ndarray] = []
+        self.failed: list[int] = []
+        self.reasons: list[str] = []
+        self.path_changed: list[int] = []

@@ -1,0 +1,90 @@
+"""How a crowd's agents move each tick once their velocities are steered: reciprocal avoidance
+(ORCA) between agents, the walk itself (walls, heights), and the hard-contact pass. A part of
+``Crowd`` (a mixin)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..grid import Grid
+from ..steering.collision import move_agents
+from ..steering.contacts import resolve_contacts
+from ..steering.orca import orca_velocities
+from .config import CrowdConfig
+from .state import F_AVOIDANCE, F_PAUSED, P_MAX_SPEED, P_RADIUS, CrowdState, NavState
+
+__all__ = ["CrowdMotion"]
+
+_NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
+
+
+class CrowdMotion:
+    """Avoidance and movement of a ``Crowd`` (its attributes are made in ``Crowd.__init__``)."""
+
+    grid: Grid
+    config: CrowdConfig
+    state: CrowdState
+    movement: str
+    _last_velocity: np.ndarray
+
+    def _avoid(self, dt: float) -> None:
+        """Reciprocal avoidance (ORCA) between every agent with ``avoidance_enabled``: the
+        planners' velocity is the preferred one; the safe velocity replaces it."""
+        s, grid, cfg = self.state, self.grid, self.config
+        n = s.size
+        active = s.alive[:n] & s.agent_flags[:n, F_AVOIDANCE] & ~s.agent_flags[:n, F_PAUSED]
+        if not active.any():
+            return
+        state = s.nav_state[:n, 0]
+        active &= state != NavState.FAILED
+        present = s.alive[:n] & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
+        priority = np.where(state == NavState.FOLLOWING, 1.0, cfg.idle_priority)
+        preferred = s.velocity[:n, :2].copy()
+        previous = self._last_velocity if len(self._last_velocity) == n else preferred
+        safe = np.empty((n, 2))
+        orca_velocities(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
+                        np.ascontiguousarray(s.agent_params[:n, P_RADIUS]),
+                        np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority,
+                        np.ascontiguousarray(s.flock_group[:n, 0]), active, present,
+                        cfg.avoidance_distance * grid.cell_size, cfg.avoidance_neighbours, cfg.avoidance_horizon,
+                        cfg.avoidance_wall_horizon, dt, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1],
+                        safe)
+        s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
+
+    def _move(self, dt: float) -> None:
+        s, grid = self.state, self.grid
+        n = s.size
+        vel = s.velocity[:n]
+        still = s.agent_flags[:n, F_PAUSED] | ~s.alive[:n]
+        if still.any():
+            vel[still] = 0.0
+        heights = grid.heights if grid.heights is not None else _NO_HEIGHTS
+        pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
+        before = pos[:, :2].copy()
+        move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.passable, grid.cell_size,
+                    grid.origin[0], grid.origin[1], heights, grid.heights is not None)
+        if self.config.contacts and self.movement == "crowd":
+            self._push_apart(pos, vel, before, ~still, dt)
+        self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
+
+    def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, moving: np.ndarray,
+                    dt: float) -> None:
+        """Hard contacts: flocking spaces mates only softly and a group pressed from behind or
+        head-on overcomes it, so overlapping agents are pushed apart (Detour's collision pass)."""
+        s, grid = self.state, self.grid
+        n = s.size
+        agents = moving & ((s.flock_group[:n, 0] >= 0) | s.agent_flags[:n, F_AVOIDANCE]) \
+            & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
+        if not agents.any():
+            return
+        walking = s.nav_state[:n, 0] == NavState.FOLLOWING
+        rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
+        if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank,
+                            np.ascontiguousarray(s.flock_group[:n, 0]), agents, grid.passable, grid.cell_size,
+                            grid.origin[0], grid.origin[1]):
+            # a unit held back by others slows down (the arrival stall clock sees it); its heading
+            # stays the steering's, so contact pushes do not make it jitter
+            wanted = np.hypot(vel[:, 0], vel[:, 1])
+            made = np.hypot(*((pos[:, :2] - before) / dt).T)
+            scale = np.where(agents & (wanted > made), made / np.maximum(wanted, 1e-12), 1.0)
+            vel[:, :2] *= scale[:, None]

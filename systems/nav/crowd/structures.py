@@ -1,0 +1,237 @@
+"""The level structures a crowd plans on — flow fields and their cache, sector tiles, the
+navmesh, waypoint graph and hierarchy (made on first use or by ``prepare``), the traffic map of
+congestion-aware orders — and how map edits reach them. A part of ``Crowd`` (a mixin)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..flow.field import FlowField
+from ..flow.potential import PotentialField
+from ..flow.sectors import SectorGraph, SectorOrder
+from ..grid import Grid
+from .config import CrowdConfig
+from .planners import UNIT_RATES, CallJob
+from .state import F_HAS_TARGET, F_TARGET_DIRTY, CrowdState, NavState
+
+if TYPE_CHECKING:
+    from ..navmesh import NavMesh
+    from ..waypoints.graph import WaypointGraph
+    from ..waypoints.hierarchy import Hierarchy
+    from .groups import GroupSteering
+
+__all__ = ["CrowdStructures", "TILES_ABOVE_CELLS"]
+
+#: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
+#: map takes more than a few milliseconds, too long for one planning step.
+TILES_ABOVE_CELLS = 256 * 256
+
+
+class CrowdStructures:
+    """The planning structures of a ``Crowd`` (its attributes are made in ``Crowd.__init__``)."""
+
+    grid: Grid
+    config: CrowdConfig
+    state: CrowdState
+    groups: GroupSteering
+    cache_dir: Path | None
+    traffic: np.ndarray
+    _routes: dict
+    _since_traffic: float
+    _navmesh: NavMesh | None
+    _waypoints: WaypointGraph | None
+    _hierarchy: Hierarchy | None
+    _tiles: SectorGraph | None
+    _fields: OrderedDict
+    _fields_version: int
+    _clearance_cache: tuple[int, np.ndarray] | None = None     # (grid version, cells to the nearest wall)
+
+    @property
+    def uses_tiles(self) -> bool:
+        """True when flow orders use sector tiles rather than whole-map fields."""
+        if self.config.flow_mode == "auto":
+            return self.grid.width * self.grid.height > TILES_ABOVE_CELLS
+        return self.config.flow_mode == "tiles"
+
+    def sector_graph(self, progress=None) -> SectorGraph:
+        """The level's sector tiles (built on first use; ``prepare`` builds them at load)."""
+        if self._tiles is None or self._tiles.version != self.grid.version:
+            self._tiles = SectorGraph(self.grid, self.config.sector_size, progress)
+        return self._tiles
+
+    def planning_grid(self) -> Grid:
+        """The grid group orders plan on: the level itself, or with ``congestion`` its terrain
+        costs raised along the routes other groups already follow."""
+        if not self.config.congestion or not self.traffic.any():
+            return self.grid
+        g = self.grid
+        width = 2.0 * np.maximum(self._clearance(), 0.5)
+        extra = self.config.congestion_weight * self.traffic / width
+        return Grid(g.passable, np.where(g.passable, g.cost + extra, np.inf), g.heights, cell_size=g.cell_size,
+                    origin=g.origin)
+
+    def _clearance(self) -> np.ndarray:
+        """Cells from each open cell to the nearest wall or map edge (cached per grid version)."""
+        cached = self._clearance_cache
+        if cached is None or cached[0] != self.grid.version:
+            from scipy.ndimage import distance_transform_edt
+
+            padded = np.pad(self.grid.passable, 1, constant_values=False)
+            cached = (self.grid.version, distance_transform_edt(padded)[1:-1, 1:-1])
+            self._clearance_cache = cached
+        return cached[1]
+
+    def add_route(self, key, cells: np.ndarray, units: float) -> None:
+        """Register a group's route (grid cells) carrying ``units`` in the traffic map."""
+        self.remove_route(key)
+        if not self.config.congestion or len(cells) == 0:
+            return
+        from scipy.ndimage import binary_dilation
+
+        band = np.zeros(self.grid.shape, dtype=bool)
+        band[cells[:, 1], cells[:, 0]] = True
+        band = binary_dilation(band, iterations=2) & self.grid.passable
+        band &= self._clearance() <= self.config.congestion_narrow       # queues form at narrow passages
+        self.traffic[band] += units
+        self._routes[key] = (band, units)
+
+    def refresh_traffic(self) -> None:
+        """Recount each registered group route by the members still on their way (called every
+        ``congestion_refresh`` seconds)."""
+        self._since_traffic = 0.0
+        for key, (band, units) in list(self._routes.items()):
+            order = self.groups.orders.get(key)
+            live = float(order.members) if order is not None else 0.0
+            if live <= 0:
+                self.remove_route(key)
+            elif live != units:
+                self.traffic[band] += live - units
+                self._routes[key] = (band, live)
+        np.maximum(self.traffic, 0.0, out=self.traffic)
+
+    def remove_route(self, key) -> None:
+        """A group order ended: its route no longer counts as traffic."""
+        old = self._routes.pop(key, None)
+        if old is not None:
+            self.traffic[old[0]] -= old[1]
+            np.maximum(self.traffic, 0.0, out=self.traffic)
+
+    def congested_field_job(self, key, goal: tuple[int, int], start: tuple[int, int], units: float) -> CallJob:
+        """A group's own flow field planned around the traffic registered when the job runs
+        (so groups ordered in the same tick see each other), its route registered at once."""
+        def build():
+            planning = self.planning_grid()
+            field = (FlowField.build(planning, [goal], integration=self.config.flow_integration,
+                                     rule=self.config.flow_rule)
+                     if planning is not self.grid else self.flow_field(goal))
+            if isinstance(field, FlowField):
+                self.add_route(key, field.descend(start), units)
+            return field
+
+        return CallJob(build, int(UNIT_RATES["field_per_cell"] * int(self.grid.passable.sum())))
+
+    def potential_job(self, goal: tuple[int, int]) -> CallJob:
+        """A job building the artificial potential field toward ``goal`` (the paper's baseline)."""
+        return CallJob(lambda: PotentialField.build(self.grid, goal), int(UNIT_RATES["field_per_cell"] * self.grid.width
+                                                                          * self.grid.height))
+
+    def field_job(self, goal: tuple[int, int]) -> CallJob:
+        """A job building the flow toward ``goal`` (cached when done)."""
+        cached = self._fields.get(goal)
+        if cached is not None:
+            return CallJob(lambda: cached, 1)
+        if self.uses_tiles:
+            return CallJob(lambda: self.sector_graph().order(goal), 2_000)
+        cells = int(self.grid.passable.sum())
+        return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration,
+                                               rule=self.config.flow_rule),
+                       int(UNIT_RATES["field_per_cell"] * cells))
+
+    def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
+        """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
+        key = (int(goal[0]), int(goal[1]))
+        found = self._fields.get(key)
+        if found is not None:
+            self._fields.move_to_end(key)
+            return found
+        made = self.field_job(key).call()
+        self._cache_field(key, made)
+        return made
+
+    def _cache_field(self, goal, made) -> None:
+        key = (int(goal[0]), int(goal[1]))
+        self._fields[key] = made
+        self._fields.move_to_end(key)
+        live = self.groups.live_goals()
+        per_field = max(1, self.grid.width * self.grid.height * 12)
+        spare = max(1, self.config.flow_cache_bytes // per_field)
+        idle = [k for k in self._fields if k not in live]
+        for k in idle[: max(0, len(idle) - spare)]:          # oldest idle fields go first
+            del self._fields[k]
+
+    def navmesh(self, progress=None):
+        """The navmesh of ``navmesh`` agents, baked — or loaded from ``cache_dir`` — on first use."""
+        if self._navmesh is None:
+            from ..navmesh import NavMesh
+
+            r = self.config.navmesh_radius
+            self._navmesh = (NavMesh.cached(self.grid, self.cache_dir, agent_radius=r, progress=progress)
+                             if self.cache_dir is not None else NavMesh.from_grid(self.grid, agent_radius=r, progress=progress))
+        return self._navmesh
+
+    def hierarchy(self, progress=None):
+        """The waypoint hierarchy of ``hierarchy`` agents, built — or loaded — on first use."""
+        if self._hierarchy is None:
+            from ..waypoints.hierarchy import Hierarchy
+
+            self._hierarchy = (Hierarchy.cached(self.grid, self.cache_dir, progress=progress)
+                               if self.cache_dir is not None else Hierarchy.build(self.grid, progress=progress))
+        return self._hierarchy
+
+    def waypoints(self):
+        """The waypoint graph of ``waypoints`` agents, flood-filled (spacing 4) on first use."""
+        if self._waypoints is None:
+            from ..waypoints.graph import WaypointGraph
+
+            labels = self.grid.components()
+            big = np.bincount(labels[labels >= 0]).argmax()
+            cells = np.argwhere(labels == big)[:, ::-1]
+            seed = tuple(int(v) for v in cells[np.argmin(np.hypot(*(cells - cells.mean(axis=0)).T))])
+            self._waypoints = (WaypointGraph.cached_floodfill(self.grid, self.cache_dir, seed, spacing=4)
+                               if self.cache_dir is not None else WaypointGraph.floodfill(self.grid, seed, spacing=4))
+        return self._waypoints
+
+    def cells_changed(self, cells: np.ndarray) -> None:
+        """Cells were opened, blocked or re-costed (after ``Grid.set_passable`` / ``set_cost``):
+        the hierarchy and tiles update what was touched, and every walking agent re-plans."""
+        if self._hierarchy is not None:
+            self._hierarchy.update(cells)
+        s = self.state
+        n = s.size
+        state = s.nav_state[:n, 0]
+        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
+        s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
+        if self._tiles is not None:
+            self._tiles.update(cells)
+            for order in self._fields.values():
+                if isinstance(order, SectorOrder):
+                    order.replan()
+        else:
+            self._fields.clear()
+        self.groups.orders.clear()
+        self._fields_version = self.grid.version
+
+    def _grid_changed(self) -> None:
+        """The grid changed without ``cells_changed``: drop what depended on it, re-plan everyone."""
+        self._fields.clear()
+        self.groups.orders.clear()
+        n = self.state.size
+        s = self.state
+        state = s.nav_state[:n, 0]
+        s.agent_flags[:n, F_TARGET_DIRTY] |= (((state == NavState.FOLLOWING) | (state == NavState.PLANNING))
+                                              & s.agent_flags[:n, F_HAS_TARGET] & s.alive[:n])
+        self._fields_version = self.grid.version
