@@ -1,8 +1,10 @@
 """The RTS demo: a Panda3D view onto an esper world that rtsnav moves.
 
-The game is a view: one task advances ``esper.process`` at a fixed step, then syncs the scene
-from the components; input only fills an intent map that becomes order components. Game state
-lives in components, never in Panda3D nodes.
+The game is a view: one task advances ``esper.process`` at a fixed step (and the army's unit
+AI), then syncs the scene from the crowd's arrays. ``RtsApp`` holds the world, the scene, the
+selection and the orders; its camera (``camera.py``), HUD (``hud.py``), input (``input.py``) and
+overlays (``overlays.py``) are mixins of one job each. Game state lives in components and the
+army's arrays, never in Panda3D nodes.
 """
 
 from __future__ import annotations
@@ -15,29 +17,21 @@ import esper
 import numpy as np
 from panda3d.core import AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, TextNode, loadPrcFileData
 
-from rtsnav.components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
+from rtsnav.components import Flock, NavigationAgent, Position, Selected, Team, Velocity
 from rtsnav.levels.level_file import Level, load_level
-from rtsnav.systems import Navigation, install, installed_processors
-from rtsnav.systems.nav import debug_draw
-from rtsnav.systems.nav.debug_draw import DebugDraw
+from rtsnav.systems import Navigation, install
 
 from .army import Army, UnitMode
+from .camera import CameraMixin
+from .hud import HELP, OVERLAYS, SIM_DT, HudMixin
+from .input import InputMixin
 from .minimap import Minimap
 from .orders import ground_point
-from .overlays import debug_node
+from .overlays import OverlayMixin
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, project_to_screen, units_in_box
 
-__all__ = ["RtsApp", "configure_panda"]
-
-SIM_DT = 1.0 / 30.0
-OVERLAYS = {1: "paths", 2: "corridor / flow field", 3: "hierarchy", 4: "navmesh", 5: "density"}
-HELP = ("arrows / screen edge pan   wheel zoom   Q/E rotate   left-drag select (shift adds)   Ctrl+A all\n"
-        "right-click move (shift queues)   A attack-move   P patrol   S stop   H hold   F formation\n"
-        "Ctrl+1-9 set group   1-9 recall   C jump to selection   V follow   Tab planner   G gate under mouse\n"
-        "F5-F9 overlays (paths, corridor/flow, hierarchy, navmesh, density)   minimap: left-click look, right-click move\n"
-        "Space pause   F1 help   F3 timings")
-
+__all__ = ["RtsApp", "configure_panda", "pnm_to_array", "SIM_DT", "OVERLAYS", "HELP"]
 
 def configure_panda(headless: bool, size: tuple[int, int]) -> None:
     """Panda3D settings before ShowBase starts (offscreen software rendering when headless)."""
@@ -49,7 +43,7 @@ def configure_panda(headless: bool, size: tuple[int, int]) -> None:
     loadPrcFileData("rtsnav", "\n".join(prc))
 
 
-class RtsApp:
+class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
     """The demo application (wraps a ``ShowBase``).
 
     Args:
@@ -191,33 +185,6 @@ class RtsApp:
         self._minimap_tick = -1
         self.sync_scene()
 
-    def _place_camera(self) -> None:
-        # the camera lives in render space: the world point (x, y) is drawn at (x, -y)
-        h = math.radians(self.cam_heading)
-        d = self.cam_distance
-        tx, ty, tz = self.cam_target[0], -self.cam_target[1], self.cam_target[2]
-        self.base.camera.setPos(tx - math.sin(h) * d * 0.6, ty - math.cos(h) * d * 0.6, tz + d * 0.8)
-        self.base.camera.lookAt(tx, ty, tz)
-        self.base.camLens.setNearFar(1.0, d * 4)
-
-    def frame_units(self, entities: list[int], margin: float = 0.08) -> None:
-        """Point the camera at ``entities`` and zoom until every one is on screen."""
-        if not entities:
-            return
-        pos = self.navigation.positions(entities)
-        lo, hi = pos.min(axis=0), pos.max(axis=0)
-        self.cam_target = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, float(np.median(pos[:, 2]))])
-        self.cam_distance = float(max(np.hypot(hi[0] - lo[0], hi[1] - lo[1]), 20.0))
-        w, h = self.base.win.getXSize(), self.base.win.getYSize()
-        for _ in range(30):
-            self._place_camera()
-            screen, front = project_to_screen(self.base, pos, self.scene)
-            inside = front & (screen[:, 0] >= margin * w) & (screen[:, 0] <= (1 - margin) * w) & \
-                (screen[:, 1] >= margin * h) & (screen[:, 1] <= (1 - margin) * h)
-            if inside.all():
-                break
-            self.cam_distance *= 1.15
-
     def _recolor(self) -> None:
         teams = np.array([esper.component_for_entity(e, Team).id for e in self.entities])
         rgb = np.array([TEAM_COLORS.get(int(t), (0.8, 0.8, 0.8)) for t in teams])
@@ -260,119 +227,7 @@ class RtsApp:
             self.marker_until = 0
         self._update_hud()
 
-    def _update_hud(self) -> None:
-        states = self.navigation.crowd.state.nav_state[self.army.ids, 0]
-        selected = int(self._selected_mask.sum())
-        lines = [f"{self.level.name}   {self.tick * SIM_DT:5.1f} s" + ("   PAUSED" if self.paused else ""),
-                 f"units {len(self.entities)}   selected {selected}   moving {int((states == NavState.FOLLOWING).sum())}"
-                 f"   arrived {int((states == NavState.FINISHED).sum())}",
-                 f"group planner: {self.army.planner} (Tab)   formation {'on' if self.formation else 'off'} (F)"
-                 + (f"   next right-click: {self.armed.name.lower().replace('_', '-')}" if self.armed else "")
-                 + ("   camera follows" if self.following else ""),
-                 f"overlay: {OVERLAYS.get(self.overlay, 'off')} (F5-F9)"
-                 + ("   " + "  ".join(f"{name}: {_color_name(rgba)}" for name, rgba in self.overlay_legend)
-                    if self.overlay else "")]
-        if self.level.gates:
-            lines.append("gates: " + ", ".join(f"{n} {'open' if g.open else 'CLOSED'}"
-                                               for n, g in self.level.gates.items()))
-        if self.message and self.tick < self.message_until:
-            lines.append(f"! {self.message}")
-        if self.show_timings and self.tick > 0:            # a profiler view on demand (F3), never at tick 0
-            procs = installed_processors()
-            ms = "  ".join(f"{type(p).__name__.replace('Processor', '')} {p.last_ms:.2f}" for p in procs)
-            fps = self.base.clock.getAverageFrameRate()
-            lines.append(f"{fps:.0f} FPS  sim {self.frame_ms['simulation']:.1f} ms  sync {self.frame_ms['sync']:.1f} ms"
-                         f"  render {self.frame_ms['render']:.1f} ms  |  {ms}")
-        lines.append(HELP if self.help_visible else "F1 help")
-        self.hud.setText("\n".join(lines))
-
     # ---------------------------------------------------------------- overlays
-    def set_overlay(self, number: int) -> None:
-        """Show overlay ``number`` (1 paths, 2 corridor / flow field, 3 hierarchy, 4 navmesh,
-        5 density; see ``overlay_draw``); the same number again hides it."""
-        self.overlay = 0 if self.overlay == number else number
-        self._draw_overlay()
-
-    def _draw_overlay(self) -> None:
-        self.overlay_np.getChildren().detach()
-        if self.overlay == 0:
-            return
-        try:
-            draw = self.overlay_draw(self.overlay)
-        except Exception as e:                               # noqa: BLE001 - an overlay never stops the game
-            self.say(f"overlay unavailable: {type(e).__name__}: {e}")
-            return
-        if not draw.empty:
-            self.overlay_np.attachNewNode(debug_node(draw).node())
-        self.overlay_legend = draw.legend
-
-    def overlay_draw(self, number: int) -> DebugDraw:
-        """The arrays overlay ``number`` draws (the core's debug-draw layer), for the selection
-        and its last order: 1 the paths its units follow, 2 the corridor field its group follows
-        (else the flow field to its goal), 3 hierarchy clusters, entrances and the abstract route
-        of the order, 4 the navmesh and the order's query corridor, 5 crowd density."""
-        grid, ground = self.level.grid, self.level.ground
-        s = self.navigation.crowd.state
-        chosen = self.selected_units()
-        units = chosen if len(chosen) else np.arange(len(self.entities))
-        ids = self.army.ids[units]
-        if number == 1:
-            walking = ids[s.nav_state[ids, 0] == NavState.FOLLOWING][:400]        # arrived units: no path
-            lines = [self.navigation.crowd.path(int(a))[int(s.path_idx[a]) - 1:] if s.path_idx[a] > 0
-                     else self.navigation.crowd.path(int(a)) for a in walking.tolist()]
-            return debug_draw.paths(grid, [p for p in lines if len(p) >= 2], heights=ground,
-                                    label="paths of the selected units")
-        if number == 5:
-            return debug_draw.density(grid, s.position[self.army.ids, :2], heights=ground)
-        goal = self.last_goal
-        if goal is None or not len(chosen):
-            return DebugDraw()
-        start_xy = s.position[ids, :2].mean(axis=0)
-        start = grid.nearest_reachable(grid.world_to_cell(*start_xy), grid.world_to_cells(s.position[ids, :2]))
-        if start is None:
-            return DebugDraw()
-        goal_world = grid.cell_to_world(*goal)
-        marks = (debug_draw.markers(grid, np.array([goal_world[:2]]), "goal", "order goal", heights=ground)
-                 + debug_draw.markers(grid, np.array([start_xy]), "spawn", "selection", heights=ground))
-        step = max(2, max(grid.shape) // 48)
-        if number == 2:
-            order = self._group_order_of(ids)
-            if order is not None and order.corridor is not None:
-                return marks + debug_draw.vector_field(grid, order.corridor, step=step, mask=order.corridor.inside,
-                                                       color="corridor", heights=ground,
-                                                       label="corridor field (the group follows it)")
-            field = order.field if order is not None and order.field is not None else \
-                self.navigation.flow_field(goal)
-            return marks + debug_draw.vector_field(grid, field, step=step, heights=ground, label="flow field to the goal")
-        if number == 3:
-            h = self.navigation.hierarchy()
-            planned = h.plan(start, goal)
-            route = getattr(planned, "waypoints", None)
-            return marks + debug_draw.hierarchy(grid, h, route=route, heights=ground)
-        if number == 4:
-            mesh = self.navigation.navmesh()
-            a = (*grid.cell_to_world(*start)[:2], float(ground[start[1], start[0]]))
-            b = (*goal_world[:2], float(ground[goal[1], goal[0]]))
-            r = mesh.find_path(a, b)
-            drawn = r.points is not None and len(r.points) >= 2          # a PARTIAL answer is drawn too
-            corridor = mesh.polygons_along(r.points) if drawn else None
-            label = "navmesh path" if r.found else "navmesh path to the closest point"
-            return (marks + debug_draw.navmesh(mesh, corridor=corridor)
-                    + (debug_draw.paths(grid, [r.points], heights=ground, label=label) if drawn else DebugDraw()))
-        return DebugDraw()
-
-    def _group_order_of(self, ids: np.ndarray):
-        """The group order the agents ``ids`` belong to (the most common), or None."""
-        s = self.navigation.crowd.state
-        groups = s.flock_group[ids, 0]
-        if not len(groups):
-            return None
-        values, counts = np.unique(groups, return_counts=True)
-        group = int(values[np.argmax(counts)])
-        for key, order in self.navigation.crowd.groups.orders.items():
-            if key[0] == group:
-                return order
-        return None
 
     # ----------------------------------------------------------------- control
     def select_box(self, box: tuple[float, float, float, float], add: bool = False) -> list[int]:
@@ -440,11 +295,6 @@ class RtsApp:
             self._draw_overlay()
         return n
 
-    def say(self, message: str, seconds: float = 4.0) -> None:
-        """Show ``message`` on the HUD for ``seconds`` of game time."""
-        self.message = message
-        self.message_until = self.tick + int(seconds / SIM_DT)
-
     def _mark_ground(self, target: tuple[float, float, float], rgb=(1.0, 1.0, 1.0)) -> None:
         self.marker_np.getChildren().detach()
         segs = LineSegs("order-marker")
@@ -508,47 +358,6 @@ class RtsApp:
         """A (attack-move) or P (patrol): the next right-click gives that order."""
         self.armed = mode
 
-    def view_on_ground(self) -> np.ndarray:
-        """World ``(4, 2)``: where the screen's corners meet the ground plane through the camera's
-        target (rays above the horizon are cut at four camera distances)."""
-        from panda3d.core import Point2, Point3
-
-        out = np.zeros((4, 2))
-        lens = self.base.camLens
-        for k, (u, v) in enumerate(((-1, 1), (1, 1), (1, -1), (-1, -1))):
-            near, far = Point3(), Point3()
-            lens.extrude(Point2(u, v), near, far)
-            a = np.array(self.scene.getRelativePoint(self.base.cam, near))
-            b = np.array(self.scene.getRelativePoint(self.base.cam, far))
-            z = self.cam_target[2]
-            t = (z - a[2]) / (b[2] - a[2]) if abs(b[2] - a[2]) > 1e-9 else 1.0
-            out[k] = (a + (b - a) * float(np.clip(t, 0.0, 1.0)))[:2]
-        return out
-
-    def minimap_point(self, pixel: tuple[float, float]) -> tuple[float, float, float] | None:
-        """The world point under a minimap ``pixel`` (None when the pixel is not on it)."""
-        return self.minimap.world_point(pixel)
-
-    def look_at_minimap(self, pixel: tuple[float, float]) -> bool:
-        """Left-click on the minimap: the camera looks at that point of the map."""
-        p = self.minimap.world_point(pixel)
-        if p is None:
-            return False
-        self.cam_target = np.array(p, dtype=np.float64)
-        self._place_camera()
-        return True
-
-    def jump_to_selection(self) -> None:
-        """C: centre the camera on the selection (zoomed to fit it)."""
-        units = [self.entities[i] for i in self.selected_units().tolist()]
-        if units:
-            self.frame_units(units)
-
-    def toggle_follow(self) -> bool:
-        """V: the camera follows the selection's centre."""
-        self.following = not self.following
-        return self.following
-
     def toggle_gate(self, name: str | None = None, near: tuple[float, float] | None = None) -> str | None:
         """Open / close gate ``name`` (default: the gate nearest to world point ``near``, else to
         the camera's target); units re-plan around the change. Returns the gate's name."""
@@ -570,149 +379,12 @@ class RtsApp:
         self._show_gates()
         return name
 
-    def _toggle_gate_under_mouse(self) -> None:
-        pixel = self._mouse_pixel()
-        p = ground_point(self.base, pixel, self.level, self.scene) if pixel is not None else None
-        self.toggle_gate(near=None if p is None else (p[0], p[1]))
-
     # ------------------------------------------------------------------- input
-    def _bind_input(self) -> None:
-        b = self.base
-        for key, move in (("arrow_up", (0, 1)), ("arrow_down", (0, -1)), ("arrow_left", (-1, 0)),
-                          ("arrow_right", (1, 0))):
-            b.accept(key, self._intent, ["pan", move, True])
-            b.accept(key + "-up", self._intent, ["pan", move, False])
-        b.accept("q", self._intent, ["rotate", -1, True])
-        b.accept("q-up", self._intent, ["rotate", -1, False])
-        b.accept("e", self._intent, ["rotate", 1, True])
-        b.accept("e-up", self._intent, ["rotate", 1, False])
-        b.accept("wheel_up", self._zoom, [0.85])
-        b.accept("wheel_down", self._zoom, [1.18])
-        b.accept("mouse1", self._mouse_down, [False])
-        b.accept("shift-mouse1", self._mouse_down, [True])
-        b.accept("mouse1-up", self._mouse_up)
-        b.accept("mouse3", self._right_click)
-        b.accept("shift-mouse3", self._right_click, [True])
-        b.accept("g", self._toggle_gate_under_mouse)
-        b.accept("space", self._toggle_pause)
-        b.accept("f1", self._toggle_help)
-        b.accept("f3", self._toggle_timings)
-        b.accept("a", self.arm, [UnitMode.ATTACK_MOVE])
-        b.accept("p", self.arm, [UnitMode.PATROL])
-        b.accept("s", self.stop)
-        b.accept("h", self.hold)
-        b.accept("f", self.toggle_formation)
-        b.accept("tab", self.cycle_planner)
-        b.accept("c", self.jump_to_selection)
-        b.accept("v", self.toggle_follow)
-        b.accept("control-a", self.select_all)
-        b.accept("f12", self._save_screenshot)
-        for k in range(1, 10):
-            b.accept(f"control-{k}", self.set_control_group, [k])
-            b.accept(str(k), self.recall_control_group, [k])
-        for k in OVERLAYS:
-            b.accept(f"f{k + 4}", self.set_overlay, [k])
-
-    def _intent(self, kind, value, on) -> None:
-        held = self.intent.setdefault(kind, set())
-        (held.add if on else held.discard)(value)
-
-    def _zoom(self, factor: float) -> None:
-        self.cam_distance = float(np.clip(self.cam_distance * factor, 10, 2000))
-        self._place_camera()
-
-    def _mouse_pixel(self) -> tuple[float, float] | None:
-        mw = self.base.mouseWatcherNode
-        if mw is None or not mw.hasMouse():
-            return None
-        m = mw.getMouse()
-        return ((m.x + 1) * 0.5 * self.base.win.getXSize(), (1 - m.y) * 0.5 * self.base.win.getYSize())
-
-    def _mouse_down(self, add: bool) -> None:
-        pixel = self._mouse_pixel()
-        if pixel is not None and self.minimap.contains(pixel):
-            self.look_at_minimap(pixel)
-            self.drag_start = None
-            return
-        self.drag_start = pixel
-        self.drag_add = add
-
-    def _mouse_up(self) -> None:
-        end = self._mouse_pixel()
-        if self.drag_start is None or end is None:
-            return
-        a, b = self.drag_start, end
-        if abs(a[0] - b[0]) + abs(a[1] - b[1]) < 6:
-            self.select_at(b, self.drag_add)
-        else:
-            self.select_box((a[0], a[1], b[0], b[1]), self.drag_add)
-        self.drag_start = None
-        self.box_np.getChildren().detach()
-
-    def _right_click(self, queue: bool = False) -> None:
-        p = self._mouse_pixel()
-        if p is not None:
-            self.order_move_at_pixel(p, self.armed or UnitMode.MOVE, queue)
-        self.armed = None
-
-    def _save_screenshot(self) -> None:
-        """F12: save the frame to ``screenshot_path`` (``--screenshot``; default rtsnav-shot.png)."""
-        self.screenshot(self.screenshot_path)
-        self.say(f"screenshot saved: {self.screenshot_path}", 2.0)
-
-    def _toggle_pause(self) -> None:
-        self.paused = not self.paused
-
-    def _toggle_help(self) -> None:
-        self.help_visible = not self.help_visible
-
-    def _toggle_timings(self) -> None:
-        self.show_timings = not self.show_timings
-
-    def _draw_drag_box(self) -> None:
-        self.box_np.getChildren().detach()
-        end = self._mouse_pixel()
-        if self.drag_start is None or end is None:
-            return
-        w, h = self.base.win.getXSize(), self.base.win.getYSize()
-        to2d = lambda p: ((p[0] / w) * 2 - 1, (1 - p[1] / h) * 2 - 1)  # noqa: E731
-        (x0, y0), (x1, y1) = to2d(self.drag_start), to2d(end)
-        segs = LineSegs("box")
-        segs.setColor(1, 1, 0.3, 1)
-        segs.moveTo(x0, 0, y0)
-        for x, y in ((x1, y0), (x1, y1), (x0, y1), (x0, y0)):
-            segs.drawTo(x, 0, y)
-        self.box_np.attachNewNode(segs.create())
 
     # -------------------------------------------------------------------- loop
     def _frame_task(self, task):
         dt = SIM_DT if self.headless else min(self.base.clock.getDt(), 0.25)
-        pan = set(self.intent.get("pan", set()))
-        if not self.headless:                      # edge pan: the mouse at the window border
-            pixel = self._mouse_pixel()
-            if pixel is not None:
-                w, h = self.base.win.getXSize(), self.base.win.getYSize()
-                edge = 0.02
-                if pixel[0] < edge * w:
-                    pan.add((-1, 0))
-                elif pixel[0] > (1 - edge) * w:
-                    pan.add((1, 0))
-                if pixel[1] < edge * h:
-                    pan.add((0, 1))
-                elif pixel[1] > (1 - edge) * h:
-                    pan.add((0, -1))
-        if pan:
-            h = math.radians(self.cam_heading)
-            mx = sum(v[0] for v in pan)
-            my = sum(v[1] for v in pan)
-            speed = self.cam_distance * 0.8 * dt
-            self.cam_target[0] += (mx * math.cos(h) + my * math.sin(h)) * speed
-            self.cam_target[1] -= (-mx * math.sin(h) + my * math.cos(h)) * speed    # screen up is north: -y
-            self._place_camera()
-        rot = self.intent.get("rotate", set())
-        if rot:
-            self.cam_heading += sum(rot) * 90 * dt
-            self._place_camera()
+        self._move_camera(dt)
         if self.drag_start is not None:
             self._draw_drag_box()
         t0 = time.perf_counter()
@@ -732,7 +404,6 @@ class RtsApp:
         """What a test driving the real window checks: selection, orders, gates, camera, and
         the window pixels of things worth clicking (the player's units, the gates, the centre's
         ground point)."""
-        from .selection import project_to_screen
 
         chosen = self.selected_units()
         s = self.navigation.crowd.state
@@ -793,14 +464,6 @@ class RtsApp:
         esper.switch_world("default")
         if self.world in esper.list_worlds():
             esper.delete_world(self.world)
-
-
-def _color_name(rgba) -> str:
-    """A word for an overlay colour in the HUD legend."""
-    names = {"yellow": (1, 0.9, 0.2), "white": (1, 1, 1), "cyan": (0.3, 0.95, 1), "orange": (1, 0.6, 0.15),
-             "magenta": (1, 0.25, 0.9), "light blue": (0.55, 0.85, 1), "green": (0.2, 1, 0.4), "red": (1, 0.2, 0.2),
-             "blue": (0.3, 0.6, 1)}
-    return min(names, key=lambda n: sum((a - b) ** 2 for a, b in zip(names[n], rgba[:3])))
 
 
 def pnm_to_array(img: PNMImage) -> np.ndarray:

@@ -3,6 +3,9 @@ turned into one line mesh and one point mesh — the same data ``rtsnav-levels s
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from panda3d.core import (
     Geom,
@@ -16,9 +19,11 @@ from panda3d.core import (
     NodePath,
 )
 
+from rtsnav.components import NavState
+from rtsnav.systems.nav import debug_draw
 from rtsnav.systems.nav.debug_draw import DebugDraw
 
-__all__ = ["debug_node"]
+__all__ = ["debug_node", "OverlayMixin"]
 
 
 def _format() -> GeomVertexFormat:
@@ -58,3 +63,108 @@ def debug_node(draw: DebugDraw, thickness: float = 2.0, point_size: float = 5.0)
     root.setLightOff()
     root.setDepthOffset(2)
     return root
+
+
+class OverlayMixin:
+    """The overlays of ``RtsApp`` (F5-F9): arrays from the core's debug-draw layer for the
+    selection and its last order, drawn as one mesh."""
+
+    base: Any
+    level: Any
+    navigation: Any
+    army: Any
+    entities: list[int]
+    overlay: int
+    overlay_np: Any
+    overlay_legend: list
+    last_goal: tuple[int, int] | None
+    message: str
+    selected_units: Callable[[], np.ndarray]                    # (RtsApp)
+    say: Callable[..., None]                                    # (HudMixin)
+
+    def set_overlay(self, number: int) -> None:
+        """Show overlay ``number`` (1 paths, 2 corridor / flow field, 3 hierarchy, 4 navmesh,
+        5 density; see ``overlay_draw``); the same number again hides it."""
+        self.overlay = 0 if self.overlay == number else number
+        self._draw_overlay()
+
+    def _draw_overlay(self) -> None:
+        self.overlay_np.getChildren().detach()
+        if self.overlay == 0:
+            return
+        try:
+            draw = self.overlay_draw(self.overlay)
+        except Exception as e:                               # noqa: BLE001 - an overlay never stops the game
+            self.say(f"overlay unavailable: {type(e).__name__}: {e}")
+            return
+        if not draw.empty:
+            self.overlay_np.attachNewNode(debug_node(draw).node())
+        self.overlay_legend = draw.legend
+
+    def overlay_draw(self, number: int) -> DebugDraw:
+        """The arrays overlay ``number`` draws (the core's debug-draw layer), for the selection
+        and its last order: 1 the paths its units follow, 2 the corridor field its group follows
+        (else the flow field to its goal), 3 hierarchy clusters, entrances and the abstract route
+        of the order, 4 the navmesh and the order's query corridor, 5 crowd density."""
+        grid, ground = self.level.grid, self.level.ground
+        s = self.navigation.crowd.state
+        chosen = self.selected_units()
+        units = chosen if len(chosen) else np.arange(len(self.entities))
+        ids = self.army.ids[units]
+        if number == 1:
+            walking = ids[s.nav_state[ids, 0] == NavState.FOLLOWING][:400]        # arrived units: no path
+            lines = [self.navigation.crowd.path(int(a))[int(s.path_idx[a]) - 1:] if s.path_idx[a] > 0
+                     else self.navigation.crowd.path(int(a)) for a in walking.tolist()]
+            return debug_draw.paths(grid, [p for p in lines if len(p) >= 2], heights=ground,
+                                    label="paths of the selected units")
+        if number == 5:
+            return debug_draw.density(grid, s.position[self.army.ids, :2], heights=ground)
+        goal = self.last_goal
+        if goal is None or not len(chosen):
+            return DebugDraw()
+        start_xy = s.position[ids, :2].mean(axis=0)
+        start = grid.nearest_reachable(grid.world_to_cell(*start_xy), grid.world_to_cells(s.position[ids, :2]))
+        if start is None:
+            return DebugDraw()
+        goal_world = grid.cell_to_world(*goal)
+        marks = (debug_draw.markers(grid, np.array([goal_world[:2]]), "goal", "order goal", heights=ground)
+                 + debug_draw.markers(grid, np.array([start_xy]), "spawn", "selection", heights=ground))
+        step = max(2, max(grid.shape) // 48)
+        if number == 2:
+            order = self._group_order_of(ids)
+            if order is not None and order.corridor is not None:
+                return marks + debug_draw.vector_field(grid, order.corridor, step=step, mask=order.corridor.inside,
+                                                       color="corridor", heights=ground,
+                                                       label="corridor field (the group follows it)")
+            field = order.field if order is not None and order.field is not None else \
+                self.navigation.flow_field(goal)
+            return marks + debug_draw.vector_field(grid, field, step=step, heights=ground, label="flow field to the goal")
+        if number == 3:
+            h = self.navigation.hierarchy()
+            planned = h.plan(start, goal)
+            route = getattr(planned, "waypoints", None)
+            return marks + debug_draw.hierarchy(grid, h, route=route, heights=ground)
+        if number == 4:
+            mesh = self.navigation.navmesh()
+            a = (*grid.cell_to_world(*start)[:2], float(ground[start[1], start[0]]))
+            b = (*goal_world[:2], float(ground[goal[1], goal[0]]))
+            r = mesh.find_path(a, b)
+            drawn = r.points is not None and len(r.points) >= 2          # a PARTIAL answer is drawn too
+            corridor = mesh.polygons_along(r.points) if drawn else None
+            label = "navmesh path" if r.found else "navmesh path to the closest point"
+            return (marks + debug_draw.navmesh(mesh, corridor=corridor)
+                    + (debug_draw.paths(grid, [r.points], heights=ground, label=label) if drawn else DebugDraw()))
+        return DebugDraw()
+
+    def _group_order_of(self, ids: np.ndarray):
+        """The group order the agents ``ids`` belong to (the most common), or None."""
+        s = self.navigation.crowd.state
+        groups = s.flock_group[ids, 0]
+        if not len(groups):
+            return None
+        values, counts = np.unique(groups, return_counts=True)
+        group = int(values[np.argmax(counts)])
+        for key, order in self.navigation.crowd.groups.orders.items():
+            if key[0] == group:
+                return order
+        return None

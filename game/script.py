@@ -72,8 +72,6 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
     unknown = sorted(set(data) - set(_KINDS))
     if unknown:
         raise LevelError(p, 1, 1, f"unknown table(s) {unknown}; an orders file has [[order]], [[command]], [[gate]], [[overlay]]")
-    grid = level.grid
-    x_max, y_max = grid.origin[0] + grid.width * grid.cell_size, grid.origin[1] + grid.height * grid.cell_size
     events: list[tuple[int, str, dict]] = []
     for kind in _KINDS:
         tables = data.get(kind, [])
@@ -89,56 +87,71 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
             tick = table.get("tick")
             if not isinstance(tick, int) or isinstance(tick, bool) or tick < 0:
                 raise bad(f"needs tick = a whole number >= 0, got {tick!r}")
-            if kind == "order":
-                if "select" in table:
-                    team = table["select"]
-                    if team != "all" and (not isinstance(team, int) or isinstance(team, bool) or team not in level.spawns):
-                        raise bad(f"select must be a team of this level ({sorted(level.spawns)}) or \"all\", got {team!r}")
-                elif "box" in table:
-                    if not _numbers(table["box"], 4):
-                        raise bad(f"box must be [x0, y0, x1, y1] pixels, got {table['box']!r}")
-                elif "group" in table:
-                    _check_group(table, bad)
-                if table.get("mode", "move") not in ORDER_MODES:
-                    raise bad(f"mode must be one of {', '.join(map(repr, ORDER_MODES))}, got {table['mode']!r}")
-                for flag in ("queue", "formation"):
-                    if flag in table and not isinstance(table[flag], bool):
-                        raise bad(f"{flag} must be true or false, got {table[flag]!r}")
-                if "target" in table:
-                    target = table["target"]
-                    if not (isinstance(target, list) and len(target) in (2, 3) and _numbers(target[:2], 2)):
-                        raise bad(f"target must be [x, y] finite world units, got {target!r}")
-                    if not (grid.origin[0] <= target[0] < x_max and grid.origin[1] <= target[1] < y_max):
-                        raise bad(f"target {target[:2]} is outside the map (x in [{grid.origin[0]:g}, {x_max:g}), "
-                                  f"y in [{grid.origin[1]:g}, {y_max:g}))")
-                elif "click" in table:
-                    if not _numbers(table["click"], 2):
-                        raise bad(f"click must be [px, py] pixels, got {table['click']!r}")
-                elif "minimap" in table:
-                    _check_minimap(table, bad)
-                else:
-                    raise bad("needs target = [x, y], click = [px, py] or minimap = [u, v]")
-            elif kind == "command":
-                do = table.get("do")
-                if do not in COMMANDS:
-                    raise bad(f"do must be one of {', '.join(map(repr, COMMANDS))}, got {do!r}")
-                if do in ("set_group", "recall_group"):
-                    _check_group(table, bad)
-                if do == "look":
-                    _check_minimap(table, bad)
-                if do == "planner" and "planner" in table:
-                    from .army import GROUP_PLANNER_CYCLE
-
-                    if table["planner"] not in GROUP_PLANNER_CYCLE:
-                        raise bad(f"planner must be one of {', '.join(GROUP_PLANNER_CYCLE)}, got {table['planner']!r}")
-            elif kind == "gate":
-                name = table.get("name")
-                if name not in level.gates:
-                    choices = ", ".join(map(repr, level.gates)) or "none on this level"
-                    raise bad(f"unknown gate {name!r}; gates: {choices}")
-            else:
-                number = table.get("number")
-                if number not in OVERLAY_NUMBERS or isinstance(number, bool):
-                    raise bad(f"number must be 0..{OVERLAY_NUMBERS[-1]}, got {number!r}")
+            _CHECKS[kind](table, level, bad)
             events.append((tick, kind, table))
     return sorted(events, key=lambda e: e[0])
+
+
+def _check_order(table: dict, level, bad) -> None:
+    grid = level.grid
+    x_max, y_max = grid.origin[0] + grid.width * grid.cell_size, grid.origin[1] + grid.height * grid.cell_size
+    if "select" in table:
+        team = table["select"]
+        if team != "all" and (not isinstance(team, int) or isinstance(team, bool) or team not in level.spawns):
+            raise bad(f"select must be a team of this level ({sorted(level.spawns)}) or \"all\", got {team!r}")
+    elif "box" in table:
+        if not _numbers(table["box"], 4):
+            raise bad(f"box must be [x0, y0, x1, y1] pixels, got {table['box']!r}")
+    elif "group" in table:
+        _check_group(table, bad)
+    if table.get("mode", "move") not in ORDER_MODES:
+        raise bad(f"mode must be one of {', '.join(map(repr, ORDER_MODES))}, got {table['mode']!r}")
+    for flag in ("queue", "formation"):
+        if flag in table and not isinstance(table[flag], bool):
+            raise bad(f"{flag} must be true or false, got {table[flag]!r}")
+    if "target" in table:
+        target = table["target"]
+        if not (isinstance(target, list) and len(target) in (2, 3) and _numbers(target[:2], 2)):
+            raise bad(f"target must be [x, y] finite world units, got {target!r}")
+        if not (grid.origin[0] <= target[0] < x_max and grid.origin[1] <= target[1] < y_max):
+            raise bad(f"target {target[:2]} is outside the map (x in [{grid.origin[0]:g}, {x_max:g}), "
+                      f"y in [{grid.origin[1]:g}, {y_max:g}))")
+    elif "click" in table:
+        if not _numbers(table["click"], 2):
+            raise bad(f"click must be [px, py] pixels, got {table['click']!r}")
+    elif "minimap" in table:
+        _check_minimap(table, bad)
+    else:
+        raise bad("needs target = [x, y], click = [px, py] or minimap = [u, v]")
+
+
+def _check_command(table: dict, level, bad) -> None:
+    do = table.get("do")
+    if do not in COMMANDS:
+        raise bad(f"do must be one of {', '.join(map(repr, COMMANDS))}, got {do!r}")
+    if do in ("set_group", "recall_group"):
+        _check_group(table, bad)
+    if do == "look":
+        _check_minimap(table, bad)
+    if do == "planner" and "planner" in table:
+        from .army import GROUP_PLANNER_CYCLE
+
+        if table["planner"] not in GROUP_PLANNER_CYCLE:
+            raise bad(f"planner must be one of {', '.join(GROUP_PLANNER_CYCLE)}, got {table['planner']!r}")
+
+
+def _check_gate(table: dict, level, bad) -> None:
+    name = table.get("name")
+    if name not in level.gates:
+        choices = ", ".join(map(repr, level.gates)) or "none on this level"
+        raise bad(f"unknown gate {name!r}; gates: {choices}")
+
+
+def _check_overlay(table: dict, level, bad) -> None:
+    number = table.get("number")
+    if number not in OVERLAY_NUMBERS or isinstance(number, bool):
+        raise bad(f"number must be 0..{OVERLAY_NUMBERS[-1]}, got {number!r}")
+
+
+#: The check of each table kind (raises ``bad(message)`` naming the table).
+_CHECKS = {"order": _check_order, "command": _check_command, "gate": _check_gate, "overlay": _check_overlay}

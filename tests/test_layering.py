@@ -74,3 +74,45 @@ def test_importing_the_core_loads_neither_esper_nor_panda3d():
             "print(sorted(m for m in ('esper', 'panda3d', 'direct') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _core_folder(path: Path) -> str:
+    rel = path.relative_to(ROOT / "systems" / "nav").parts
+    return rel[0] if len(rel) > 1 else "."
+
+
+def test_core_folders_import_without_cycles_and_kernels_stand_alone():
+    edges: dict[str, set[str]] = {}
+    for path, module in _imports("systems/nav"):
+        if not module.startswith("rtsnav.systems.nav."):
+            continue
+        target = module.split(".")[3]
+        if not (ROOT / "systems" / "nav" / target).is_dir():
+            target = "."
+        src = _core_folder(path)
+        if target != src:
+            edges.setdefault(src, set()).add(target)
+    cycles = [(a, b) for a, targets in edges.items() for b in targets
+              if "." not in (a, b) and a in edges.get(b, set())]
+    assert not cycles, f"folder-level import cycles: {cycles}"
+    assert edges.get("kernels", set()) <= {"."}, "kernels import only each other (and grid helpers)"
+
+
+# Numba kernels whose one long loop would lose speed if split (each is a single search or sweep).
+LONG_KERNELS = {"integrate", "visibility_astar", "orca_velocities", "jps_plus_run", "refine_legs", "jps_run",
+                "visible_from"}
+
+
+def test_modules_and_functions_stay_small():
+    too_long, long_functions = [], []
+    for folder in SUBPACKAGES:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text()
+            if len(text.splitlines()) > 600:
+                too_long.append(f"{path.relative_to(ROOT)}: {len(text.splitlines())} lines")
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 80 \
+                        and node.name not in LONG_KERNELS:
+                    long_functions.append(f"{path.relative_to(ROOT)}:{node.name}")
+    assert not too_long, too_long
+    assert not long_functions, long_functions

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["NavError"]
+
 
 class NavError(ValueError):
     """Bad input to the navigation core: wrong array shape or dtype, NaN or negative costs,

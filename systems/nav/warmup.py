@@ -6,6 +6,8 @@ import time
 
 import numpy as np
 
+__all__ = ["warm_up"]
+
 
 def warm_up() -> float:
     """Run each kernel once on a tiny grid so the first real query pays no JIT cost.

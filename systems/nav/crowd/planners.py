@@ -32,7 +32,7 @@ from ..search.sliced import SlicedSearch, WorkspacePool
 from ..search.workspace import SearchWorkspace
 
 if TYPE_CHECKING:
-    from ..navmesh.mesh import MeshQuery
+    from ..navmesh.query import MeshQuery
 
 __all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS", "UNIT_RATES"]
 

@@ -17,6 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
+__all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "make_safe", "WALL_PUSH", "kernel_directions"]
+
 SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2
 

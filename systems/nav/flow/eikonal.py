@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 
 __all__ = ["fast_marching", "source_seeds"]
 

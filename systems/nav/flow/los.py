@@ -15,6 +15,8 @@ from numba import njit
 
 from ..grid import line_max_cost
 
+__all__ = ["goal_visibility"]
+
 
 @njit(cache=True)
 def goal_visibility(passable_flat, cost_flat, wp, h, w, gx, gy, radius):

@@ -29,7 +29,7 @@ from numba import njit
 
 from ..errors import NavError
 from ..grid import Grid, legal_moves
-from ..waypoints.graph_search import csr_dijkstra
+from ..kernels.csr import csr_dijkstra
 from .direction import flow_directions
 from .integration import integrate
 

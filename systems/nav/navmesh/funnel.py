@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+__all__ = ["string_pull"]
+
 
 @njit(cache=True, inline="always")
 def _area2(a, b, c):

@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..waypoints.graph_search import csr_dijkstra
+from ..kernels.csr import csr_dijkstra
 from .visibility import visible_from
 
 __all__ = ["bake_landmarks", "triangle_components", "Scratch"]

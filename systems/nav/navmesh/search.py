@@ -14,8 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..search.chain import parent_chain
-from ..search.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
+from ..kernels.chain import parent_chain
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 
 __all__ = ["CandidateSearch", "candidate_astar"]
 

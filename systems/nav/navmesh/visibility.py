@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..search.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
 from .geometry import cross, positive_span
 
 __all__ = ["link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",

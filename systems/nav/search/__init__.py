@@ -1,1 +1,3 @@
 """Grid search algorithms: numba kernels plus the ``find_path`` facade."""
+
+__all__ = []

@@ -15,9 +15,11 @@ import numpy as np
 from numba import njit
 
 from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .goal_bounds import inside
-from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
+
+__all__ = ["SQRT2", "OCTILE_DIAG", "heuristic_xy", "heuristic_at", "astar_begin", "astar_run", "trace_path"]
 
 SQRT2 = math.sqrt(2.0)
 OCTILE_DIAG = SQRT2 - 1.0

@@ -20,8 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .astar import SQRT2, heuristic_xy
-from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
+
+__all__ = ["bidirectional_search", "join_paths"]
 
 
 @njit(cache=True, inline="always")

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import NavError
-from .heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
 
 __all__ = ["GoalBounds", "MAX_CELLS"]
 

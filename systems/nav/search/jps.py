@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
 __all__ = ["jps_run", "expand_jumps", "relax_jump", "SCAN_PER_UNIT"]

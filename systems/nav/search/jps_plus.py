@@ -22,8 +22,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push
 from .goal_bounds import inside
-from .heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push
 from .jps import _octile, expand_jumps, relax_jump
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 

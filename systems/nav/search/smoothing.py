@@ -18,6 +18,8 @@ from numba import njit
 
 from ..grid import line_max_cost
 
+__all__ = ["smooth_fast", "smooth_precise", "smooth_fast_via"]
+
 
 @njit(cache=True)
 def _visible(passable, cost, wp, cells, a, b, min_cost):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace"]
+
 # Slots of the int64 ``state`` vector a resumable search carries between calls (WORK: budget
 # units spent, for searches whose expansions are not all alike).
 STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL, WORK = range(7)

@@ -6,6 +6,8 @@ import math
 
 from numba import njit
 
+__all__ = ["wall_repulsion"]
+
 
 @njit(cache=True)
 def wall_repulsion(pos, active, reach, passable, cell_size, origin_x, origin_y, out):

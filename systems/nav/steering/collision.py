@@ -12,6 +12,8 @@ import math
 
 from numba import njit
 
+__all__ = ["WALL_GAP", "move_agents"]
+
 #: How far off a wall face a blocked agent stops, as a fraction of the cell size.
 WALL_GAP = 1e-6
 

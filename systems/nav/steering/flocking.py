@@ -15,6 +15,8 @@ from numba import njit, prange
 
 from .proximity_grid import build_proximity_grid, cell_window
 
+__all__ = ["flock_forces"]
+
 
 @njit(cache=True, parallel=True)
 def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion,

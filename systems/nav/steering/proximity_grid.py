@@ -7,6 +7,8 @@ import math
 import numpy as np
 from numba import njit
 
+__all__ = ["build_proximity_grid", "cell_window", "near_any", "near_any_in_group"]
+
 
 @njit(cache=True)
 def build_proximity_grid(points, active, cell):

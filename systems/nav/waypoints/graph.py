@@ -28,8 +28,9 @@ from numba import njit
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
 from ..grid import Grid, finite_point, line_max_cost
+from ..kernels.csr import csr_dijkstra
 from ..result import PathResult, PathStatus
-from .graph_search import GraphScratch, csr_dijkstra, graph_search
+from .graph_search import GraphScratch, graph_search
 
 __all__ = ["WaypointGraph", "LookupTables", "LOOKUP_LIMIT_BYTES"]
 

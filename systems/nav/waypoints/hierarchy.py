@@ -36,12 +36,13 @@ import numpy as np
 
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
-from ..flow.integration import integrate
 from ..grid import Grid, legal_moves
+from ..kernels.grid_dijkstra import integrate
 from ..paths import path_cost, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
 from ..search.smoothing import smooth_fast_via
+from .coarse_route import CoarseRoute
 from .graph_search import GraphScratch, graph_search, refine_legs
 
 __all__ = ["Hierarchy", "CoarseRoute"]
@@ -504,45 +505,6 @@ class Hierarchy:
         return self._labels[level - 1]
 
 
-class CoarseRoute:
-    """A route whose grid legs are refined just before they are needed.
-
-    Attributes:
-        waypoints: ``(K, 2)`` cells: start, the level-1 waypoints, goal.
-    """
-
-    def __init__(self, hierarchy: Hierarchy, route) -> None:
-        self.hierarchy = hierarchy
-        self.start, self.goal, self._corridor, self.waypoints = route
-        self._next = 0
-
-    @property
-    def legs_left(self) -> int:
-        """Legs not refined yet."""
-        return len(self.waypoints) - 1 - self._next
-
-    def next_leg(self) -> np.ndarray:
-        """Grid cells of the next leg (``(N, 2) int32``, its first cell the previous leg's last);
-        a search inside the one or two clusters the leg spans."""
-        if self.legs_left <= 0:
-            return np.zeros((0, 2), dtype=np.int32)
-        leg = self.waypoints[self._next:self._next + 2]
-        self._next += 1
-        cells, _ = self.hierarchy._legs(leg)
-        if cells is None:                       # defensive: waypoints always connect in-cluster
-            cells = find_path(self.hierarchy.grid, tuple(leg[0]), tuple(leg[1])).cells
-        return cells
-
-    def refine_all(self) -> np.ndarray:
-        """Every remaining leg joined into one grid path."""
-        legs: list[np.ndarray] = []
-        while self.legs_left:
-            leg = self.next_leg()
-            legs.append(leg if not legs else leg[1:])
-        return np.concatenate(legs) if legs else np.zeros((0, 2), dtype=np.int32)
-
-
-# ============================================================================ helpers
 class _SubGrid:
     """One cluster as a padded sub-grid, for in-cluster Dijkstra."""
 

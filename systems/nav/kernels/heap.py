@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
+__all__ = ["TIE_BREAK", "NOT_IN_HEAP", "CLOSED", "heap_sift_up", "heap_push", "heap_update", "heap_pop"]
+
 TIE_BREAK = 1e-9
 NOT_IN_HEAP = -1
 CLOSED = -2

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+__all__ = ["parent_chain"]
+
 
 @njit(cache=True)
 def parent_chain(parent, end):

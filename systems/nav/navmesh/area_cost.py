@@ -1,0 +1,182 @@
+"""The navmesh's route over meshes whose polygons cost differently: A* over portal crossing
+points (and off-mesh links), then funnel string-pulling with corners kept off the walls. A part
+of ``NavMesh`` (a mixin; its attributes are made by the bake)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .funnel import string_pull
+from .mesh_types import CORNER_MARGIN
+from .search import CandidateSearch
+from .surface import MeshSurface
+from .trace import inset_lattice_points
+
+__all__ = ["AreaCostRoute"]
+
+
+class AreaCostRoute(MeshSurface):
+    """Area-cost routes of a ``NavMesh`` (see the module docs)."""
+
+    def _link_adjacency(self) -> dict[int, list]:
+        adj: dict[int, list] = {}
+        for i, L in enumerate(self.links):
+            pa, pb = self.polygon_at(L.a), self.polygon_at(L.b)
+            adj.setdefault(pa, []).append((pb, i))
+            if L.bidirectional:
+                adj.setdefault(pb, []).append((pa, -1 - i))
+        return adj
+
+    def _portal(self, e: int, travel: np.ndarray):
+        """Left and right world points of portal edge ``e``, seen along ``travel``."""
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        x0, y0, x1, y1 = self._seg[e]
+        a = np.array([ox + x0 * cs, oy + y0 * cs])
+        b = np.array([ox + x1 * cs, oy + y1 * cs])
+        d = b - a
+        m = CORNER_MARGIN * cs / max(np.hypot(*d), 1e-12)
+        a, b = a + d * m, b - d * m
+        if travel[0] * (a[1] - b[1]) - travel[1] * (a[0] - b[0]) > 0:     # a is on the left
+            return a, b
+        return b, a
+
+    def _candidate_points(self):
+        """Every portal's candidate crossing points, flat (CSR by portal), for the crossing-point
+        search (built on first use: only meshes with area costs need them)."""
+        cached = getattr(self, "_cands", None)
+        if cached is None:
+            per = [self._candidates(e) for e in range(len(self._src))]
+            counts = np.array([len(c) for c in per], dtype=np.int64)
+            flat = np.concatenate(per) if per else np.zeros((0, 2))
+            cached = self._cands = (np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                                    np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]),
+                                    np.repeat(np.arange(len(per), dtype=np.int64), counts))
+        return cached
+
+    def _candidates(self, e: int) -> np.ndarray:
+        """Points a path may cross portal ``e`` at: both ends (inset off the corners: shortest
+        paths bend only at corners, which are portal ends) and every 4 cells between them, so
+        crossing a long portal is priced close to where a straight path would cross it."""
+        cs = self.config.cell_size
+        x0, y0, x1, y1 = self._seg[e]
+        a = np.array([self.origin[0] + x0 * cs, self.origin[1] + y0 * cs])
+        b = np.array([self.origin[0] + x1 * cs, self.origin[1] + y1 * cs])
+        d = b - a
+        length = max(np.hypot(*d), 1e-12)
+        m = 2 * CORNER_MARGIN * cs / length
+        inner = max(1, int(round(length / (4 * cs))))
+        ts = np.concatenate([[m], np.arange(1, inner) / inner, [1 - m]]) if inner > 1 else np.array([m, 0.5, 1 - m])
+        return a + d * ts[:, None]
+
+    def _astar(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+        """A* over portal crossing points and off-mesh links (polygons are convex: any two points
+        of one see each other). Returns the route as ``[(polygon, via), ...]`` (via:
+        ``("portal", e)`` or ``("link", i)`` — ``-1 - i`` for link i taken backwards; None for the
+        start), or None when unreachable."""
+        if ps == pg:
+            return [(ps, None)]
+        search, meta = self._candidate_search(ps, pg, s, g)
+        _, chain = search.result()
+        return self._route_of(chain, ps, meta)
+
+    def _candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray) -> tuple[CandidateSearch, tuple]:
+        """The crossing-point search from ``s`` in ``ps`` to ``g`` in ``pg`` (not run yet), and
+        what ``_route_of`` needs to read its answer."""
+        cand_start, cand_x, cand_y, cand_edge = self._candidate_points()
+        directed = [(i, L.a, L.b) for i, L in enumerate(self.links)]
+        directed += [(-1 - i, L.b, L.a) for i, L in enumerate(self.links) if L.bidirectional]
+        ids = np.array([d[0] for d in directed], dtype=np.int64)
+        a = np.array([d[1][:2] for d in directed], dtype=np.float64).reshape(-1, 2)
+        b = np.array([d[2][:2] for d in directed], dtype=np.float64).reshape(-1, 2)
+        cost = np.array([self.links[i if i >= 0 else -1 - i].cost for i in ids], dtype=np.float64)
+        poly_a = np.array([self.polygon_at(p) for p in a], dtype=np.int64)
+        poly_b = np.array([self.polygon_at(p) for p in b], dtype=np.int64)
+        search = CandidateSearch(self._start, self._dst, cand_start, cand_x, cand_y, cand_edge, self.area_cost,
+                                 ps, pg, float(s[0]), float(s[1]), float(g[0]), float(g[1]),
+                                 poly_a, np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1]), poly_b,
+                                 np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]), cost)
+        return search, (len(cand_x), cand_edge, poly_b, ids)
+
+    def _route_of(self, chain: np.ndarray, ps: int, meta):
+        """The route ``[(polygon, via), ...]`` of a crossing-point search's chain (None if empty)."""
+        if len(chain) == 0:
+            return None
+        n, cand_edge, poly_b, ids = meta
+        route: list[tuple[int, tuple[str, int] | None]] = [(ps, None)]
+        for c in chain:
+            if c < n:
+                e = int(cand_edge[c])
+                route.append((int(self._dst[e]), ("portal", e)))
+            else:
+                route.append((int(poly_b[c - n]), ("link", int(ids[c - n]))))
+        return route
+
+    def _points(self, route, s: np.ndarray, g: np.ndarray):
+        """Funnel each stretch of the route between links; returns (points, cost, link idx, polys)."""
+        cs = self.config.cell_size
+        pts = [np.asarray(s[:2], dtype=np.float64)]
+        link_at = []
+        kinds = []
+        cost = 0.0
+        cur = np.asarray(s[:2], dtype=np.float64)
+        lefts, rights = [], []
+        polys = [route[0][0]]
+        for k in range(1, len(route)):
+            v, via = route[k]
+            polys.append(v)
+            u = route[k - 1][0]
+            if via[0] == "portal":
+                e = via[1]
+                x0, y0, x1, y1 = self._seg[e]
+                cu = np.array([self.origin[0] + (self.rects[u][0] + self.rects[u][2]) * 0.5 * cs,
+                               self.origin[1] + (self.rects[u][1] + self.rects[u][3]) * 0.5 * cs])
+                mid = np.array([self.origin[0] + (x0 + x1) * 0.5 * cs, self.origin[1] + (y0 + y1) * 0.5 * cs])
+                left_end, right_end = self._portal(e, mid - cu)
+                lefts.append(left_end)
+                rights.append(right_end)
+            else:
+                li = via[1]
+                L = self.links[li if li >= 0 else -1 - li]
+                a, b = (L.a, L.b) if li >= 0 else (L.b, L.a)
+                stretch = self._pull(cur, np.array(a[:2]), lefts, rights)
+                pts.extend(stretch[1:])
+                link_at.append(len(pts) - 1)
+                kinds.append(L.kind)
+                pts.append(np.array(b[:2]))
+                cost += L.cost
+                cur = np.array(b[:2])
+                lefts, rights = [], []
+        stretch = self._pull(cur, np.asarray(g[:2], dtype=np.float64), lefts, rights)
+        pts.extend(stretch[1:])
+        p2 = self._inset_corners(np.array(pts), keep={0, len(pts) - 1, *link_at, *[i + 1 for i in link_at]})
+        seg_cost = 0.0
+        for i in range(len(p2) - 1):
+            if i in link_at:
+                continue
+            mid = (p2[i] + p2[i + 1]) / 2
+            poly = self.polygon_at(mid)
+            seg_cost += math.dist(p2[i], p2[i + 1]) * (self.area_cost[poly] if poly >= 0 else 1.0)
+        out = np.c_[p2, [self.height_at(p) if self.polygon_at(p) >= 0 else 0.0 for p in p2]]
+        return out, float(seg_cost + cost), tuple(link_at), np.array(polys, dtype=np.int64), tuple(kinds)
+
+    def _inset_corners(self, pts: np.ndarray, keep: set) -> np.ndarray:
+        """Nudge path points that sit on grid vertices off their walls (see
+        ``inset_lattice_points``); indices in ``keep`` stay put."""
+        cs = self.config.cell_size
+        lattice = (pts[:, :2] - np.array(self.origin)) / cs
+        mask = np.zeros(len(pts), dtype=bool)
+        mask[list(keep)] = True
+        moved = inset_lattice_points(np.ascontiguousarray(lattice), self.walkable, self._query_tables()["cliff_dirs"],
+                                     2 * CORNER_MARGIN, mask)
+        out = pts.copy()
+        out[:, :2] = moved * cs + np.array(self.origin)
+        return out
+
+    @staticmethod
+    def _pull(a: np.ndarray, b: np.ndarray, lefts, rights) -> np.ndarray:
+        if not lefts:
+            return np.array([a, b])
+        return string_pull(a, b, np.array(lefts), np.array(rights))

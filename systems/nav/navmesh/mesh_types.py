@@ -1,0 +1,96 @@
+"""The navmesh's plain types: its settings (``NavMeshConfig``), off-mesh links and query results."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import NavError
+from ..result import PathStatus
+
+__all__ = ["NavMeshConfig", "OffMeshLink", "MeshPath", "CORNER_MARGIN"]
+
+#: How far funnel points stay off polygon corners (cells), so paths never touch a wall corner.
+CORNER_MARGIN = 1e-3
+
+
+@dataclass(frozen=True, slots=True)
+class NavMeshConfig:
+    """Bake parameters (Recast's ``rcConfig``): every field with its unit and limits.
+
+    Attributes:
+        cell_size: world units per cell edge, > 0 (grids: the grid's own).
+        agent_radius: world units, ≥ 0: walkable area is eroded by this much.
+        agent_height: world units, > 0: free space needed above a surface (triangle bakes).
+        max_slope: degrees, 0..90: steeper surfaces are not walkable (triangle bakes).
+        max_climb: world units, ≥ 0: largest height step between neighbouring cells (Recast's
+            walkableClimb; larger steps are cliffs no path crosses).
+        max_side: cells, ≥ 1: longest polygon side (shorter sides price crossings better in the
+            search used with area costs).
+        landmarks: count, ≥ 0: landmarks for the exact search's heuristic (each costs one
+            exhaustive search at bake time and 8 bytes per boundary vertex; 0 = straight line).
+    """
+
+    cell_size: float = 1.0
+    agent_radius: float = 0.5
+    agent_height: float = 2.0
+    max_slope: float = 35.0
+    max_climb: float = 0.9
+    max_side: int = 16
+    landmarks: int = 8
+
+    def __post_init__(self) -> None:
+        checks = [("cell_size", self.cell_size > 0), ("agent_radius", self.agent_radius >= 0),
+                  ("agent_height", self.agent_height > 0), ("max_slope", 0 <= self.max_slope <= 90),
+                  ("max_climb", self.max_climb >= 0), ("max_side", self.max_side >= 1),
+                  ("landmarks", self.landmarks >= 0)]
+        for name, ok in checks:
+            if not ok:
+                raise NavError(f"NavMeshConfig.{name} out of range: {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class OffMeshLink:
+    """A jump / ladder / teleport from world point ``a`` to ``b`` with its own ``cost``."""
+
+    a: tuple[float, float, float]
+    b: tuple[float, float, float]
+    cost: float
+    kind: str = "jump"
+    bidirectional: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MeshPath:
+    """A navmesh query result.
+
+    Attributes:
+        status: ``PathStatus`` (FOUND, UNREACHABLE, or PARTIAL: a path to the reachable point
+            closest to the goal, in ``points``; ``found`` is then False).
+        cost: path cost (length × area cost per polygon; links add their cost); inf if none.
+        points: ``(N, 3)`` world waypoints, start..goal (or ..closest point).
+        polygons: polygon ids crossed; ``links``: indices into ``points`` where a link starts
+            (the next point is its end), ``link_kinds`` their kinds.
+        reason: why not found; ``closest``: the closest reachable point when PARTIAL.
+    """
+
+    status: PathStatus
+    cost: float = math.inf
+    points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    polygons: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    links: tuple = ()
+    link_kinds: tuple = ()
+    reason: str = ""
+    closest: tuple | None = None
+
+    @property
+    def found(self) -> bool:
+        """True for a complete path to the goal."""
+        return self.status is PathStatus.FOUND
+
+    @property
+    def partial(self) -> bool:
+        """True when the goal was unreachable and ``points`` lead to the closest point."""
+        return self.status is PathStatus.PARTIAL

@@ -1,0 +1,143 @@
+"""The navmesh's surface: the baked arrays every query reads (declared here), and the geometry
+questions asked of them — which polygon is under a point, the nearest point on the mesh, heights,
+raycasts. The base of ``NavMesh`` and its route mixins."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..grid import finite_point, world_segments_clear
+from .mesh_types import CORNER_MARGIN, NavMeshConfig, OffMeshLink
+
+__all__ = ["MeshSurface"]
+
+
+class MeshSurface:
+    """Baked navmesh arrays and geometry queries (``NavMesh.__init__`` makes the arrays)."""
+
+    config: NavMeshConfig
+    origin: tuple[float, float]
+    walkable: np.ndarray                 # (H, W) bool: cells walkable after erosion
+    height: np.ndarray                   # (H, W) ground height
+    poly_of_cell: np.ndarray             # (H, W) polygon id per cell (-1: none)
+    rects: np.ndarray                    # (P, 4) polygon rectangles x0, y0, x1, y1 (cells)
+    area_cost: np.ndarray                # (P,) cost per polygon
+    _src: np.ndarray                     # portals, sorted by source polygon: source, destination,
+    _dst: np.ndarray                     # segment, and the CSR start of each polygon's portals
+    _seg: np.ndarray
+    _start: np.ndarray
+    tri_points: np.ndarray               # the query triangulation (exact routes)
+    tri_triangles: np.ndarray
+    tri_neighbours: np.ndarray
+    tri_touching: np.ndarray
+    cell_triangle: np.ndarray
+    vis_start: np.ndarray                # the visibility graph (CSR) and its landmarks
+    vis_dst: np.ndarray
+    landmarks: np.ndarray
+    links: list[OffMeshLink]
+    _labels: np.ndarray | None
+    _itables: dict | None
+    _ltables: dict | None
+    _plain_sight: bool | None
+
+    def _query_tables(self) -> dict:
+        """The exact route's tables (made by ``ExactRoute``)."""
+        raise NotImplementedError
+
+    @property
+    def polygon_count(self) -> int:
+        """Number of polygons (the search graph's nodes)."""
+        return len(self.rects)
+
+    def polygon_vertices(self, p: int) -> np.ndarray:
+        """World ``(4, 3)`` corners of polygon ``p`` (counter-clockwise), at its mean height."""
+        x0, y0, x1, y1 = self.rects[p]
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        z = float(self.height[y0:y1, x0:x1].mean())
+        return np.array([[ox + x0 * cs, oy + y0 * cs, z], [ox + x1 * cs, oy + y0 * cs, z],
+                         [ox + x1 * cs, oy + y1 * cs, z], [ox + x0 * cs, oy + y1 * cs, z]])
+
+    def _cell(self, point) -> tuple[int, int]:
+        cs = self.config.cell_size
+        return (int(math.floor((point[0] - self.origin[0]) / cs)), int(math.floor((point[1] - self.origin[1]) / cs)))
+
+    def polygon_at(self, point: Sequence[float] | np.ndarray) -> int:
+        """Polygon under world ``point`` (-1 when off the mesh); ``NavError`` for a point that is
+        not 2 or 3 finite numbers."""
+        x, y = self._cell(finite_point(point, "point"))
+        h, w = self.poly_of_cell.shape
+        return int(self.poly_of_cell[y, x]) if 0 <= x < w and 0 <= y < h else -1
+
+    def nearest_point(self, point: Sequence[float] | np.ndarray, search_cells: int = 64) -> tuple[int, np.ndarray] | None:
+        """Nearest polygon and the nearest point on it to world ``point`` (rings of cells of the
+        point-location grid, not a scan of all polygons), or None within ``search_cells``."""
+        x, y = self._cell(point)
+        h, w = self.poly_of_cell.shape
+        cs = self.config.cell_size
+        best = None
+        for r in range(search_cells + 1):
+            x0, x1, y0, y1 = max(0, x - r), min(w - 1, x + r), max(0, y - r), min(h - 1, y + r)
+            if x0 > x1 or y0 > y1:
+                continue
+            window = self.poly_of_cell[y0:y1 + 1, x0:x1 + 1]
+            ids = np.unique(window[window >= 0])
+            for p in ids:
+                q = self.closest_on_polygon(int(p), point)
+                d = math.hypot(q[0] - point[0], q[1] - point[1])
+                if best is None or d < best[0]:
+                    best = (d, int(p), q)
+            if best is not None and best[0] <= (r - 1) * cs:
+                break
+        return None if best is None else (best[1], best[2])
+
+    def closest_on_polygon(self, p: int, point: Sequence[float] | np.ndarray) -> np.ndarray:
+        """The point of polygon ``p`` nearest to ``point`` (xy), with the mesh height there."""
+        x0, y0, x1, y1 = self.rects[p]
+        cs = self.config.cell_size
+        ox, oy = self.origin
+        m = CORNER_MARGIN * cs
+        qx = min(max(point[0], ox + x0 * cs + m), ox + x1 * cs - m)
+        qy = min(max(point[1], oy + y0 * cs + m), oy + y1 * cs - m)
+        return np.array([qx, qy, self.height_at((qx, qy))])
+
+    def height_at(self, point: Sequence[float] | np.ndarray) -> float:
+        """Surface height (world z) of the mesh at ``point`` (nan off the mesh)."""
+        x, y = self._cell(finite_point(point, "point"))
+        h, w = self.height.shape
+        if not (0 <= x < w and 0 <= y < h) or not self.walkable[y, x]:
+            return math.nan
+        return float(self.height[y, x])
+
+    def raycast(self, start: Sequence[float] | np.ndarray, end: Sequence[float] | np.ndarray) -> tuple[bool, np.ndarray]:
+        """Walk a straight line on the mesh: ``(clear, hit)`` — ``hit`` is ``end`` when clear,
+        else the last point on the mesh before leaving it."""
+        a = np.array(finite_point(start, "start"), dtype=np.float64)[:2]
+        b = np.array(finite_point(end, "end"), dtype=np.float64)[:2]
+        cs = self.config.cell_size
+        if world_segments_clear(self.walkable, cs, self.origin[0], self.origin[1], a[None], b[None])[0]:
+            return True, np.array([b[0], b[1], self.height_at(b)])
+        lo, hi = 0.0, 1.0                                  # bisect the leaving point
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            p = a + (b - a) * mid
+            if world_segments_clear(self.walkable, cs, self.origin[0], self.origin[1], a[None], p[None])[0]:
+                lo = mid
+            else:
+                hi = mid
+        p = a + (b - a) * lo
+        return False, np.array([p[0], p[1], self.height_at(p)])
+
+    def _heights(self, world: np.ndarray) -> np.ndarray:
+        """Mesh height under each xy point (0 off the mesh)."""
+        cs = self.config.cell_size
+        c = np.floor((world[:, :2] - np.array(self.origin)) / cs).astype(np.int64)
+        h, w = self.height.shape
+        inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+        out = np.zeros(len(world))
+        cx, cy = c[inside, 0], c[inside, 1]
+        out[inside] = np.where(self.walkable[cy, cx], self.height[cy, cx], 0.0)
+        return out
