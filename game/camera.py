@@ -4,37 +4,18 @@ with keys or the window edge, the minimap's view outline, jump to and follow the
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
+from .parts import AppParts
 from .selection import project_to_screen
 
 __all__ = ["CameraMixin"]
 
 
-class CameraMixin:
+class CameraMixin(AppParts):
     """Camera control of ``RtsApp``. The camera lives in render space: world ``(x, y)`` is drawn
     at ``(x, -y)`` (row 0 of the level at the top of the screen)."""
-
-    # made by ``RtsApp.__init__`` / ``_build_scene``
-    base: Any
-    level: Any
-    navigation: Any
-    army: Any
-    entities: list[int]
-    scene: Any
-    minimap: Any
-    cam_target: np.ndarray
-    cam_heading: float
-    cam_distance: float
-    following: bool
-    intent: dict
-    headless: bool
-
-    selected_units: Callable[[], np.ndarray]                    # (RtsApp)
-    _mouse_pixel: Callable[[], tuple[float, float] | None]      # (InputMixin)
 
     def _place_camera(self) -> None:
         # the camera lives in render space: the world point (x, y) is drawn at (x, -y)

@@ -3,12 +3,10 @@ the gates, messages (such as an order nobody can reach), help (F1) and timings (
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from rtsnav.components import NavState
 from rtsnav.systems import installed_processors
+
+from .parts import AppParts
 
 __all__ = ["HudMixin", "HELP", "OVERLAYS", "SIM_DT"]
 
@@ -21,30 +19,8 @@ HELP = ("arrows / screen edge pan   wheel zoom   Q/E rotate   left-drag select (
         "Space pause   F1 help   F3 timings   F12 screenshot")
 
 
-class HudMixin:
+class HudMixin(AppParts):
     """The HUD of ``RtsApp``."""
-
-    # made by ``RtsApp.__init__`` / ``_build_scene``
-    base: Any
-    level: Any
-    navigation: Any
-    army: Any
-    entities: list[int]
-    scene: Any
-    hud: Any
-    tick: int
-    paused: bool
-    formation: bool
-    following: bool
-    armed: Any
-    overlay: int
-    overlay_legend: list
-    message: str
-    message_until: int
-    help_visible: bool
-    show_timings: bool
-    frame_ms: dict
-    _selected_mask: np.ndarray
 
     def _update_hud(self) -> None:
         states = self.navigation.crowd.state.nav_state[self.army.ids, 0]

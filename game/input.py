@@ -3,62 +3,18 @@ rubber band, right-click orders, the gate under the mouse, pause and screenshots
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
 from panda3d.core import LineSegs
 
 from .army import UnitMode
 from .hud import OVERLAYS
 from .orders import ground_point
+from .parts import AppParts
 
 __all__ = ["InputMixin"]
 
 
-class InputMixin:
+class InputMixin(AppParts):
     """Input handling of ``RtsApp``: what each key and click calls (the same calls orders files make)."""
-
-    # made by ``RtsApp.__init__`` / ``_build_scene``
-    base: Any
-    level: Any
-    navigation: Any
-    army: Any
-    entities: list[int]
-    scene: Any
-    minimap: Any
-    box_np: Any
-    intent: dict
-    drag_start: tuple[float, float] | None
-    drag_add: bool
-    armed: Any
-    paused: bool
-    help_visible: bool
-    show_timings: bool
-    screenshot_path: Path
-    cam_distance: float
-    # the app's commands each binding calls (RtsApp and its other mixins)
-    _toggle_help: Callable[..., Any]
-    _toggle_timings: Callable[..., Any]
-    _zoom: Callable[..., Any]
-    arm: Callable[..., Any]
-    cycle_planner: Callable[..., Any]
-    hold: Callable[..., Any]
-    jump_to_selection: Callable[..., Any]
-    look_at_minimap: Callable[..., Any]
-    order_move_at_pixel: Callable[..., Any]
-    recall_control_group: Callable[..., Any]
-    say: Callable[..., Any]
-    screenshot: Callable[..., Any]
-    select_all: Callable[..., Any]
-    select_at: Callable[..., Any]
-    select_box: Callable[..., Any]
-    set_control_group: Callable[..., Any]
-    set_overlay: Callable[..., Any]
-    stop: Callable[..., Any]
-    toggle_follow: Callable[..., Any]
-    toggle_formation: Callable[..., Any]
-    toggle_gate: Callable[..., Any]
 
     def _bind_input(self) -> None:
         b = self.base

@@ -3,9 +3,6 @@ turned into one line mesh and one point mesh — the same data ``rtsnav-levels s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 from panda3d.core import (
     Geom,
@@ -22,6 +19,8 @@ from panda3d.core import (
 from rtsnav.components import NavState
 from rtsnav.systems.nav import debug_draw
 from rtsnav.systems.nav.debug_draw import DebugDraw
+
+from .parts import AppParts
 
 __all__ = ["debug_node", "OverlayMixin"]
 
@@ -65,22 +64,9 @@ def debug_node(draw: DebugDraw, thickness: float = 2.0, point_size: float = 5.0)
     return root
 
 
-class OverlayMixin:
+class OverlayMixin(AppParts):
     """The overlays of ``RtsApp`` (F5-F9): arrays from the core's debug-draw layer for the
     selection and its last order, drawn as one mesh."""
-
-    base: Any
-    level: Any
-    navigation: Any
-    army: Any
-    entities: list[int]
-    overlay: int
-    overlay_np: Any
-    overlay_legend: list
-    last_goal: tuple[int, int] | None
-    message: str
-    selected_units: Callable[[], np.ndarray]                    # (RtsApp)
-    say: Callable[..., None]                                    # (HudMixin)
 
     def set_overlay(self, number: int) -> None:
         """Show overlay ``number`` (1 paths, 2 corridor / flow field, 3 hierarchy, 4 navmesh,
