@@ -38,7 +38,6 @@ from .errors import NavError
 
 __all__ = ["Grid"]
 
-SQRT2 = math.sqrt(2.0)
 #: Largest finite terrain cost (costs are stored as float32).
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 

@@ -17,9 +17,10 @@ import math
 import numpy as np
 from numba import njit
 
+from ..kernels.steps import SQRT2, step_cost
+
 __all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "make_safe", "WALL_PUSH", "kernel_directions"]
 
-SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2
 
 
@@ -67,14 +68,13 @@ def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction
             dv = dist[v]
             if not (dv < np.inf):
                 continue
-            length = SQRT2 if k >= 4 else 1.0
-            val = dv + (length if uniform else length * 0.5 * (cu + cost[v]))
+            val = dv + step_cost(cost, cu, v, k, uniform)
             if val < best_val:
                 best_val = val
                 best = k
             drop = du - dv
             if drop > 0.0:
-                w = drop / length
+                w = drop / (SQRT2 if k >= 4 else 1.0)          # the slope along the move
                 sx += w * mdx[k]
                 sy += w * mdy[k]
         best_move[u] = best

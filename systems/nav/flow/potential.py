@@ -13,18 +13,16 @@ It has ``FlowField``'s reading interface (``integration``, ``direction``, ``best
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from ..errors import NavError
 from ..grid import Grid
+from .direction import INV_SQRT2
 from .field import sample_cells
 
 __all__ = ["PotentialField"]
 
-_INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 
 class PotentialField:
@@ -83,8 +81,8 @@ class PotentialField:
 def _descend(moves, potential, wp, best, direction):
     """Per open padded cell, the legal move to its lowest neighbour when lower than itself."""
     offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    mdx = np.array((1.0, -1.0, 0.0, 0.0, _INV_SQRT2, -_INV_SQRT2, _INV_SQRT2, -_INV_SQRT2))
-    mdy = np.array((0.0, 0.0, 1.0, -1.0, _INV_SQRT2, _INV_SQRT2, -_INV_SQRT2, -_INV_SQRT2))
+    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
+    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
     for u in range(potential.size):
         m = moves[u]
         if m == 0:

@@ -35,7 +35,6 @@ from .integration import integrate
 
 __all__ = ["SectorGraph", "SectorOrder"]
 
-SQRT2 = math.sqrt(2.0)
 _ALL = np.ones(1, dtype=np.uint8)
 
 

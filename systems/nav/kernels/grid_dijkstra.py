@@ -10,14 +10,13 @@ a node moves it in O(1) and memory stays O(cells).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
+from .steps import SQRT2, step_cost
+
 __all__ = ["SQRT2", "integrate"]
 
-SQRT2 = math.sqrt(2.0)
 
 
 @njit(cache=True)
@@ -119,8 +118,7 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
                 continue
             if restrict and allowed[v] == 0:
                 continue
-            length = SQRT2 if k >= 4 else 1.0
-            nd = du + (length if uniform else length * 0.5 * (cu + cost[v]))
+            nd = du + step_cost(cost, cu, v, k, uniform)
             if nd >= dist[v] or nd > limit:
                 continue
             dist[v] = nd

@@ -16,12 +16,12 @@ from numba import njit
 
 from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
+from ..kernels.steps import SQRT2, step_cost
 from .goal_bounds import inside
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
 
 __all__ = ["SQRT2", "OCTILE_DIAG", "heuristic_xy", "heuristic_at", "astar_begin", "astar_run", "trace_path"]
 
-SQRT2 = math.sqrt(2.0)
 OCTILE_DIAG = SQRT2 - 1.0
 
 
@@ -113,11 +113,7 @@ def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_no
             if use_bounds and not inside(bounds, u, k, gx, gy):
                 continue
             v = u + offs[k]
-            length = SQRT2 if k >= 4 else 1.0
-            if uniform:
-                ng = gu + length
-            else:
-                ng = gu + length * 0.5 * (cu + cost[v])
+            ng = gu + step_cost(cost, cu, v, k, uniform)
             if stamp[v] != cur:
                 stamp[v] = cur
                 g[v] = ng

@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
-from .astar import SQRT2, heuristic_xy
+from ..kernels.steps import step_cost
+from .astar import heuristic_xy
 
 __all__ = ["bidirectional_search", "join_paths"]
 
@@ -61,11 +62,7 @@ def _expand(moves, cost, wp, uniform, offs, mdx, mdy, cur, sign, sx, sy, gx, gy,
         if (m >> k) & 1 == 0:
             continue
         v = u + offs[k]
-        length = SQRT2 if k >= 4 else 1.0
-        if uniform:
-            ng = gu + length
-        else:
-            ng = gu + length * 0.5 * (cu + cost[v])
+        ng = gu + step_cost(cost, cu, v, k, uniform)
         if stamp[v] != cur:
             stamp[v] = cur
             g[v] = ng

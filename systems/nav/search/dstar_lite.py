@@ -21,12 +21,12 @@ import numpy as np
 from numba import njit
 
 from ..errors import NavError
+from ..kernels.steps import SQRT2, step_cost
 from ..result import PathResult, PathStatus
 
 __all__ = ["DStarLite"]
 
-_SQRT2 = math.sqrt(2.0)
-_OCTILE_DIAG = _SQRT2 - 1.0
+_OCTILE_DIAG = SQRT2 - 1.0
 _NOT_QUEUED = -1
 
 
@@ -118,8 +118,7 @@ def _edge(moves, cost, uniform, u, k, v):
     """Cost of the move ``u -> v`` along direction ``k`` (inf when not a legal move)."""
     if (moves[u] >> k) & 1 == 0:
         return np.inf
-    length = _SQRT2 if k >= 4 else 1.0
-    return length if uniform else length * 0.5 * (cost[u] + cost[v])
+    return step_cost(cost, cost[u], v, k, uniform)
 
 
 @njit(cache=True)

@@ -16,7 +16,6 @@ Memory: 64 bytes per padded cell (8 boxes of 4 ``int16``). A map edit invalidate
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -24,12 +23,12 @@ from numba import njit, prange
 
 from ..errors import NavError
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from ..kernels.steps import SQRT2
 
 __all__ = ["GoalBounds", "MAX_CELLS"]
 
 #: Largest number of passable cells ``GoalBounds.build`` accepts (a 256×256 open map).
 MAX_CELLS = 65_536
-_SQRT2 = math.sqrt(2.0)
 _DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 _DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
 
@@ -75,7 +74,7 @@ def _build(moves, wp, sources, boxes):
                 if (mu >> m) & 1 == 0:
                     continue
                 v = u + offs[m]
-                ng = gu + (_SQRT2 if m >= 4 else 1.0)
+                ng = gu + (SQRT2 if m >= 4 else 1.0)            # uniform grids only (see build)
                 label = np.uint8(1 << m) if u == src else fu
                 if not stamp[v]:
                     stamp[v] = True

@@ -23,18 +23,16 @@ per 32 cells scanned (calibrated: a unit then costs about what an A* expansion d
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
+from ..kernels.steps import SQRT2
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
 __all__ = ["jps_run", "expand_jumps", "relax_jump", "SCAN_PER_UNIT"]
 
-_SQRT2 = math.sqrt(2.0)
-_OCTILE_DIAG = _SQRT2 - 1.0
+_OCTILE_DIAG = SQRT2 - 1.0
 #: Cells scanned per unit of budget.
 SCAN_PER_UNIT = 32
 
@@ -193,7 +191,7 @@ def jps_run(free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget)
                 dy = dirs_y[k]
             if dx != 0 and dy != 0:
                 steps, scanned = _diagonal(free, wp, ux, uy, dx, dy, gx, gy)
-                length = steps * _SQRT2
+                length = steps * SQRT2
             else:
                 steps, scanned = _straight(free, wp, ux, uy, dx, dy, gx, gy)
                 length = float(steps)

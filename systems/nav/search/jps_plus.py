@@ -17,12 +17,11 @@ changing (an area, not a few lines) — equal to a full rebuild (tested).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push
+from ..kernels.steps import SQRT2
 from .goal_bounds import inside
 from .jps import _octile, expand_jumps, relax_jump
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
@@ -31,7 +30,6 @@ __all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "build_la
 
 DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
-_SQRT2 = math.sqrt(2.0)
 
 
 @njit(cache=True, inline="always")
@@ -294,7 +292,7 @@ def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, st
                         steps = k_to
                 if steps == 0 and dist > 0:
                     steps = dist
-                length = steps * _SQRT2
+                length = steps * SQRT2
             if steps <= 0:
                 continue
             vx = ux + dx * steps

@@ -15,6 +15,7 @@ from numba import njit
 
 from ..kernels.chain import parent_chain
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up, heap_update
+from ..kernels.steps import step_cost
 
 __all__ = ["OCTILE_DIAG", "GraphScratch", "graph_search", "refine_legs"]
 
@@ -195,8 +196,7 @@ def refine_legs(moves, cost, wp, uniform, xs, ys, csize, width, height):
                 if vx < x0 or vx >= x1 or vy < y0 or vy >= y1:
                     continue
                 v = (vy - y0) * lw + (vx - x0)
-                length = 1.4142135623730951 if d >= 4 else 1.0
-                ng = gu + (length if uniform else length * 0.5 * (cu + cost[(vy + 1) * wp + vx + 1]))
+                ng = gu + step_cost(cost, cu, (vy + 1) * wp + vx + 1, d, uniform)
                 if stamp[v] != cur:
                     stamp[v] = cur
                     g[v] = ng

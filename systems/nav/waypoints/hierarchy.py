@@ -48,7 +48,6 @@ from .graph_search import GraphScratch, graph_search, refine_legs
 __all__ = ["Hierarchy", "CoarseRoute"]
 
 FORMAT_VERSION = 3
-SQRT2 = math.sqrt(2.0)
 _ALL = np.ones(1, dtype=np.uint8)
 _NONE = np.zeros(0, dtype=np.int64)
 
