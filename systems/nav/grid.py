@@ -324,7 +324,7 @@ class Grid:
         """
         if self._components is None:
             (p, _), wp = self.padded()
-            labels = label_components(p, wp)
+            labels = _label_components(p, wp)
             h, w = self.passable.shape
             self._components = labels.reshape(h + 2, w + 2)[1:-1, 1:-1].copy()
         return self._components
@@ -434,7 +434,7 @@ def legal_moves(passable: np.ndarray, wp: int) -> np.ndarray:
     return out
 
 @njit(cache=True)
-def label_components(passable: np.ndarray, wp: int) -> np.ndarray:
+def _label_components(passable: np.ndarray, wp: int) -> np.ndarray:
     """4-connected component labels over a padded flat passable array (-1 = blocked)."""
     n = passable.size
     labels = np.full(n, -1, dtype=np.int32)

@@ -92,16 +92,6 @@ class FlowField:
         points off the grid, on blocked or unreachable cells, or on a goal."""
         return sample_cells(self.grid, self.direction, points)
 
-    def cost_at(self, points: np.ndarray) -> np.ndarray:
-        """Integration values (cost to goal, cells × terrain) at world points; inf off-grid."""
-        cells = self.grid.world_to_cells(points)
-        h, w = self.grid.shape
-        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
-        out = np.full(len(cells), np.inf, dtype=np.float32)
-        c = cells[inside]
-        out[inside] = self.integration[c[:, 1], c[:, 0]]
-        return out
-
     def descend(self, start: Sequence[int], max_steps: int | None = None) -> np.ndarray:
         """Cells visited following ``best_move`` from ``start`` to a goal (``(N, 2) int32``);
         stops early at a cell without a move (unreachable)."""

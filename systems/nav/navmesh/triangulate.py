@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["boundary_corners", "triangulate_walkable", "locate_triangle", "triangles_holding", "portal_tables"]
+__all__ = ["boundary_corners", "triangulate_walkable", "triangles_holding", "portal_tables"]
 
 
 #: bits of ``cliff_dirs``: which of the four unit edges leaving a lattice point is a cliff
@@ -216,7 +216,7 @@ def _cut_cliffs(points, triangles, neighbours, covered, height, max_climb) -> No
 
 
 @njit(cache=True)
-def locate_triangle(points, triangles, touching, start, px, py):
+def _locate_triangle(points, triangles, touching, start, px, py):
     """Walk from triangle ``start`` towards point ``(px, py)``; returns the triangle holding it
     (-1 if the walk leaves the mesh)."""
     t = start
@@ -253,7 +253,7 @@ def triangles_holding(points, triangles, touching, neighbours, cell_triangle, x,
     t0 = cell_triangle[cy, cx]
     if t0 < 0:
         return out[:0]
-    t = locate_triangle(points, triangles, touching, t0, x, y)
+    t = _locate_triangle(points, triangles, touching, t0, x, y)
     if t < 0:
         return out[:0]
     out[0] = t

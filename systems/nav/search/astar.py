@@ -20,7 +20,7 @@ from ..kernels.steps import SQRT2, step_cost
 from .goal_bounds import inside
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
 
-__all__ = ["SQRT2", "OCTILE_DIAG", "heuristic_xy", "heuristic_at", "astar_begin", "astar_run", "trace_path"]
+__all__ = ["SQRT2", "OCTILE_DIAG", "heuristic_xy", "astar_begin", "astar_run", "trace_path"]
 
 OCTILE_DIAG = SQRT2 - 1.0
 
@@ -46,7 +46,7 @@ def heuristic_xy(x, y, gx, gy, node, mode, table):
 
 
 @njit(cache=True, inline="always")
-def heuristic_at(node, goal, wp, mode, table):
+def _heuristic_at(node, goal, wp, mode, table):
     """Estimate from padded flat ``node`` to ``goal``."""
     return heuristic_xy(node % wp, node // wp, goal % wp, goal // wp, node, mode, table)
 
@@ -60,7 +60,7 @@ def astar_begin(g, parent, stamp, pos, heap_key, heap_node, state,
     g[start] = 0.0
     parent[start] = -1
     pos[start] = NOT_IN_HEAP
-    h = heuristic_at(start, goal, wp, hmode, htable)
+    h = _heuristic_at(start, goal, wp, hmode, htable)
     state[HEAP_SIZE] = heap_push(heap_key, heap_node, pos, 0, (hweight + TIE_BREAK) * h, start)
     state[EXPANDED] = 0
     state[WORK] = 0

@@ -9,7 +9,7 @@ diagonal by a "target" point where the goal's row or column is reached (from whi
 move reaches it), as in Rabin's talk.
 
 Directions are the move-mask order: E, W, S, N, SE, SW, NE, NW. The table is 8 ``int32``
-layers over the padded grid (32 bytes per cell). ``update_table`` redoes only what a change of
+layers over the padded grid (32 bytes per cell). ``_update_table`` redoes only what a change of
 cells can affect: the straight distances of the rows and columns within one cell of a change,
 then each diagonal chain backwards from every cell whose inputs changed until its values stop
 changing (an area, not a few lines) — equal to a full rebuild (tested).
@@ -26,7 +26,7 @@ from .goal_bounds import inside
 from .jps import _octile, expand_jumps, relax_jump
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
-__all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "build_layer", "update_table", "jps_plus_run", "DX", "DY"]
+__all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "jps_plus_run", "DX", "DY"]
 
 DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
@@ -88,7 +88,7 @@ def _straight_line(free, table, wp, hp, d, fixed):
 
 
 @njit(cache=True)
-def build_layer(free, table, wp, hp, d, first, last):
+def _build_layer(free, table, wp, hp, d, first, last):
     """Fill lines ``first`` to ``last - 1`` of layer ``d`` of ``table``, counted in sweep order
     (straight layers: rows for E/W, columns for S/N, in any order; diagonal layers: rows from
     the far side, each reading the row before). Straight layers must be complete before a
@@ -120,14 +120,14 @@ def build_table(free: np.ndarray, wp: int, hp: int, progress=None) -> np.ndarray
     ``progress(stage, done, total)`` is told after each of the 8 layers."""
     table = np.zeros((8, wp * hp), dtype=np.int32)
     for d in range(8):
-        build_layer(free, table, wp, hp, d, 0, layer_lines(wp, hp, d))
+        _build_layer(free, table, wp, hp, d, 0, layer_lines(wp, hp, d))
         if progress is not None:
             progress("jump distances", d + 1, 8)
     return table
 
 
 @njit(cache=True)
-def update_table(table, free, wp, hp, cells):
+def _update_table(table, free, wp, hp, cells):
     """Bring ``table`` up to date after the cells ``cells`` (``(N, 2)`` unpadded x, y) changed
     passability; ``free`` is already the new padded passability. Returns the entries rewritten."""
     n = wp * hp
@@ -310,7 +310,7 @@ class JumpTable:
     """The JPS+ jump distances of one grid, kept in step with its edits.
 
     ``current()`` returns the table for the grid as it is now: after ``Grid.set_passable`` edits
-    it updates only what they affect (``update_table``); after anything it cannot follow
+    it updates only what they affect (``_update_table``); after anything it cannot follow
     (terrain costs, a resize, more edits than the grid logs) it rebuilds. Cached on disk with a
     format version and checksum (``cached``). Memory: 32 bytes per cell (8 ``int32`` layers).
     """
@@ -351,7 +351,7 @@ class JumpTable:
         d = self.layers_done
         lines = layer_lines(wp, hp, d)
         last = min(self.lines_done + self.BAND, lines)
-        build_layer(free, self.table, wp, hp, d, self.lines_done, last)
+        _build_layer(free, self.table, wp, hp, d, self.lines_done, last)
         cells = (last - self.lines_done) * (self.grid.height if d in (2, 3) else self.grid.width)
         self.lines_done = last
         if last == lines:
@@ -413,7 +413,7 @@ class JumpTable:
                 self.table = build_table(free, wp, grid.height + 2)
                 self.rebuilds += 1
             elif len(cells):
-                update_table(self.table, free, wp, grid.height + 2, cells)
+                _update_table(self.table, free, wp, grid.height + 2, cells)
                 self.updates += 1
             self.version = grid.version
         return self.table

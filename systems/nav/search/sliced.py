@@ -40,7 +40,6 @@ __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
 #: Grid search methods.
 METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+", "bstar")
-_PLANNED: tuple[str, ...] = ()
 #: Methods that need a uniform-cost grid; with terrain costs they run as A* and say so.
 UNIFORM_ONLY = ("jps", "jps+")
 #: Methods that can prune with goal bounds.
@@ -95,7 +94,7 @@ class SlicedSearch:
                  workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None,
                  backtrack: int = 0) -> None:
         if method not in METHODS:
-            hint = " (planned, not available yet)" if method in _PLANNED else ""
+            hint = ""
             if method in ("dstar-lite", "dstar_lite", "dstar"):
                 hint = " (D* Lite keeps a search per agent: use rtsnav.systems.nav.DStarLite)"
             raise NavError(f"unknown method {method!r}{hint}; expected one of {', '.join(METHODS)}")

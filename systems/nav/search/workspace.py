@@ -44,16 +44,6 @@ class SearchWorkspace:
             self.state[STAMP] = 0
         self.state[STAMP] += 1
 
-    def reserve(self, count: int) -> int:
-        """Reserve ``count`` consecutive stamps (for ``count`` searches in one kernel call);
-        returns the first."""
-        if self.state[STAMP] + count >= np.iinfo(np.int32).max - 1:
-            self.stamp[:] = 0
-            self.state[STAMP] = 0
-        first = int(self.state[STAMP]) + 1
-        self.state[STAMP] += count
-        return first
-
     @staticmethod
     def for_grid(grid) -> "SearchWorkspace":
         """A workspace sized for ``grid``'s padded layout."""
