@@ -11,7 +11,7 @@ import pytest
 from rtsnav.components import NavigationAgent, Position, Velocity
 from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav import Grid
-from rtsnav.systems.nav.steering.collision import move_agents
+from rtsnav.systems.nav.steering.movement import move_agents
 from tests.conftest import ascii_grid
 from tests.systems.conftest import assert_no_agent_in_wall
 

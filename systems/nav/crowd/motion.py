@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..grid import Grid
-from ..steering.collision import move_agents
 from ..steering.contacts import resolve_contacts
+from ..steering.movement import move_agents
 from ..steering.orca import orca_velocities
 from .config import CrowdConfig
 from .state import F_AVOIDANCE, F_PAUSED, P_MAX_SPEED, P_RADIUS, CrowdState, NavState

@@ -14,8 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..steering.avoidance import wall_repulsion
 from ..steering.flocking import flock_forces
+from ..steering.wall_repulsion import wall_repulsion
 from .groups import FLOW_CODES
 from .state import (
     F_PAUSED,

@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
+from .crossing_search import CandidateSearch
 from .funnel import string_pull
 from .mesh_types import CORNER_MARGIN
-from .search import CandidateSearch
 from .surface import MeshSurface
 from .trace import inset_lattice_points
 

@@ -14,7 +14,7 @@ from .mesh_types import MeshPath
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
-from .search import CandidateSearch
+from .crossing_search import CandidateSearch
 
 __all__ = ["MeshQuery"]
 
