@@ -46,7 +46,7 @@ class AreaCostRoute(MeshSurface):
     def _candidate_points(self):
         """Every portal's candidate crossing points, flat (CSR by portal), for the crossing-point
         search (built on first use: only meshes with area costs need them)."""
-        cached = getattr(self, "_cands", None)
+        cached = self._cands
         if cached is None:
             per = [self._candidates(e) for e in range(len(self._src))]
             counts = np.array([len(c) for c in per], dtype=np.int64)
@@ -169,7 +169,7 @@ class AreaCostRoute(MeshSurface):
         lattice = (pts[:, :2] - np.array(self.origin)) / cs
         mask = np.zeros(len(pts), dtype=bool)
         mask[list(keep)] = True
-        moved = inset_lattice_points(np.ascontiguousarray(lattice), self.walkable, self._query_tables()["cliff_dirs"],
+        moved = inset_lattice_points(np.ascontiguousarray(lattice), self.walkable, self._query_tables().cliff_dirs,
                                      2 * CORNER_MARGIN, mask)
         out = pts.copy()
         out[:, :2] = moved * cs + np.array(self.origin)

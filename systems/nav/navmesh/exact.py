@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .landmarks import Scratch, triangle_components
-from .mesh_types import CORNER_MARGIN
+from .mesh_types import CORNER_MARGIN, LinkTables, QueryTables
 from .surface import MeshSurface
 from .trace import inset_lattice_points, polygons_along
 from .triangulate import boundary_corners, portal_tables, triangles_holding
@@ -31,25 +31,23 @@ class ExactRoute(MeshSurface):
 
     def _exact_applies(self) -> bool:
         """The visibility-graph query answers uniform-cost meshes (with or without links)."""
-        return self._query_tables()["uniform"]
+        return self._query_tables().uniform
 
-    def _query_tables(self) -> dict:
+    def _query_tables(self) -> QueryTables:
         """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
-        tables = getattr(self, "_itables", None)
-        if tables is None:
+        if self._itables is None:
             corner, cliff_dirs = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
-            tables = portal_tables(self.tri_points, self.tri_triangles, self.tri_neighbours, corner)
-            tables["scratch"] = Scratch(len(self.tri_points))
-            tables["corner_mask"] = corner
-            tables["cliff_dirs"] = cliff_dirs
-            tables["wedge"] = corner_wedges(self.tri_points, tables["is_corner"], self.poly_of_cell >= 0, cliff_dirs)
-            tables["fans"] = vertex_fans(self.tri_triangles, len(self.tri_points))
-            tables["vinfo"] = np.ascontiguousarray(np.c_[self.tri_points, tables["wedge"]], dtype=np.float64)
-            tables["corner_ids"] = np.flatnonzero(tables["is_corner"])
-            tables["uniform"] = bool(len(self.area_cost)) and bool(np.all(self.area_cost == self.area_cost[0]))
-            tables["component"] = triangle_components(tables)
-            self._itables = tables
-        return tables
+            portals = portal_tables(self.tri_points, self.tri_triangles, self.tri_neighbours, corner)
+            wedge = corner_wedges(self.tri_points, portals["is_corner"], self.poly_of_cell >= 0, cliff_dirs)
+            tables = QueryTables(
+                **portals, scratch=Scratch(len(self.tri_points)), corner_mask=corner, cliff_dirs=cliff_dirs,
+                wedge=wedge, fans=vertex_fans(self.tri_triangles, len(self.tri_points)),
+                vinfo=np.ascontiguousarray(np.c_[self.tri_points, wedge], dtype=np.float64),
+                corner_ids=np.flatnonzero(portals["is_corner"]),
+                uniform=bool(len(self.area_cost)) and bool(np.all(self.area_cost == self.area_cost[0])),
+                component=np.zeros(0, dtype=np.int64))
+            self._itables = tables._replace(component=triangle_components(tables))
+        return self._itables
 
     def _triangles_holding(self, lx: float, ly: float) -> np.ndarray:
         """Triangles holding lattice point (lx, ly) — all of them when it is a mesh vertex, so a
@@ -60,18 +58,17 @@ class ExactRoute(MeshSurface):
             corners = self.tri_triangles[held[0]]
             at = np.flatnonzero(np.abs(self.tri_points[corners] - (lx, ly)).max(axis=1) <= 1e-9)
             if len(at):
-                fan_start, fan = self._query_tables()["fans"]
+                fan_start, fan = self._query_tables().fans
                 v = corners[at[0]]
                 return fan[fan_start[v]:fan_start[v + 1]]
         return held
 
-    def _link_tables(self) -> dict:
+    def _link_tables(self) -> LinkTables:
         """Off-mesh link ends as extra nodes of the visibility-graph query (built lazily, dropped
         when a link is added; empty arrays without links): what each end sees, its landmark
         distances, where each link goes."""
-        cached = getattr(self, "_ltables", None)
-        if cached is not None:
-            return cached
+        if self._ltables is not None:
+            return self._ltables
         t = self._query_tables()
         cs = self.config.cell_size
         ox, oy = self.origin
@@ -84,12 +81,12 @@ class ExactRoute(MeshSurface):
                 link_to.append(-1 if one_way_back else 2 * i + 1 - k)
                 link_cost.append(math.inf if one_way_back else link.cost)
         n = len(ends)
-        ids = t["corner_ids"]
+        ids = t.corner_ids
         cstart, cids, cdist = [0], [], []
         end_end = np.full((n, n), np.inf)
         end_land = np.zeros((n, self.landmarks.shape[1]))
         for e, (x, y, tris) in enumerate(ends):
-            seen, others = sweep(t, t["scratch"], tris, x, y, ends)
+            seen, others = sweep(t, t.scratch, tris, x, y, ends)
             vis = ids[np.isfinite(seen[ids])]
             cids.append(vis)
             cdist.append(seen[vis])
@@ -101,20 +98,20 @@ class ExactRoute(MeshSurface):
         cdist_flat = np.concatenate(cdist) if cdist else np.zeros(0)
         owner = np.repeat(np.arange(n), np.diff(cstart))
         by_corner = np.argsort(cids_flat, kind="stable")         # the same pairs, grouped by corner
-        v_count = len(t["points"])
-        self._ltables = cached = {
-            "seen_by_start": np.searchsorted(cids_flat[by_corner], np.arange(v_count + 1)).astype(np.int64),
-            "seen_by_end": owner[by_corner].astype(np.int64), "seen_by_dist": cdist_flat[by_corner],
-            "node": t["scratch"].node if n == 0 else np.zeros((v_count + n, 4)),
-            "ends": ends, "xy": np.array([(x, y) for x, y, _ in ends], dtype=np.float64).reshape(-1, 2),
-            "land": end_land, "cstart": np.array(cstart, dtype=np.int64),
-            "cids": cids_flat, "cdist": cdist_flat, "end_end": end_end,
-            "link_to": np.array(link_to, dtype=np.int64), "link_cost": np.array(link_cost, dtype=np.float64)}
-        return cached
+        v_count = len(t.points)
+        self._ltables = LinkTables(
+            seen_by_start=np.searchsorted(cids_flat[by_corner], np.arange(v_count + 1)).astype(np.int64),
+            seen_by_end=owner[by_corner].astype(np.int64), seen_by_dist=cdist_flat[by_corner],
+            node=t.scratch.node if n == 0 else np.zeros((v_count + n, 4)),
+            ends=ends, xy=np.array([(x, y) for x, y, _ in ends], dtype=np.float64).reshape(-1, 2),
+            land=end_land, cstart=np.array(cstart, dtype=np.int64), cids=cids_flat, cdist=cdist_flat,
+            end_end=end_end, link_to=np.array(link_to, dtype=np.int64),
+            link_cost=np.array(link_cost, dtype=np.float64))
+        return self._ltables
 
     def _exact_route(self, s: np.ndarray, g: np.ndarray):
         t = self._query_tables()
-        sc = t["scratch"]
+        sc = t.scratch
         cs = self.config.cell_size
         ox, oy = self.origin
         sx, sy = (s[0] - ox) / cs, (s[1] - oy) / cs
@@ -123,9 +120,9 @@ class ExactRoute(MeshSurface):
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
         e = self._link_tables()
-        if not self.links and t["component"][start_tris[0]] != t["component"][goal_tris[0]]:
+        if not self.links and t.component[start_tris[0]] != t.component[goal_tris[0]]:
             return None                                      # another island: no search needed
-        ends = e["ends"]
+        ends = e.ends
         shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
         to_goal, seen_by_goal = sweep(t, sc, goal_tris, gx, gy, [(sx, sy, start_tris)] + ends)
         direct = math.hypot(gx - sx, gy - sy) if shared or math.isfinite(seen_by_goal[0]) else math.inf
@@ -134,23 +131,23 @@ class ExactRoute(MeshSurface):
             link_at: list[tuple[int, int]] = []
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
-            d_goal = goal_distances(self.landmarks, to_goal, t["corner_ids"])
+            d_goal = goal_distances(self.landmarks, to_goal, t.corner_ids)
             length, route = visibility_astar(
-                self.vis_start, self.vis_dst, t["vinfo"], self.landmarks, d_goal, t["corner_ids"], from_start,
-                to_goal, sx, sy, gx, gy, e["node"], sc.next_stamp(), sc.stats, e["xy"], e["land"], e["cstart"],
-                e["cids"], e["cdist"], e["seen_by_start"], e["seen_by_end"], e["seen_by_dist"], e["end_end"], start_end, seen_by_goal[1:], e["link_to"], e["link_cost"],
-                e["land"], link_bounds(e["land"], d_goal, e["link_to"], e["link_cost"]))
+                self.vis_start, self.vis_dst, t.vinfo, self.landmarks, d_goal, t.corner_ids, from_start,
+                to_goal, sx, sy, gx, gy, e.node, sc.next_stamp(), sc.stats, e.xy, e.land, e.cstart,
+                e.cids, e.cdist, e.seen_by_start, e.seen_by_end, e.seen_by_dist, e.end_end, start_end, seen_by_goal[1:], e.link_to, e.link_cost,
+                e.land, link_bounds(e.land, d_goal, e.link_to, e.link_cost))
             if direct <= length:
                 route, length = np.zeros(0, np.int64), direct
             if not math.isfinite(length):
                 return None
-            v_count = len(t["points"])
+            v_count = len(t.points)
             path, link_at = [np.array([sx, sy])], []
             for i, r in enumerate(route):
-                path.append(t["points"][r] if r < v_count else e["xy"][r - v_count])
+                path.append(t.points[r] if r < v_count else e.xy[r - v_count])
                 if i + 1 < len(route) and r >= v_count and route[i + 1] >= v_count:
                     a, b = r - v_count, route[i + 1] - v_count
-                    if e["link_to"][a] == b and e["link_cost"][a] <= e["end_end"][a, b]:
+                    if e.link_to[a] == b and e.link_cost[a] <= e.end_end[a, b]:
                         link_at.append((len(path) - 1, a // 2))     # this end and the next: link a // 2
             path.append(np.array([gx, gy]))
         # finish each walked stretch (between links): grazed corners, nudges off the walls
@@ -160,8 +157,8 @@ class ExactRoute(MeshSurface):
         cost = 0.0
         bounds = [0] + [i + 1 for i, _ in link_at] + [len(path)]
         for lo, hi in zip(bounds[:-1], bounds[1:]):
-            lattice = grazed_corners(np.ascontiguousarray(np.array(path[lo:hi]), dtype=np.float64), t["corner_mask"])
-            lattice = inset_lattice_points(lattice, self.walkable, t["cliff_dirs"], 2 * CORNER_MARGIN,
+            lattice = grazed_corners(np.ascontiguousarray(np.array(path[lo:hi]), dtype=np.float64), t.corner_mask)
+            lattice = inset_lattice_points(lattice, self.walkable, t.cliff_dirs, 2 * CORNER_MARGIN,
                                            np.zeros(len(lattice), dtype=bool))
             if pieces:
                 starts.append(sum(len(p) for p in pieces) - 1)

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels.csr import csr_dijkstra
+from .mesh_types import QueryTables
 from .visibility import visible_from
 
 __all__ = ["bake_landmarks", "triangle_components", "Scratch"]
@@ -40,22 +41,22 @@ class Scratch:
 _NO_POLYS = np.zeros(0, dtype=np.int64)
 
 
-def distances_from(tables: dict, bends, ends, corner: int, scratch: Scratch) -> np.ndarray:
+def distances_from(tables: QueryTables, bends, ends, corner: int, scratch: Scratch) -> np.ndarray:
     """Exact shortest distance from corner ``corner`` to every corner (inf for other vertices
     and unreachable corners): Dijkstra along ``bends`` (``(start, dst, length)``) gives every
     corner a path can bend at; one pass along ``ends`` then adds last segments that stop at a
     corner without bending."""
-    pts = tables["points"]
-    fan_start, fan = tables["fans"]
+    pts = tables.points
+    fan_start, fan = tables.fans
     seen = np.full(len(pts), np.inf)
-    visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
-                 tables["verts"], pts, fan[fan_start[corner]:fan_start[corner + 1]], float(pts[corner, 0]),
+    visible_from(tables.start, tables.dst, tables.va, tables.vb, tables.rev, tables.vstart,
+                 tables.verts, pts, fan[fan_start[corner]:fan_start[corner + 1]], float(pts[corner, 0]),
                  float(pts[corner, 1]), _NO_POLYS, _NO_POLYS, np.zeros((0, 2)), np.zeros(0), seen, _NO_POLYS,
                  scratch.stats)
     seen[corner] = 0.0
     sources = np.flatnonzero(np.isfinite(seen))
     dist, _ = csr_dijkstra(bends[0], bends[1], bends[2], sources, seen[sources])
-    return _last_segments(ends[0], ends[1], pts, tables["corner_ids"], dist)
+    return _last_segments(ends[0], ends[1], pts, tables.corner_ids, dist)
 
 
 @njit(cache=True)
@@ -71,28 +72,28 @@ def _last_segments(end_start, end_dst, points, corners, dist):
     return out
 
 
-def triangle_components(tables: dict) -> np.ndarray:
+def triangle_components(tables: QueryTables) -> np.ndarray:
     """Connected component of each triangle (through portals)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
-    n_tri = len(tables["start"]) - 1
-    src = np.repeat(np.arange(n_tri), np.diff(tables["start"]))
-    graph = csr_matrix((np.ones(len(src)), (src, tables["dst"])), shape=(n_tri, n_tri))
+    n_tri = len(tables.start) - 1
+    src = np.repeat(np.arange(n_tri), np.diff(tables.start))
+    graph = csr_matrix((np.ones(len(src)), (src, tables.dst)), shape=(n_tri, n_tri))
     return connected_components(graph, directed=False)[1]
 
 
-def bake_landmarks(tables: dict, bends, ends, count: int = 8, progress=None) -> np.ndarray:
+def bake_landmarks(tables: QueryTables, bends, ends, count: int = 8, progress=None) -> np.ndarray:
     """``(V, count)`` exact distances from ``count`` corner landmarks picked farthest-first in
     the connected part of the mesh with the most corners (each new landmark is the corner
     farthest from all before it). Elsewhere the bound is 0 and the search falls back to
     straight-line distance. ``progress(i, count)`` is called per landmark."""
-    pts = tables["points"]
-    corners = np.flatnonzero(tables["is_corner"])
+    pts = tables.points
+    corners = np.flatnonzero(tables.is_corner)
     if count <= 0 or len(corners) == 0:
         return np.zeros((len(pts), 0))
-    label = tables["component"]
-    fan_start, fan = tables["fans"]
+    label = tables.component
+    fan_start, fan = tables.fans
     # the bend graph with its segment lengths, for Dijkstra
     src = np.repeat(np.arange(len(bends[0]) - 1), np.diff(bends[0]))
     bends = (bends[0], bends[1], np.hypot(*(pts[bends[1]] - pts[src]).T))

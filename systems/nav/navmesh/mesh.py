@@ -94,7 +94,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         tables = self._query_tables()
         if triangulation:
             triangulation(1, 1)
-        bends, ends = build_visibility_graph(tables, tables["scratch"], tables["wedge"], step("visibility graph"))
+        bends, ends = build_visibility_graph(tables, tables.scratch, tables.wedge, step("visibility graph"))
         self.vis_start, self.vis_dst = bends
         self.landmarks = bake_landmarks(tables, bends, ends, config.landmarks, step("landmarks"))
 
@@ -161,6 +161,9 @@ class NavMesh(ExactRoute, AreaCostRoute):
         mesh.links = []
         mesh._labels = None
         mesh._itables = None
+        mesh._ltables = None
+        mesh._plain_sight = None
+        mesh.source_digest = ""
         mesh.query_counts = {"direct": 0, "searched": 0}
         return mesh
 
@@ -186,7 +189,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
     def convex_corners(self) -> np.ndarray:
         """Indices into ``tri_points`` of the walkable area's convex corners: the vertices the
         exact any-angle queries bend around."""
-        return np.asarray(self._query_tables()["corner_ids"])
+        return np.asarray(self._query_tables().corner_ids)
 
     # ------------------------------------------------------------------ links
     def add_link(self, a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, cost: float | None = None,
@@ -254,7 +257,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         return MeshPath(PathStatus.FOUND, math.hypot(g[0] - s[0], g[1] - s[1]) * self._uniform_cost, pts, polys)
 
     def _plain_sight_applies(self) -> bool:
-        flag = getattr(self, "_plain_sight", None)
+        flag = self._plain_sight
         if flag is None:
             heights = self.height[self.walkable]
             flag = bool(not self.links and self._exact_applies()

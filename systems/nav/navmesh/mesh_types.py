@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..errors import NavError
 from ..result import PathStatus
 
-__all__ = ["NavMeshConfig", "OffMeshLink", "MeshPath", "CORNER_MARGIN"]
+__all__ = ["NavMeshConfig", "OffMeshLink", "MeshPath", "QueryTables", "LinkTables", "CORNER_MARGIN"]
 
 #: How far funnel points stay off polygon corners (cells), so paths never touch a wall corner.
 CORNER_MARGIN = 1e-3
@@ -94,3 +95,46 @@ class MeshPath:
     def partial(self) -> bool:
         """True when the goal was unreachable and ``points`` lead to the closest point."""
         return self.status is PathStatus.PARTIAL
+
+
+class QueryTables(NamedTuple):
+    """The query triangulation as flat arrays — what the exact route's sweeps and searches read.
+    Coordinates are lattice units (cells from the mesh origin)."""
+
+    start: np.ndarray          # portals grouped by triangle: CSR start per triangle (T + 1)
+    dst: np.ndarray            # each portal's far triangle
+    rev: np.ndarray            # the same portal seen from the far side
+    va: np.ndarray             # each portal's end vertices
+    vb: np.ndarray
+    is_corner: np.ndarray      # per vertex: a convex boundary corner paths bend around
+    vstart: np.ndarray         # each triangle's vertices (CSR)
+    verts: np.ndarray
+    points: np.ndarray         # vertex coordinates (V, 2)
+    scratch: Any               # reusable sweep arrays (landmarks.Scratch)
+    corner_mask: np.ndarray    # (H, W) lattice corners that are convex
+    cliff_dirs: np.ndarray     # per lattice corner: directions blocked by a climb
+    wedge: np.ndarray          # per vertex: the free wedge of directions at a corner
+    fans: tuple                # (fan_start, fan): the triangles around each vertex
+    vinfo: np.ndarray          # points and wedges in one array (the kernels' vertex record)
+    corner_ids: np.ndarray     # indices of the convex corners
+    uniform: bool              # every polygon costs the same (the exact route applies)
+    component: np.ndarray      # connected component per triangle
+
+
+class LinkTables(NamedTuple):
+    """Off-mesh link ends as extra nodes of the exact query: what each end sees, its landmark
+    distances, where each link goes (empty arrays without links)."""
+
+    seen_by_start: np.ndarray  # per corner, the link ends that see it (CSR) …
+    seen_by_end: np.ndarray
+    seen_by_dist: np.ndarray   # … and at what distance
+    node: np.ndarray           # search records for corners + ends
+    ends: list                 # per end: (x, y, triangles holding it)
+    xy: np.ndarray             # end coordinates (lattice units)
+    land: np.ndarray           # landmark distances per end
+    cstart: np.ndarray         # per end, the corners it sees (CSR) …
+    cids: np.ndarray
+    cdist: np.ndarray          # … and at what distance
+    end_end: np.ndarray        # straight distances between ends that see each other
+    link_to: np.ndarray        # the end a link leads to (-1: none)
+    link_cost: np.ndarray      # its traversal cost

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..grid import finite_point, world_segments_clear
-from .mesh_types import CORNER_MARGIN, NavMeshConfig, OffMeshLink
+from .mesh_types import CORNER_MARGIN, LinkTables, NavMeshConfig, OffMeshLink, QueryTables
 
 __all__ = ["MeshSurface"]
 
@@ -39,11 +39,13 @@ class MeshSurface:
     landmarks: np.ndarray
     links: list[OffMeshLink]
     _labels: np.ndarray | None
-    _itables: dict | None
-    _ltables: dict | None
+    _itables: QueryTables | None
+    _ltables: LinkTables | None
     _plain_sight: bool | None
+    _uniform_cost: float = 1.0           # the one polygon cost, when all are equal (set with _plain_sight)
+    _cands: tuple | None = None          # candidate crossing points (area-cost meshes), made on first use
 
-    def _query_tables(self) -> dict:
+    def _query_tables(self) -> QueryTables:
         """The exact route's tables (made by ``ExactRoute``)."""
         raise NotImplementedError
 

@@ -21,6 +21,7 @@ from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
 from .geometry import cross, positive_span
+from .mesh_types import QueryTables
 
 __all__ = ["link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]
@@ -57,31 +58,31 @@ def vertex_fans(triangles: np.ndarray, vertex_count: int) -> tuple[np.ndarray, n
     return np.searchsorted(flat[order], np.arange(vertex_count + 1)).astype(np.int64), (order // 3).astype(np.int64)
 
 
-def sweep(tables: dict, scratch, polys: np.ndarray, px: float, py: float,
+def sweep(tables: QueryTables, scratch, polys: np.ndarray, px: float, py: float,
           targets=()) -> tuple[np.ndarray, np.ndarray]:
     """What point (px, py) (inside every polygon of ``polys``) sees: ``(distance to every vertex
     it sees (inf elsewhere), distance to each of ``targets`` — ``(x, y, polygons holding it)``
     triples — if seen)``."""
-    out = np.full(len(tables["points"]), np.inf)
+    out = np.full(len(tables.points), np.inf)
     t_poly = [p for _, _, ps in targets for p in ps]
     t_idx = [i for i, (_, _, ps) in enumerate(targets) for _ in ps]
     pts = np.array([(x, y) for x, y, _ in targets], dtype=np.float64).reshape(-1, 2)
     seen = np.full(len(targets), np.inf)
-    visible_from(tables["start"], tables["dst"], tables["va"], tables["vb"], tables["rev"], tables["vstart"],
-                 tables["verts"], tables["points"], polys, float(px), float(py), np.array(t_poly, dtype=np.int64),
+    visible_from(tables.start, tables.dst, tables.va, tables.vb, tables.rev, tables.vstart,
+                 tables.verts, tables.points, polys, float(px), float(py), np.array(t_poly, dtype=np.int64),
                  np.array(t_idx, dtype=np.int64), pts, seen, out, _NO_POLYS, scratch.stats)
     return out, seen
 
 
-def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=None):
+def build_visibility_graph(tables: QueryTables, scratch, wedge: np.ndarray, progress=None):
     """Two CSR graphs over vertex ids, ``(start, dst int32)`` each: ``bends`` — for every corner,
     the corners it sees along segments taut at both ends (what a shortest path can continue
     along); ``ends`` — for every corner, the corners it sees along segments taut at *their* end
     (how a shortest path can arrive at it to stop there). ``progress(done, total)`` is called
     now and then."""
-    pts = tables["points"]
-    corners = np.flatnonzero(tables["is_corner"])
-    fan_start, fan = tables["fans"]
+    pts = tables.points
+    corners = np.flatnonzero(tables.is_corner)
+    fan_start, fan = tables.fans
     out = np.full(len(pts), np.inf)
     touched = np.empty(len(pts), dtype=np.int64)
     bend_counts = np.zeros(len(pts) + 1, dtype=np.int64)
@@ -90,8 +91,8 @@ def build_visibility_graph(tables: dict, scratch, wedge: np.ndarray, progress=No
     chunk = 2048
     for lo in range(0, len(corners), chunk):
         part = corners[lo:lo + chunk]
-        bc, bd, ec, ed = _corner_rows(part, tables["is_corner"], wedge, fan_start, fan, tables["start"], tables["dst"],
-                                      tables["va"], tables["vb"], tables["rev"], tables["vstart"], tables["verts"],
+        bc, bd, ec, ed = _corner_rows(part, tables.is_corner, wedge, fan_start, fan, tables.start, tables.dst,
+                                      tables.va, tables.vb, tables.rev, tables.vstart, tables.verts,
                                       pts, out, touched, scratch.stats)
         bend_counts[part + 1], end_counts[part + 1] = bc, ec
         bend_rows.append(bd)

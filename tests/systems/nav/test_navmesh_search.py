@@ -42,13 +42,13 @@ def test_queries_from_mesh_vertices_look_every_way():
     mesh = NavMesh.from_grid(grid, agent_radius=0.0)
     reference = AnyAngle(grid.passable)
     t = mesh._query_tables()
-    corners = t["corner_ids"][t["wedge"][t["corner_ids"], 0] != 0]    # a wall corner: 3 cells free
+    corners = t.corner_ids[t.wedge[t.corner_ids, 0] != 0]    # a wall corner: 3 cells free
     rng = np.random.default_rng(11)
     for v in rng.choice(corners, 20, replace=False):
-        s = t["points"][v]
+        s = t.points[v]
         for g in _free_cells(grid, 5, int(v))[:, 0]:
             r = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
-            best = reference.shortest(s - t["wedge"][v] * 1e-4, g)          # a hair off the wall
+            best = reference.shortest(s - t.wedge[v] * 1e-4, g)          # a hair off the wall
             assert r.found and best - 1e-3 <= r.cost <= best + 5e-3 * len(r.points), (s, g, r.cost, best)
 
 
@@ -78,16 +78,16 @@ def test_landmark_bounds_never_exceed_the_true_distance():
     mesh = NavMesh.from_grid(grid, agent_radius=0.0, landmarks=6)
     reference = AnyAngle(grid.passable)
     t = mesh._query_tables()
-    corners = t["corner_ids"]
+    corners = t.corner_ids
     main = corners[np.isfinite(mesh.landmarks[corners, 0])]      # the part the landmarks cover
     rng = np.random.default_rng(3)
     bounds, truths = [], []
     for gx, gy in _free_cells(grid, 4, 5)[:, 0]:
-        seen, _ = sweep(t, t["scratch"], mesh._triangles_holding(gx, gy), gx, gy)
+        seen, _ = sweep(t, t.scratch, mesh._triangles_holding(gx, gy), gx, gy)
         d_goal = goal_distances(mesh.landmarks, seen, corners)
         for v in rng.choice(main, 40, replace=False):
             bound = np.abs(mesh.landmarks[v] - d_goal).max()
-            start = t["points"][v] - t["wedge"][v] * 1e-4             # a hair off the wall
+            start = t.points[v] - t.wedge[v] * 1e-4             # a hair off the wall
             truth = reference.shortest(start, np.array([gx, gy]))
             assert bound <= truth + 1e-3, (v, bound, truth)
             bounds.append(bound)
@@ -164,7 +164,7 @@ def test_random_terraces_never_climb_a_cliff(seed):
     heights = heights + np.kron(rng.integers(0, 2, (3, 4)), np.ones((8, 8))) * 0.5
     mesh = NavMesh.from_grid(Grid(passable, heights=heights), agent_radius=0.0, max_climb=0.9)
     cells = np.argwhere(passable)[:, ::-1]
-    component = mesh._query_tables()["component"][mesh.cell_triangle[cells[:, 1], cells[:, 0]]]
+    component = mesh._query_tables().component[mesh.cell_triangle[cells[:, 1], cells[:, 0]]]
     for i in rng.integers(0, len(cells), 15):
         same = np.flatnonzero(component == component[i])           # goals the mesh can reach
         j = same[rng.integers(0, len(same))]
