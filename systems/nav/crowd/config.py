@@ -28,6 +28,9 @@ class CrowdConfig:
         wall_avoidance: weight of the push away from walls for group units, ≥ 0.
         flow_cache_bytes: memory for flow fields of goals no order uses any more (LRU), bytes.
         navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
+        navmesh_subdivide: sub-cells per cell edge the default navmesh is rasterised at (see
+            ``NavMesh.from_grid``), 1..8; 0 = automatic: 2 on maps up to 256×256 cells when the
+            radius is under half a cell (narrow bridges stay open), else 1.
         stuck_after: seconds without progress before a ``stuck`` event, > 0.
         max_recoveries: stuck recoveries before the order fails, ≥ 1.
         max_radius_cells: largest agent radius, cells; larger agents fail with a reason.
@@ -67,6 +70,7 @@ class CrowdConfig:
     wall_avoidance: float = 3.0
     flow_cache_bytes: int = 256 * 2**20
     navmesh_radius: float = 0.4
+    navmesh_subdivide: int = 0
     stuck_after: float = 4.0
     max_recoveries: int = 3
     max_radius_cells: float = 16.0
@@ -89,7 +93,8 @@ class CrowdConfig:
                   ("smoothing", self.smoothing in ("precise", "fast", None)), ("weight", self.weight >= 1),
                   ("flow_mode", self.flow_mode in ("auto", "full", "tiles")), ("sector_size", self.sector_size >= 4),
                   ("corridor_width", self.corridor_width >= 1), ("wall_avoidance", self.wall_avoidance >= 0),
-                  ("navmesh_radius", self.navmesh_radius >= 0), ("stuck_after", self.stuck_after > 0),
+                  ("navmesh_radius", self.navmesh_radius >= 0),
+                  ("navmesh_subdivide", 0 <= self.navmesh_subdivide <= 8), ("stuck_after", self.stuck_after > 0),
                   ("max_recoveries", self.max_recoveries >= 1), ("max_radius_cells", self.max_radius_cells > 0),
                   ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0),
                   ("avoidance_distance", self.avoidance_distance > 0),

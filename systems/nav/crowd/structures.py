@@ -178,10 +178,21 @@ class CrowdStructures:
         if self._navmesh is None:
             from ..navmesh import NavMesh
 
-            r = self.config.navmesh_radius
-            self._navmesh = (NavMesh.cached(self.grid, self.cache_dir, agent_radius=r, progress=progress)
-                             if self.cache_dir is not None else NavMesh.from_grid(self.grid, agent_radius=r, progress=progress))
+            r, k = self.config.navmesh_radius, self.navmesh_subdivide
+            self._navmesh = (NavMesh.cached(self.grid, self.cache_dir, agent_radius=r, progress=progress, subdivide=k)
+                             if self.cache_dir is not None
+                             else NavMesh.from_grid(self.grid, agent_radius=r, progress=progress, subdivide=k))
         return self._navmesh
+
+    @property
+    def navmesh_subdivide(self) -> int:
+        """Sub-cells per cell edge of the crowd's navmesh (``CrowdConfig.navmesh_subdivide``;
+        automatic: 2 on maps up to 256×256 when the radius is under half a cell)."""
+        k = self.config.navmesh_subdivide
+        if k:
+            return k
+        small = self.grid.width * self.grid.height <= 256 * 256
+        return 2 if small and 0 < self.config.navmesh_radius < 0.5 * self.grid.cell_size else 1
 
     def hierarchy(self, progress=None):
         """The waypoint hierarchy of ``hierarchy`` agents, built — or loaded — on first use."""

@@ -194,3 +194,42 @@ def test_off_mesh_link_with_area_costs():
     assert r.cost == pytest.approx(11.0 + 3.0 + 9.0 * 2.0, rel=0.01)
     back = mesh.find_path((25.5, 10.5, 0), (3.5, 10.5, 0))          # one way: no way back
     assert not back.found and back.partial
+
+
+def test_subdivided_raster_keeps_narrow_bridges_open_and_still_clears_the_walls():
+    from rtsnav.levels import load_level
+
+    grid = load_level("river").grid
+    whole = NavMesh.from_grid(grid, agent_radius=0.4)
+    fine = NavMesh.from_grid(grid, agent_radius=0.4, subdivide=2)
+    a, b = (11.5, 31.5, 0.0), (84.5, 20.5, 0.0)
+    assert not whole.find_path(a, b).found                      # whole-cell erosion closes both bridges
+    r = fine.find_path(a, b)
+    assert r.found
+    # every point of the path clears the walls by the radius (sampled along the path)
+    pts = np.concatenate([np.linspace(p, q, 40) for p, q in zip(r.points[:-1, :2], r.points[1:, :2])])
+    blocked = np.argwhere(~grid.passable)[:, ::-1] + 0.5          # blocked cell centres (x, y)
+    from scipy.spatial import cKDTree
+
+    _, near = cKDTree(blocked).query(pts, k=9)
+    gap = np.maximum(np.abs(pts[:, None, :] - blocked[near]) - 0.5, 0.0)     # point to square cell
+    clearance = np.hypot(gap[..., 0], gap[..., 1]).min(axis=1)
+    assert clearance.min() >= 0.4 - 1e-6
+    with pytest.raises(NavError, match="subdivide"):
+        NavMesh.from_grid(grid, agent_radius=0.4, subdivide=0)
+
+
+def test_the_crowds_navmesh_planner_crosses_the_river():
+    from rtsnav.levels import load_level
+    from rtsnav.systems.nav import Crowd
+
+    crowd = Crowd(load_level("river").grid)
+    assert crowd.navmesh_subdivide == 2                          # small map, radius under half a cell
+    ids = crowd.add_agents([(11.5, 31.5)], radius=0.35, max_speed=5.0)
+    crowd.move(ids, (84.5, 20.5), planner="navmesh")
+    reached = []
+    for _ in range(900):
+        reached += crowd.update(1 / 30).reached.tolist()
+        if reached:
+            break
+    assert reached == [int(ids[0])]
