@@ -108,7 +108,7 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
             jitter = rng.uniform(-0.3, 0.3, 2) * self.level.grid.cell_size
             z = float(self.level.ground[y, x])
             ents.append(esper.create_entity(
-                Position(wx + jitter[0], wy + jitter[1], z), Velocity(), Team(team), Flock(group=team),
+                Position(wx + jitter[0], wy + jitter[1], z), Velocity(), Team(team), Flock(group=team, radius=1.2),
                 NavigationAgent(max_speed=float(rng.uniform(4.5, 5.5)), radius=0.35, avoidance_enabled=avoidance)))
         esper.process(0.0)                      # register the agents (no movement at dt = 0)
         return ents
