@@ -44,9 +44,12 @@ def _keep_state_file(app, path: Path) -> None:
     def write(task):
         frames[0] += 1
         if frames[0] % 5 == 0:
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(app.state_summary()))
-            tmp.replace(path)
+            try:
+                tmp = path.with_suffix(".tmp")
+                tmp.write_text(json.dumps(app.state_summary()))
+                tmp.replace(path)
+            except OSError as e:                      # a full disk or a removed folder never stops the game
+                app.say(f"state file not written: {e}", 2.0)
         return task.cont
 
     app.task_mgr.add(write, "rtsnav-state-file", sort=100)
