@@ -46,6 +46,8 @@ class Navigation:
         contacts: hard contacts: no two agents overlap, even in a crush (``CrowdConfig.contacts``).
         flow_integration: ``"dijkstra"`` or ``"eikonal"`` flow fields (``CrowdConfig.flow_integration``).
         flow_rule: ``"descent"`` or ``"kernel"`` flow directions (``CrowdConfig.flow_rule``).
+        flow_acceleration: 0, or the field as an acceleration in world units/s²
+            (``CrowdConfig.flow_acceleration``).
         cache_dir: where bakes (hierarchy, navmesh, waypoint graph) are cached: by default the
             user's cache directory (``$RTSNAV_CACHE_DIR``, else ``~/.cache/rtsnav`` on Linux), never
             the installed package; ``False`` keeps bakes in memory. An unwritable folder falls back
@@ -59,7 +61,7 @@ class Navigation:
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
                  stuck_after: float = 4.0, congestion: bool = False, contacts: bool = False,
-                 flow_integration: str = "dijkstra", flow_rule: str = "descent", cache_dir: str | Path | None | bool = None,
+                 flow_integration: str = "dijkstra", flow_rule: str = "descent", flow_acceleration: float = 0.0, cache_dir: str | Path | None | bool = None,
                  waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
                  navmesh_radius: float = 0.4) -> None:
         if not isinstance(grid, Grid):
@@ -73,7 +75,8 @@ class Navigation:
                              sector_size=int(sector_size), corridor_width=float(corridor_width),
                              wall_avoidance=float(wall_avoidance), navmesh_radius=float(navmesh_radius),
                              stuck_after=float(stuck_after), congestion=bool(congestion),
-                             contacts=bool(contacts), flow_integration=flow_integration, flow_rule=flow_rule)
+                             contacts=bool(contacts), flow_integration=flow_integration, flow_rule=flow_rule,
+                             flow_acceleration=float(flow_acceleration))
         self.crowd = Crowd(grid, config, navmesh=navmesh, waypoint_graph=waypoint_graph, cache_dir=self.cache_dir)
         #: which components hold positions / velocities (``install(position=...)`` sets it)
         self.binding = ComponentBinding()

@@ -45,12 +45,13 @@ def test_crowd_of_200_arrives(make, method):
     assert far <= 3 * CHAIN_REACH * _disc_radius(nav, level) + 2.0
 
 
-@pytest.mark.parametrize("option", [{"flow_integration": "eikonal"}, {"flow_rule": "kernel"}],
-                         ids=["eikonal", "kernel rule"])
+@pytest.mark.parametrize("option", [{"flow_integration": "eikonal"}, {"flow_rule": "kernel"},
+                                    {"flow_acceleration": 20.0}],
+                         ids=["eikonal", "kernel rule", "vector as acceleration"])
 @pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
 def test_crowd_of_200_arrives_with_the_seed_field_options(make, option):
-    """The Eikonal integration and the article's direction rule: everyone arrives, nobody in a
-    wall, nobody stuck."""
+    """The Eikonal integration, the article's direction rule and its vector-as-acceleration
+    steering: everyone arrives, nobody in a wall, nobody stuck."""
     result = run_crowd(make(), CROWD, "flowfield", navigation_kw={**option, "flow_mode": "full"})
     _check(result)
 

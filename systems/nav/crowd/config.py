@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,6 +55,9 @@ class CrowdConfig:
             costs) or ``"eikonal"`` (fast marching: straighter flows across open ground).
         flow_rule: the direction pass of whole-map fields: ``"descent"`` or ``"kernel"`` (the
             vector-field article's rule; see ``FlowField.build``).
+        flow_acceleration: 0 = group units take the field's direction as their velocity (today's
+            steering); > 0 = the vector-field article's steering: the direction is an acceleration
+            of this many world units/s², the velocity capped at the unit's speed.
         contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
             sum of their radii are pushed apart (never into a wall), so no two units overlap
             even where two armies press into each other; mates otherwise keep only flocking's
@@ -86,6 +90,7 @@ class CrowdConfig:
     congestion_refresh: float = 2.0
     flow_integration: str = "dijkstra"
     flow_rule: str = "descent"
+    flow_acceleration: float = 0.0
     contacts: bool = False
 
     def __post_init__(self) -> None:
@@ -105,7 +110,8 @@ class CrowdConfig:
                   ("congestion_narrow", self.congestion_narrow > 0),
                   ("congestion_refresh", self.congestion_refresh > 0),
                   ("flow_integration", self.flow_integration in ("dijkstra", "eikonal")),
-                  ("flow_rule", self.flow_rule in ("descent", "kernel"))]
+                  ("flow_rule", self.flow_rule in ("descent", "kernel")),
+                  ("flow_acceleration", math.isfinite(self.flow_acceleration) and self.flow_acceleration >= 0)]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")

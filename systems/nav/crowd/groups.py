@@ -298,7 +298,7 @@ class GroupSteering:
         has_slot = s.slot[agents] >= 0
         _steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
                        np.ascontiguousarray(aim), s.target, has_slot, s.agent_params, s.stalled, dt, STALL_SPEED,
-                       MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, status)
+                       MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, self.crowd.config.flow_acceleration, status)
         arrived = (status & 1) > 0
         near = np.flatnonzero((status & 2) & ~has_slot)
         if len(near):
@@ -435,11 +435,12 @@ class GroupSteering:
 
 @njit(cache=True)
 def _steer_members(agents, direction, follower, disc, settle_radius, position, velocity, aim, target, has_slot, params,
-                   stalled, dt, stall_speed, min_arrival_speed, chain_reach, settle_after, status):
+                   stalled, dt, stall_speed, min_arrival_speed, chain_reach, settle_after, acceleration, status):
     """Per walking member: the stall clock, the follower's velocity along ``direction`` toward its
     ``aim`` (its slot, else the target; slowing in the arrival disc, never past the aim, a
     reversed heading averaged with the last one so a unit at a wall corner does not flip every
-    tick), and its arrival status bits (1 arrived, 2 near the goal, 4 stalled in the disc)."""
+    tick), and its arrival status bits (1 arrived, 2 near the goal, 4 stalled in the disc). With
+    ``acceleration`` > 0 the direction accelerates the unit instead (capped at that speed)."""
     for k in range(agents.shape[0]):
         a = agents[k]
         moved = math.sqrt(velocity[a, 0] ** 2 + velocity[a, 1] ** 2)
@@ -454,10 +455,16 @@ def _steer_members(agents, direction, follower, disc, settle_radius, position, v
                 dx, dy = ox / dist, oy / dist
             speed = params[a, 0] * min(max(dist / max(disc[k], 1e-9), min_arrival_speed), 1.0)
             speed = min(speed, dist / dt)
-            nx, ny = dx * speed, dy * speed
             vx, vy = velocity[a, 0], velocity[a, 1]
-            if nx * vx + ny * vy < -0.25 * math.sqrt(nx * nx + ny * ny) * math.sqrt(vx * vx + vy * vy):
-                nx, ny = 0.5 * (nx + vx), 0.5 * (ny + vy)
+            if acceleration > 0.0:                     # the vector-field article: a force, not a velocity
+                nx, ny = vx + dx * acceleration * dt, vy + dy * acceleration * dt
+                mag = math.sqrt(nx * nx + ny * ny)
+                if mag > speed:
+                    nx, ny = nx * speed / mag, ny * speed / mag
+            else:
+                nx, ny = dx * speed, dy * speed
+                if nx * vx + ny * vy < -0.25 * math.sqrt(nx * nx + ny * ny) * math.sqrt(vx * vx + vy * vy):
+                    nx, ny = 0.5 * (nx + vx), 0.5 * (ny + vy)
             velocity[a, 0] = nx
             velocity[a, 1] = ny
             velocity[a, 2] = 0.0

@@ -360,3 +360,24 @@ def test_bad_values_never_escape_update():
         crowd.add_agents([(1.5, 1.5)], radius=1e6)
     with pytest.raises(NavError, match="positions"):
         crowd.add_agents([(math.nan, 1.5)])
+
+
+def test_flow_as_acceleration_builds_speed_over_time_and_the_default_does_not():
+    from rtsnav.systems.nav import Grid
+    from rtsnav.systems.nav.crowd import Crowd, CrowdConfig
+
+    speeds = {}
+    for accel in (0.0, 20.0):
+        crowd = Crowd(Grid(np.ones((20, 60), dtype=bool)), CrowdConfig(flow_acceleration=accel, flow_mode="full"))
+        ids = crowd.add_agents([(2.5, 10.5), (2.5, 8.5)], radius=0.35, max_speed=4.0)
+        crowd.move(ids, (55.5, 10.5), planner="flowfield", group=7)
+        seen = []
+        for _ in range(40):
+            crowd.update(1 / 30)
+            v = np.hypot(*crowd.velocities[ids, :2].T).max()
+            if v > 0:
+                seen.append(v)
+        speeds[accel] = seen
+    assert speeds[0.0][0] > 3.0                                    # the field sets the velocity at once
+    assert speeds[20.0][0] < 1.5                                   # one tick of 20 units/s² (+ flocking)
+    assert max(speeds[20.0]) > 3.0                                 # and it gets up to speed
