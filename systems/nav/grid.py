@@ -369,9 +369,6 @@ class Grid:
 
 
 # ---------------------------------------------------------------------------- kernels
-#: Move directions as (dx, dy), bit k of a move mask: E, W, S, N, SE, SW, NE, NW.
-MOVE_DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
-MOVE_DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
 
 
 def integer_cell(cell, what: str = "cell") -> tuple[int, int]:

@@ -122,7 +122,6 @@ class _KeptNode:
             finished = moved[child[moved] >= count]
             out[finished] = node.proceed_on
             pending = moved[child[moved] < count]
-        resume = self.tree._memory_of(self, ids)
         running = out == Status.RUNNING
         resume[ids] = np.where(running, child, 0)
         return out

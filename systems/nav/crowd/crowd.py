@@ -505,14 +505,8 @@ class Crowd(CrowdStructures, CrowdMotion):
         """The open cell reachable from the agent nearest its target."""
         s, grid = self.state, self.grid
         here = grid.world_to_cell(*s.position[i, :2])
-        labels = grid.components()
-        label = labels[here[1], here[0]]
-        if label < 0:
-            return here
-        ys, xs = np.nonzero(labels == label)
-        goal = grid.world_to_cell(*s.target[i, :2])
-        k = int(np.argmin((xs - goal[0]) ** 2 + (ys - goal[1]) ** 2))
-        return int(xs[k]), int(ys[k])
+        near = grid.nearest_reachable(grid.world_to_cell(*s.target[i, :2]), np.array([here]))
+        return here if near is None else near
 
     def _free_walled_in(self, ids: np.ndarray) -> None:
         """Agents standing in a blocked cell (a gate closed on them) step to the nearest open cell."""

@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..kernels.steps import SQRT2, step_cost
+from ..kernels.steps import MOVE_UX, MOVE_UY, SQRT2, move_offsets, step_cost
 
 __all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "make_safe", "WALL_PUSH", "kernel_directions"]
 
@@ -45,9 +45,9 @@ def octant_of(dx, dy):
 def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction):
     """Fill ``best_move`` (padded flat int8) and ``direction`` (padded flat ``(n, 2)`` float32)."""
     n = dist.size
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
-    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
+    offs = move_offsets(wp)
+    mdx = MOVE_UX
+    mdy = MOVE_UY
     for u in range(n):
         m = moves[u]
         du = dist[u]
@@ -96,8 +96,8 @@ def make_safe(moves, best_move, direction, cells):
     line-of-sight pass): where the direction's nearest octant is not a legal move, use
     ``best_move`` instead. (Other cells are safe by construction: smoothed directions only on
     cells where all 8 moves are legal, ``best_move`` directions elsewhere.)"""
-    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
-    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
+    mdx = MOVE_UX
+    mdy = MOVE_UY
     fixed = 0
     for i in range(cells.size):
         u = cells[i]
@@ -125,9 +125,9 @@ def kernel_directions(moves, passable, wp, dist, best_move, direction):
     steepest-descent vector plus a small push away from the blocked cells around it. A vector
     whose nearest octant is not a legal move falls back to the steepest descent."""
     n = dist.size
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
-    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
+    offs = move_offsets(wp)
+    mdx = MOVE_UX
+    mdy = MOVE_UY
     for u in range(n):
         b = best_move[u]
         if b < 0:

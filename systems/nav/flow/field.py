@@ -17,7 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import NavError
-from ..grid import MOVE_DX, MOVE_DY, Grid
+from ..grid import Grid
+from ..kernels.steps import MOVE_DX, MOVE_DY
 from .direction import flow_directions, kernel_directions, make_safe
 from .eikonal import fast_marching, source_seeds
 from .integration import integrate

@@ -18,7 +18,7 @@ from numba import njit
 
 from ..errors import NavError
 from ..grid import Grid
-from .direction import INV_SQRT2
+from ..kernels.steps import MOVE_UX, MOVE_UY, move_offsets
 from .field import sample_cells
 
 __all__ = ["PotentialField"]
@@ -80,9 +80,9 @@ class PotentialField:
 @njit(cache=True)
 def _descend(moves, potential, wp, best, direction):
     """Per open padded cell, the legal move to its lowest neighbour when lower than itself."""
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    mdx = np.array((1.0, -1.0, 0.0, 0.0, INV_SQRT2, -INV_SQRT2, INV_SQRT2, -INV_SQRT2))
-    mdy = np.array((0.0, 0.0, 1.0, -1.0, INV_SQRT2, INV_SQRT2, -INV_SQRT2, -INV_SQRT2))
+    offs = move_offsets(wp)
+    mdx = MOVE_UX
+    mdy = MOVE_UY
     for u in range(potential.size):
         m = moves[u]
         if m == 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .steps import SQRT2, step_cost
+from .steps import SQRT2, move_offsets, step_cost
 
 __all__ = ["SQRT2", "integrate"]
 
@@ -64,7 +64,7 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
     # per node: [bucket (-1 new, -2 settled), next, previous, unused] — one row, one cache line
     st = np.empty((n, 4), dtype=np.int32)
     st[:, 0] = -1
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    offs = move_offsets(wp)
     queued = 0
     lowest = 2**31 - 1
     for i in range(seeds.size):

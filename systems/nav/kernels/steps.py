@@ -6,11 +6,25 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
-__all__ = ["SQRT2", "step_cost"]
+__all__ = ["SQRT2", "MOVE_DX", "MOVE_DY", "MOVE_UX", "MOVE_UY", "move_offsets", "step_cost"]
 
 SQRT2 = math.sqrt(2.0)
+#: Move directions as (dx, dy), bit k of a move mask: E, W, S, N, SE, SW, NE, NW (0-3 straight).
+MOVE_DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
+MOVE_DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
+#: The same moves as unit vectors.
+MOVE_UX = MOVE_DX / np.hypot(MOVE_DX, MOVE_DY)
+MOVE_UY = MOVE_DY / np.hypot(MOVE_DX, MOVE_DY)
+
+
+@njit(cache=True, inline="always")
+def move_offsets(wp):
+    """Flat-index step of each move on a padded grid whose rows are ``wp`` cells wide (cell
+    ``(x, y)`` at ``(y + 1)·wp + x + 1``)."""
+    return np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
 
 
 @njit(cache=True, inline="always")

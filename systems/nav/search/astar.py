@@ -16,7 +16,7 @@ from numba import njit
 
 from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
-from ..kernels.steps import SQRT2, step_cost
+from ..kernels.steps import MOVE_DX, MOVE_DY, SQRT2, move_offsets, step_cost
 from .goal_bounds import inside
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
 
@@ -85,9 +85,9 @@ def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_no
     status = IN_PROGRESS
     hw = hweight + TIE_BREAK
     # neighbour offsets in move-mask bit order: E, W, S, N, SE, SW, NE, NW
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    mdx = np.array((1, -1, 0, 0, 1, -1, 1, -1))
-    mdy = np.array((0, 0, 1, -1, 1, 1, -1, -1))
+    offs = move_offsets(wp)
+    mdx = MOVE_DX
+    mdy = MOVE_DY
     gx = goal % wp
     gy = goal // wp
     steps = 0

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
-from ..kernels.steps import step_cost
+from ..kernels.steps import MOVE_DX, MOVE_DY, move_offsets, step_cost
 from .astar import heuristic_xy
 
 __all__ = ["bidirectional_search", "join_paths"]
@@ -96,9 +96,9 @@ def bidirectional_search(moves, cost, wp, uniform, start, goal, cur, hmode, htab
     ``cur`` is the stamp of this search in both workspaces; ``htable_f`` / ``htable_b`` are the
     heuristic tables toward the goal / the start (TABLE mode).
     """
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-    mdx = np.array((1, -1, 0, 0, 1, -1, 1, -1))
-    mdy = np.array((0, 0, 1, -1, 1, 1, -1, -1))
+    offs = move_offsets(wp)
+    mdx = MOVE_DX
+    mdy = MOVE_DY
     sx, sy = start % wp, start // wp
     gx, gy = goal % wp, goal // wp
     best = np.array((np.inf, -1.0))

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import NavError
-from ..kernels.steps import SQRT2, step_cost
+from ..kernels.steps import SQRT2, move_offsets, step_cost
 from ..result import PathResult, PathStatus
 
 __all__ = ["DStarLite"]
@@ -147,7 +147,7 @@ def _update_vertex(moves, cost, uniform, offs, g, rhs, k1, k2, nodes, pos, size,
 @njit(cache=True)
 def _compute(moves, cost, uniform, wp, g, rhs, k1, k2, nodes, pos, size, start, goal, km, stats):
     """ComputeShortestPath; returns the heap size. ``stats[0]`` counts expansions."""
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    offs = move_offsets(wp)
     # the move back from a neighbour: the opposite direction's bit
     back = np.array((1, 0, 3, 2, 7, 6, 5, 4))
     while size > 0:
@@ -192,7 +192,7 @@ def _compute(moves, cost, uniform, wp, g, rhs, k1, k2, nodes, pos, size, start, 
 def _repair(moves, cost, uniform, wp, g, rhs, k1, k2, nodes, pos, size, start, goal, km, cells):
     """After cells changed: every cell within one step of a changed cell re-derives its rhs (all
     moves whose cost or legality a change can alter have both ends there)."""
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    offs = move_offsets(wp)
     n = g.size
     for i in range(cells.size):
         v = cells[i]
@@ -208,7 +208,7 @@ def _repair(moves, cost, uniform, wp, g, rhs, k1, k2, nodes, pos, size, start, g
 @njit(cache=True)
 def _extract(moves, cost, uniform, wp, g, start, goal, limit):
     """Greedy descent on ``g`` from the start: the path (padded flat ids) or empty."""
-    offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+    offs = move_offsets(wp)
     out = np.empty(limit, dtype=np.int64)
     out[0] = start
     n = 1

@@ -15,7 +15,7 @@ from rtsnav.systems.nav.flow.corridor import CorridorField
 from rtsnav.systems.nav.flow.direction import octant_of
 from rtsnav.systems.nav.flow.integration import integration_field
 from rtsnav.systems.nav.flow.sectors import SectorGraph
-from rtsnav.systems.nav.grid import MOVE_DX, MOVE_DY
+from rtsnav.systems.nav.kernels.steps import MOVE_DX, MOVE_DY
 from rtsnav.systems.nav.steering.flocking import flock_forces
 from rtsnav.systems.nav.steering.wall_repulsion import wall_repulsion
 from tests.conftest import ascii_grid
