@@ -270,11 +270,11 @@ def test_overlays_explain_the_selection_order_from_the_shared_debug_draw_layer(a
     flow = app.overlay_draw(2)
     assert "corridor field (the group follows it)" in legend(flow)
     ends = grid.world_to_cells(flow.segments[:, 0, :2])
-    assert order.corridor.inside[ends[:, 1], ends[:, 0]].mean() > 0.9 or len(ends) == 0
+    assert len(ends) > 0 and order.corridor.inside[ends[:, 1], ends[:, 0]].mean() > 0.9   # arrows only in the corridor
     hier = app.overlay_draw(3)
     assert {"clusters", "entrances", "abstract route"} <= set(legend(hier))
     density = app.overlay_draw(5)
-    assert density.empty or set(legend(density)) >= {"2 agents / cell"}
+    assert not density.empty and set(legend(density)) >= {"2 agents / cell"}              # the spawns are crowded
     for number in (1, 2, 3, 5):                            # drawn in the 3D view without error
         app.set_overlay(number)
         assert app.overlay_np.getNumChildren() == 1 and "unavailable" not in app.message
