@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit, prange
 
 from .proximity_grid import build_proximity_grid, cell_window
@@ -38,6 +39,18 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     if cell <= 0.0:
         return 0
     order, starts, ox, oy, cols, rows = build_proximity_grid(pos, active, cell)
+    # neighbours' data in bucket order: the scans below read memory in sequence
+    m = order.shape[0]
+    near_pos = np.empty((m, 2))
+    near_vel = np.empty((m, 2))
+    near_group = np.empty(m, dtype=group.dtype)
+    for e in range(m):
+        j = order[e]
+        near_pos[e, 0] = pos[j, 0]
+        near_pos[e, 1] = pos[j, 1]
+        near_vel[e, 0] = vel[j, 0]
+        near_vel[e, 1] = vel[j, 1]
+        near_group[e] = group[j]
     pairs = 0
     for i in prange(n):
         if not steer[i]:
@@ -47,6 +60,8 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         r = radius[i]
         r2 = r * r
         pr = min(personal[i], r)
+        gi = group[i]
+        pr2 = pr * pr
         r0, r1, c0, c1 = cell_window(px, py, ox, oy, cell, cols, rows)
         cnt = 0
         cx = 0.0
@@ -59,23 +74,25 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
             for col in range(c0, c1 + 1):
                 k = row * cols + col
                 for e in range(starts[k], starts[k + 1]):
-                    j = order[e]
-                    if j == i or group[j] != group[i]:
+                    if near_group[e] != gi:
                         continue
-                    dx = px - pos[j, 0]
-                    dy = py - pos[j, 1]
+                    j = order[e]
+                    if j == i:
+                        continue
+                    dx = px - near_pos[e, 0]
+                    dy = py - near_pos[e, 1]
                     d2 = dx * dx + dy * dy
                     if d2 >= r2:
                         continue
                     pairs += 1
                     cnt += 1
-                    cx += pos[j, 0]
-                    cy += pos[j, 1]
-                    vx += vel[j, 0]
-                    vy += vel[j, 1]
-                    d = math.sqrt(d2)
-                    if d >= pr:
+                    cx += near_pos[e, 0]
+                    cy += near_pos[e, 1]
+                    vx += near_vel[e, 0]
+                    vy += near_vel[e, 1]
+                    if d2 >= pr2:
                         continue
+                    d = math.sqrt(d2)
                     if d > 1e-9:
                         push = (1.0 - d / pr) / d
                         sx += dx * push

@@ -26,6 +26,8 @@ __all__ = ["orca_velocities"]
 
 _EPS = 1e-5
 _MAX_LINES = 48
+_MAX_WALLS = 8
+_CHUNK = 128
 
 
 @njit(cache=True)
@@ -146,15 +148,15 @@ def _open(passable, cx, cy):
 
 
 @njit(cache=True)
-def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, max_walls):
+def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, best_d, best_n):
     """Half-planes keeping the agent from reaching the nearest blocked cells within
-    ``wall_horizon``; returns how many were written (nearest first, at most ``max_walls``)."""
+    ``wall_horizon``; returns how many were written (nearest first, at most ``len(best_d)``;
+    ``best_d`` / ``best_n`` are scratch)."""
     gx = (px - ox) / cs
     gy = (py - oy) / cs
     span = int(math.ceil(reach / cs)) + 1
     cx0, cy0 = int(math.floor(gx)), int(math.floor(gy))
-    best_d = np.full(max_walls, np.inf)
-    best_n = np.zeros((max_walls, 2))
+    max_walls = best_d.shape[0]
     count = 0
     for cy in range(cy0 - span, cy0 + span + 1):
         for cx in range(cx0 - span, cx0 + span + 1):
@@ -214,104 +216,136 @@ def orca_velocities(position, velocity, preferred, radius, max_speed, priority, 
     Returns the number of neighbour pairs examined."""
     n = position.shape[0]
     order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
+    # the bucketed agents' positions and groups in bucket order: the neighbour scans read
+    # memory in sequence instead of jumping through the agent table
+    near_pos = np.empty((order.shape[0], 2))
+    near_group = np.empty(order.shape[0], dtype=group.dtype)
+    for e in range(order.shape[0]):
+        near_pos[e, 0] = position[order[e], 0]
+        near_pos[e, 1] = position[order[e], 1]
+        near_group[e] = group[order[e]]
+    # a bucket holding one flock only (the inside of an army) is skipped whole by its members
+    bucket_group = np.full(starts.shape[0] - 1, -2, dtype=np.int64)
+    for k in range(starts.shape[0] - 1):
+        if starts[k + 1] > starts[k]:
+            first = near_group[starts[k]]
+            same = first >= 0
+            for e in range(starts[k] + 1, starts[k + 1]):
+                if near_group[e] != first:
+                    same = False
+                    break
+            if same:
+                bucket_group[k] = first
     pairs = 0
-    for i in prange(n):
-        if not active[i]:
-            out[i, 0] = preferred[i, 0]
-            out[i, 1] = preferred[i, 1]
-            continue
+    # scratch is allocated once per chunk of agents, not per agent (allocation inside a
+    # parallel loop contends between threads); the chunks keep the result independent of threads
+    chunks = (n + _CHUNK - 1) // _CHUNK
+    for c in prange(chunks):
         lines = np.empty((_MAX_LINES, 4))
         result = np.empty(2)
         near_id = np.empty(max_neighbours, dtype=np.int64)
         near_d = np.empty(max_neighbours)
-        far_slot = 0
-        px, py = position[i, 0], position[i, 1]
-        vx, vy = velocity[i, 0], velocity[i, 1]
-        # the preferred velocity, rotated a hair (per agent, and to the right) against symmetric deadlocks
-        angle = -0.02 - 0.01 * ((i * 2654435761) % 1000) / 1000.0
-        ca, sa = math.cos(angle), math.sin(angle)
-        opt_x = preferred[i, 0] * ca - preferred[i, 1] * sa
-        opt_y = preferred[i, 0] * sa + preferred[i, 1] * ca
-        walls = _wall_lines(lines, px, py, radius[i], radius[i] + max_speed[i] * wall_horizon, wall_horizon,
-                            passable, cs, ox, oy, 8)
-        # nearest neighbours
-        count = 0
-        r0, r1, c0, c1 = cell_window(px, py, gx0, gy0, neighbour_distance, cols, rows)
-        r2 = neighbour_distance * neighbour_distance
-        for row in range(r0, r1 + 1):
-            for col in range(c0, c1 + 1):
-                k = row * cols + col
-                for e in range(starts[k], starts[k + 1]):
-                    j = order[e]
-                    if j == i or (group[i] >= 0 and group[j] == group[i]):
+        wall_d = np.empty(_MAX_WALLS)
+        wall_n = np.empty((_MAX_WALLS, 2))
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            if not active[i]:
+                out[i, 0] = preferred[i, 0]
+                out[i, 1] = preferred[i, 1]
+                continue
+            far_slot = 0
+            wall_d[:] = np.inf
+            gi = group[i]
+            px, py = position[i, 0], position[i, 1]
+            vx, vy = velocity[i, 0], velocity[i, 1]
+            # the preferred velocity, rotated a hair (per agent, and to the right) against symmetric deadlocks
+            angle = -0.02 - 0.01 * ((i * 2654435761) % 1000) / 1000.0
+            ca, sa = math.cos(angle), math.sin(angle)
+            opt_x = preferred[i, 0] * ca - preferred[i, 1] * sa
+            opt_y = preferred[i, 0] * sa + preferred[i, 1] * ca
+            walls = _wall_lines(lines, px, py, radius[i], radius[i] + max_speed[i] * wall_horizon, wall_horizon,
+                                passable, cs, ox, oy, wall_d, wall_n)
+            # nearest neighbours
+            count = 0
+            r0, r1, c0, c1 = cell_window(px, py, gx0, gy0, neighbour_distance, cols, rows)
+            r2 = neighbour_distance * neighbour_distance
+            for row in range(r0, r1 + 1):
+                for col in range(c0, c1 + 1):
+                    k = row * cols + col
+                    if gi >= 0 and bucket_group[k] == gi:
                         continue
-                    pairs += 1
-                    d2 = (position[j, 0] - px) ** 2 + (position[j, 1] - py) ** 2
-                    if d2 > r2:
-                        continue
-                    if count < max_neighbours:
-                        near_id[count] = j
-                        near_d[count] = d2
-                        if count == 0 or d2 > near_d[far_slot]:
-                            far_slot = count
-                        count += 1
-                        continue
-                    if near_d[far_slot] <= d2:
-                        continue
-                    near_id[far_slot] = j
-                    near_d[far_slot] = d2
-                    for mm in range(max_neighbours):               # the new farthest
-                        if near_d[mm] > near_d[far_slot]:
-                            far_slot = mm
-        m = walls
-        for k in range(count):
-            if m >= _MAX_LINES:
-                break
-            j = near_id[k]
-            rpx, rpy = position[j, 0] - px, position[j, 1] - py
-            rvx, rvy = vx - velocity[j, 0], vy - velocity[j, 1]
-            dist2 = rpx * rpx + rpy * rpy
-            inv_h = 1.0 / time_horizon
-            combined = radius[i] + radius[j]
-            combined2 = combined * combined
-            if dist2 > combined2:
-                wx, wy = rvx - inv_h * rpx, rvy - inv_h * rpy
-                w2 = wx * wx + wy * wy
-                dot1 = wx * rpx + wy * rpy
-                if dot1 < 0.0 and dot1 * dot1 > combined2 * w2:
-                    wl = math.sqrt(w2)
+                    for e in range(starts[k], starts[k + 1]):
+                        if gi >= 0 and near_group[e] == gi:
+                            continue
+                        j = order[e]
+                        if j == i:
+                            continue
+                        pairs += 1
+                        d2 = (near_pos[e, 0] - px) ** 2 + (near_pos[e, 1] - py) ** 2
+                        if d2 > r2:
+                            continue
+                        if count < max_neighbours:
+                            near_id[count] = j
+                            near_d[count] = d2
+                            if count == 0 or d2 > near_d[far_slot]:
+                                far_slot = count
+                            count += 1
+                            continue
+                        if near_d[far_slot] <= d2:
+                            continue
+                        near_id[far_slot] = j
+                        near_d[far_slot] = d2
+                        for mm in range(max_neighbours):               # the new farthest
+                            if near_d[mm] > near_d[far_slot]:
+                                far_slot = mm
+            m = walls
+            for k in range(count):
+                if m >= _MAX_LINES:
+                    break
+                j = near_id[k]
+                rpx, rpy = position[j, 0] - px, position[j, 1] - py
+                rvx, rvy = vx - velocity[j, 0], vy - velocity[j, 1]
+                dist2 = rpx * rpx + rpy * rpy
+                inv_h = 1.0 / time_horizon
+                combined = radius[i] + radius[j]
+                combined2 = combined * combined
+                if dist2 > combined2:
+                    wx, wy = rvx - inv_h * rpx, rvy - inv_h * rpy
+                    w2 = wx * wx + wy * wy
+                    dot1 = wx * rpx + wy * rpy
+                    if dot1 < 0.0 and dot1 * dot1 > combined2 * w2:
+                        wl = math.sqrt(w2)
+                        ux, uy = wx / wl, wy / wl
+                        lx, ly = uy, -ux
+                        sx, sy = (combined * inv_h - wl) * ux, (combined * inv_h - wl) * uy
+                    else:
+                        leg = math.sqrt(dist2 - combined2)
+                        if _det(rpx, rpy, wx, wy) > 0.0:
+                            lx = (rpx * leg - rpy * combined) / dist2
+                            ly = (rpx * combined + rpy * leg) / dist2
+                        else:
+                            lx = -(rpx * leg + rpy * combined) / dist2
+                            ly = -(-rpx * combined + rpy * leg) / dist2
+                        dot2 = rvx * lx + rvy * ly
+                        sx, sy = dot2 * lx - rvx, dot2 * ly - rvy
+                else:                                   # overlapping now: separate within one tick
+                    inv_t = 1.0 / dt
+                    wx, wy = rvx - inv_t * rpx, rvy - inv_t * rpy
+                    wl = math.sqrt(wx * wx + wy * wy)
+                    if wl <= 1e-12:
+                        wx, wy, wl = -rpx + 1e-6, -rpy, math.sqrt(rpx * rpx + rpy * rpy) + 1e-6
                     ux, uy = wx / wl, wy / wl
                     lx, ly = uy, -ux
-                    sx, sy = (combined * inv_h - wl) * ux, (combined * inv_h - wl) * uy
-                else:
-                    leg = math.sqrt(dist2 - combined2)
-                    if _det(rpx, rpy, wx, wy) > 0.0:
-                        lx = (rpx * leg - rpy * combined) / dist2
-                        ly = (rpx * combined + rpy * leg) / dist2
-                    else:
-                        lx = -(rpx * leg + rpy * combined) / dist2
-                        ly = -(-rpx * combined + rpy * leg) / dist2
-                    dot2 = rvx * lx + rvy * ly
-                    sx, sy = dot2 * lx - rvx, dot2 * ly - rvy
-            else:                                   # overlapping now: separate within one tick
-                inv_t = 1.0 / dt
-                wx, wy = rvx - inv_t * rpx, rvy - inv_t * rpy
-                wl = math.sqrt(wx * wx + wy * wy)
-                if wl <= 1e-12:
-                    wx, wy, wl = -rpx + 1e-6, -rpy, math.sqrt(rpx * rpx + rpy * rpy) + 1e-6
-                ux, uy = wx / wl, wy / wl
-                lx, ly = uy, -ux
-                sx, sy = (combined * inv_t - wl) * ux, (combined * inv_t - wl) * uy
-            share = priority[j] / (priority[i] + priority[j]) if active[j] else 1.0
-            lines[m, 0] = vx + share * sx
-            lines[m, 1] = vy + share * sy
-            lines[m, 2] = lx
-            lines[m, 3] = ly
-            m += 1
-        fail = _lp2(lines, m, max_speed[i], opt_x, opt_y, False, result)
-        if fail < m:
-            _lp3(lines, m, walls, fail, max_speed[i], result)
-        out[i, 0] = result[0]
-        out[i, 1] = result[1]
+                    sx, sy = (combined * inv_t - wl) * ux, (combined * inv_t - wl) * uy
+                share = priority[j] / (priority[i] + priority[j]) if active[j] else 1.0
+                lines[m, 0] = vx + share * sx
+                lines[m, 1] = vy + share * sy
+                lines[m, 2] = lx
+                lines[m, 3] = ly
+                m += 1
+            fail = _lp2(lines, m, max_speed[i], opt_x, opt_y, False, result)
+            if fail < m:
+                _lp3(lines, m, walls, fail, max_speed[i], result)
+            out[i, 0] = result[0]
+            out[i, 1] = result[1]
     return pairs
 
