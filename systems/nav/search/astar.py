@@ -52,9 +52,10 @@ def _heuristic_at(node, goal, wp, mode, table):
 
 
 @njit(cache=True)
-def astar_begin(g, parent, stamp, pos, heap_key, heap_node, state,
-                start, goal, wp, hmode, hweight, htable):
-    """Seed a search from padded flat ``start`` toward ``goal`` (call after ``next_stamp``)."""
+def astar_begin(ws, start, goal, wp, hmode, hweight, htable):
+    """Seed a search in workspace ``ws`` (``SearchArrays``) from padded flat ``start`` toward
+    ``goal`` (call after ``next_stamp``)."""
+    g, parent, stamp, pos, heap_key, heap_node, state = ws
     cur = np.int32(state[STAMP])
     stamp[start] = cur
     g[start] = 0.0
@@ -70,12 +71,13 @@ def astar_begin(g, parent, stamp, pos, heap_key, heap_node, state,
 
 
 @njit(cache=True)
-def astar_run(moves, cost, wp, uniform, g, parent, stamp, pos, heap_key, heap_node,
-              state, hmode, hweight, htable, budget, bounds, use_bounds):
-    """Expand up to ``budget`` nodes; returns the status (IN_PROGRESS, FOUND or EXHAUSTED).
+def astar_run(moves, cost, wp, uniform, ws, hmode, hweight, htable, budget, bounds, use_bounds):
+    """Expand up to ``budget`` nodes of the search in ``ws`` (``SearchArrays``); returns the
+    status (IN_PROGRESS, FOUND or EXHAUSTED).
 
     ``moves`` is the grid's per-cell legal-move bitmask (``Grid.move_masks``); with
     ``use_bounds``, a move whose goal-bounding box (``bounds``) misses the goal is skipped."""
+    g, parent, stamp, pos, heap_key, heap_node, state = ws
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
     cur = np.int32(state[STAMP])

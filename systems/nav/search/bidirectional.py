@@ -88,14 +88,15 @@ def _expand(moves, cost, wp, uniform, offs, mdx, mdy, cur, sign, sx, sy, gx, gy,
 
 
 @njit(cache=True)
-def bidirectional_search(moves, cost, wp, uniform, start, goal, cur, hmode, htable_f, htable_b,
-                         gF, parentF, stampF, posF, hkF, hnF,
-                         gB, parentB, stampB, posB, hkB, hnB):
+def bidirectional_search(moves, cost, wp, uniform, start, goal, cur, hmode, htable_f, htable_b, forward, backward):
     """Run to completion. Returns ``(cost, meeting_node, expanded)``; cost is inf if unreachable.
 
-    ``cur`` is the stamp of this search in both workspaces; ``htable_f`` / ``htable_b`` are the
-    heuristic tables toward the goal / the start (TABLE mode).
+    ``forward`` / ``backward`` are the two directions' ``SearchArrays``; ``cur`` is the stamp of
+    this search in both; ``htable_f`` / ``htable_b`` are the heuristic tables toward the goal /
+    the start (TABLE mode).
     """
+    gF, parentF, stampF, posF, hkF, hnF, _ = forward
+    gB, parentB, stampB, posB, hkB, hnB, _ = backward
     offs = move_offsets(wp)
     mdx = MOVE_DX
     mdy = MOVE_DY

@@ -117,9 +117,10 @@ def _diagonal(free, wp, x, y, dx, dy, goal_x, goal_y):
 
 
 @njit(cache=True)
-def jps_run(free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget):
-    """Expand jump points until the goal, exhaustion or ``budget`` units (seed the workspace with
-    ``astar_begin`` in octile mode first). Returns the status."""
+def jps_run(free, wp, ws, budget):
+    """Expand jump points until the goal, exhaustion or ``budget`` units (seed the workspace
+    ``ws``, a ``SearchArrays``, with ``astar_begin`` in octile mode first). Returns the status."""
+    g, parent, stamp, pos, heap_key, heap_node, state = ws
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
     cur = np.int32(state[STAMP])

@@ -200,10 +200,12 @@ def _update_table(table, free, wp, hp, cells):
 
 
 @njit(cache=True)
-def jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, budget, bounds, use_bounds):
+def jps_plus_run(table, free, wp, ws, budget, bounds, use_bounds):
     """Expand jump points with the JPS+ table until the goal, exhaustion or ``budget``
-    expansions (seed with ``astar_begin`` in octile mode first); with ``use_bounds``, a
-    direction whose goal-bounding box misses the goal is not scanned. Returns the status."""
+    expansions (seed the workspace ``ws``, a ``SearchArrays``, with ``astar_begin`` in octile
+    mode first); with ``use_bounds``, a direction whose goal-bounding box misses the goal is not
+    scanned. Returns the status."""
+    g, parent, stamp, pos, heap_key, heap_node, state = ws
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
     cur = np.int32(state[STAMP])
@@ -431,11 +433,11 @@ def jump_table(grid, cache_dir=None, progress=None) -> JumpTable:
 
 
 @njit(cache=True)
-def jps_plus_query(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, start, goal, bounds,
-                   use_bounds):
+def jps_plus_query(table, free, wp, ws, start, goal, bounds, use_bounds):
     """One whole JPS+ query in one call (for one-shot ``find_path``: no per-step overhead; call
     the workspace's ``next_stamp`` first). Returns ``(cost, cells)``; cost inf and no cells when
     unreachable."""
+    g, parent, stamp, pos, heap_key, heap_node, state = ws
     cur = np.int32(state[STAMP])
     stamp[start] = cur
     g[start] = 0.0
@@ -449,8 +451,7 @@ def jps_plus_query(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, 
     state[WORK] = 0
     state[STATUS] = IN_PROGRESS
     state[GOAL] = goal
-    status = jps_plus_run(table, free, wp, g, parent, stamp, pos, heap_key, heap_node, state, np.int64(1) << 60,
-                          bounds, use_bounds)
+    status = jps_plus_run(table, free, wp, ws, np.int64(1) << 60, bounds, use_bounds)
     if status != FOUND:
         return np.inf, np.zeros((0, 2), dtype=np.int32)
     return g[goal], expand_jumps(parent, goal, wp)

@@ -158,14 +158,11 @@ class SlicedSearch:
         (free, cost), wp = grid.padded()
         budget = np.int64(max(0, max_expansions))
         if self.method == "jps":
-            status = jps_run(free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key, ws.heap_node, ws.state,
-                             budget)
+            status = jps_run(free, wp, ws.arrays, budget)
         elif self.method == "jps+":
-            status = jps_plus_run(self._jump_table, free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key,
-                                  ws.heap_node, ws.state, budget, self._bounds, self._use_bounds)
+            status = jps_plus_run(self._jump_table, free, wp, ws.arrays, budget, self._bounds, self._use_bounds)
         else:
-            status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.g, ws.parent, ws.stamp,
-                               ws.pos, ws.heap_key, ws.heap_node, ws.state, self._hmode, self._hweight,
+            status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.arrays, self._hmode, self._hweight,
                                self._table, budget, self._bounds, self._use_bounds)
         self.expanded = int(ws.state[EXPANDED])
         self.work = int(ws.state[WORK]) if self.method in JUMPING else self.expanded
@@ -220,9 +217,8 @@ class SlicedSearch:
         ws = self._ws
         ws.next_stamp()
         (free, _), wp = grid.padded()
-        cost, cells = jps_plus_query(self._jump_table, free, wp, ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key,
-                                     ws.heap_node, ws.state, self._flat(self.start), self._flat(self.goal),
-                                     self._bounds, self._use_bounds)
+        cost, cells = jps_plus_query(self._jump_table, free, wp, ws.arrays, self._flat(self.start),
+                                     self._flat(self.goal), self._bounds, self._use_bounds)
         self.expanded = int(ws.state[EXPANDED])
         self.work = int(ws.state[WORK])
         if len(cells):
@@ -240,8 +236,7 @@ class SlicedSearch:
         ws.next_stamp()
         self._table = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
         wp = grid.width + 2
-        astar_begin(ws.g, ws.parent, ws.stamp, ws.pos, ws.heap_key, ws.heap_node, ws.state,
-                    self._flat(self.start), self._flat(self.goal), wp, self._hmode, self._hweight,
+        astar_begin(ws.arrays, self._flat(self.start), self._flat(self.goal), wp, self._hmode, self._hweight,
                     self._table)
 
     def _run_bstar(self) -> PathResult:
@@ -276,8 +271,7 @@ class SlicedSearch:
         total, meet, expanded = bidirectional_search(
             grid.move_masks(), cost, wp, grid.is_uniform, self._flat(self.start), self._flat(self.goal),
             np.int32(fwd.state[STAMP]), self._hmode, table_f, table_b,
-            fwd.g, fwd.parent, fwd.stamp, fwd.pos, fwd.heap_key, fwd.heap_node,
-            bwd.g, bwd.parent, bwd.stamp, bwd.pos, bwd.heap_key, bwd.heap_node)
+            fwd.arrays, bwd.arrays)
         self.expanded = self.work = int(expanded)
         if not math.isfinite(total):
             return PathResult.unreachable(f"goal {self.goal} is not reachable from start {self.start}",

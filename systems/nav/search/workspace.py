@@ -6,9 +6,11 @@ bumps the stamp instead of clearing the arrays.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-__all__ = ["STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace"]
+__all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace"]
 
 # Slots of the int64 ``state`` vector a resumable search carries between calls (WORK: budget
 # units spent, for searches whose expansions are not all alike).
@@ -16,6 +18,19 @@ STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL, WORK = range(7)
 STATE_LEN = 8
 # Values of state[STATUS].
 IN_PROGRESS, FOUND, EXHAUSTED = 0, 1, 2
+
+
+class SearchArrays(NamedTuple):
+    """One search direction's arrays as the kernels take them: one typed argument instead of
+    seven positional ones (numba reads a NamedTuple's fields at no cost)."""
+
+    g: np.ndarray           # cost from the start (valid where ``stamp`` is current)
+    parent: np.ndarray      # predecessor on the best path found
+    stamp: np.ndarray       # the search each entry belongs to
+    pos: np.ndarray         # heap position, or NOT_IN_HEAP / CLOSED
+    heap_key: np.ndarray    # the open list: keys and nodes of a binary heap
+    heap_node: np.ndarray
+    state: np.ndarray       # int64 slots: STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL, WORK
 
 
 class SearchWorkspace:
@@ -26,7 +41,7 @@ class SearchWorkspace:
     queries; concurrent (time-sliced) queries each need their own.
     """
 
-    __slots__ = ("g", "parent", "stamp", "pos", "heap_key", "heap_node", "state")
+    __slots__ = ("g", "parent", "stamp", "pos", "heap_key", "heap_node", "state", "arrays")
 
     def __init__(self, n: int) -> None:
         self.g = np.empty(n, dtype=np.float64)
@@ -36,6 +51,8 @@ class SearchWorkspace:
         self.heap_key = np.empty(n, dtype=np.float64)
         self.heap_node = np.empty(n, dtype=np.int32)
         self.state = np.zeros(STATE_LEN, dtype=np.int64)
+        self.arrays = SearchArrays(self.g, self.parent, self.stamp, self.pos, self.heap_key, self.heap_node,
+                                   self.state)
 
     def next_stamp(self) -> None:
         """Invalidate every node entry in O(1) (O(n) once every 2³¹ searches)."""
