@@ -30,17 +30,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .errors import NavError
 
-__all__ = ["Grid"]
+__all__ = ["Grid", "GridView"]
 
 #: Largest finite terrain cost (costs are stored as float32).
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
+
+class GridView(NamedTuple):
+    """The grid as the movement and steering kernels read it — one typed argument (numba reads
+    a NamedTuple's fields at no cost) instead of six positional ones. From ``Grid.view``."""
+
+    passable: np.ndarray     # bool [H, W]
+    cell_size: float
+    origin_x: float
+    origin_y: float
+    heights: np.ndarray      # float32 [H, W] ground z; a 1×1 placeholder when ``has_heights`` is False
+    has_heights: bool
+
+
+_NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
 
 #: Edits a grid remembers cell by cell (for structures that update instead of rebuilding).
 EDIT_LOG = 64
@@ -159,6 +174,13 @@ class Grid:
         if self._uniform is None:
             self._uniform = bool(np.all(self.cost[self.passable] == 1.0))
         return self._uniform
+
+    @property
+    def view(self) -> GridView:
+        """This grid as the steering kernels take it (``GridView``)."""
+        heights = self.heights if self.heights is not None else _NO_HEIGHTS
+        return GridView(self.passable, float(self.cell_size), float(self.origin[0]), float(self.origin[1]),
+                        heights, self.heights is not None)
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""

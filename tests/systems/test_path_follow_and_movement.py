@@ -62,7 +62,7 @@ def test_velocity_is_clamped_to_max_speed_and_agents_slide_along_walls():
     passable[:, 3] = False                        # a wall at x in [3, 4)
     pos = np.array([[2.5, 1.5, 0.0], [2.5, 1.5, 0.0]])
     vel = np.array([[100.0, 30.0, 0.0], [1.0, 0.0, 0.0]])
-    move_agents(pos, vel, np.array([50.0, 10.0]), 0.1, passable, 1.0, 0.0, 0.0, np.zeros((1, 1)), False)
+    move_agents(pos, vel, np.array([50.0, 10.0]), 0.1, Grid(passable).view)
     assert pos[0, 0] < 3.0 and pos[0, 1] > 1.5        # stopped at the wall face, slid along y
     assert math.hypot(*vel[0, :2]) <= 50.0 + 1e-9
     assert pos[1, 0] == pytest.approx(2.6)
@@ -73,7 +73,7 @@ def test_fast_agents_do_not_tunnel_through_thin_walls():
     passable[:, 20] = False
     pos = np.array([[1.5, 1.5, 0.0]])
     vel = np.array([[1000.0, 0.0, 0.0]])
-    move_agents(pos, vel, np.array([1000.0]), 0.1, passable, 1.0, 0.0, 0.0, np.zeros((1, 1)), False)
+    move_agents(pos, vel, np.array([1000.0]), 0.1, Grid(passable).view)
     assert pos[0, 0] < 20.0
 
 
@@ -86,7 +86,7 @@ def test_diagonal_moves_never_slip_between_corner_touching_walls():
     pos = np.tile([[0.5, 0.5, 0.0]], (200, 1)) + np.c_[rng.uniform(-0.4, 0.4, (200, 2)), np.zeros(200)]
     vel = np.tile([[3.0, 3.0, 0.0]], (200, 1))
     for _ in range(50):
-        move_agents(pos, vel, np.full(200, 5.0), 0.05, grid.passable, 1.0, 0.0, 0.0, np.zeros((1, 1)), False)
+        move_agents(pos, vel, np.full(200, 5.0), 0.05, grid.view)
         vel[:] = (3.0, 3.0, 0.0)
     assert (pos[:, :2] < 1.0).all()                  # all stuck in the first cell, none through
 
@@ -98,7 +98,7 @@ def test_random_velocities_never_put_an_agent_in_a_wall(arena):
     pos = np.c_[arena.cells_to_world(start)[:, :2], np.zeros(500)]
     for _ in range(300):
         vel = np.c_[rng.normal(0, 6, (500, 2)), np.zeros(500)]
-        move_agents(pos, vel, np.full(500, 8.0), 1 / 30, arena.passable, 1.0, 0.0, 0.0, np.zeros((1, 1)), False)
+        move_agents(pos, vel, np.full(500, 8.0), 1 / 30, arena.view)
         c = arena.world_to_cells(pos)
         assert arena.passable[c[:, 1], c[:, 0]].all()
 

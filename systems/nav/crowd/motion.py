@@ -9,13 +9,12 @@ import numpy as np
 from ..grid import Grid
 from ..steering.contacts import resolve_contacts
 from ..steering.movement import move_agents
-from ..steering.orca import orca_velocities
+from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
 from .config import CrowdConfig
 from .state import F_AVOIDANCE, F_PAUSED, P_MAX_SPEED, P_RADIUS, CrowdState, NavState
 
 __all__ = ["CrowdMotion"]
 
-_NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
 
 
 class CrowdMotion:
@@ -42,13 +41,13 @@ class CrowdMotion:
         preferred = s.velocity[:n, :2].copy()
         previous = self._last_velocity if len(self._last_velocity) == n else preferred
         safe = np.empty((n, 2))
-        orca_velocities(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
-                        np.ascontiguousarray(s.agent_params[:n, P_RADIUS]),
-                        np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority,
-                        np.ascontiguousarray(s.flock_group[:n, 0]), active, present,
-                        cfg.avoidance_distance * grid.cell_size, cfg.avoidance_neighbours, cfg.avoidance_horizon,
-                        cfg.avoidance_wall_horizon, dt, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1],
-                        safe)
+        agents = OrcaAgents(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
+                            np.ascontiguousarray(s.agent_params[:n, P_RADIUS]),
+                            np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority,
+                            np.ascontiguousarray(s.flock_group[:n, 0]), active, present)
+        settings = OrcaSettings(float(cfg.avoidance_distance * grid.cell_size), int(cfg.avoidance_neighbours),
+                                float(cfg.avoidance_horizon), float(cfg.avoidance_wall_horizon))
+        orca_velocities(agents, settings, grid.view, dt, safe)
         s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
 
     def _move(self, dt: float) -> None:
@@ -58,11 +57,9 @@ class CrowdMotion:
         still = s.agent_flags[:n, F_PAUSED] | ~s.alive[:n]
         if still.any():
             vel[still] = 0.0
-        heights = grid.heights if grid.heights is not None else _NO_HEIGHTS
         pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
         before = pos[:, :2].copy()
-        move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.passable, grid.cell_size,
-                    grid.origin[0], grid.origin[1], heights, grid.heights is not None)
+        move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.view)
         if self.config.contacts and self.movement == "crowd":
             self._push_apart(pos, vel, before, ~still, dt)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
@@ -80,8 +77,7 @@ class CrowdMotion:
         walking = s.nav_state[:n, 0] == NavState.FOLLOWING
         rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
         if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank,
-                            np.ascontiguousarray(s.flock_group[:n, 0]), agents, grid.passable, grid.cell_size,
-                            grid.origin[0], grid.origin[1]):
+                            np.ascontiguousarray(s.flock_group[:n, 0]), agents, grid.view):
             # a unit held back by others slows down (the arrival stall clock sees it); its heading
             # stays the steering's, so contact pushes do not make it jitter
             wanted = np.hypot(vel[:, 0], vel[:, 1])

@@ -68,7 +68,7 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float) -> int:
     use_walls = bool(flow.any() and wall_avoidance > 0)
     if use_walls:
         reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
-        wall_repulsion(pos2, flow, reach, grid.passable, grid.cell_size, grid.origin[0], grid.origin[1], wall)
+        wall_repulsion(pos2, flow, reach, grid.view, wall)
     _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall,
              wall_avoidance if use_walls else 0.0, s.position, s.home_x, s.home_y, HOME_PULL)
     return int(pairs)

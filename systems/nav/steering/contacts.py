@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..grid import GridView
 from .proximity_grid import build_proximity_grid, cell_window
 
 __all__ = ["resolve_contacts", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK"]
@@ -41,25 +42,26 @@ RESOLVE_FACTOR = 1.0
 
 
 def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray, group: np.ndarray,
-                     active: np.ndarray, passable: np.ndarray, cell_size: float, origin_x: float,
-                     origin_y: float) -> int:
+                     active: np.ndarray, view: GridView) -> int:
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
-    more. Returns the pairs in contact in the first pass."""
+    more; blocked cells of ``view`` (``Grid.view``) stop a push. Returns the pairs in contact in
+    the first pass."""
     if not active.any():
         return 0
     reach = float(2.0 * CONTACT_MARGIN * radius[active].max())
-    return int(_resolve(position, radius, rank, group, active, CONTACT_ITERATIONS, SETTLED_WEIGHT, RANK_WEIGHT,
-                        RANK_SCALE, CONTACT_MARGIN, reach, RESOLVE_FACTOR, passable, cell_size, origin_x, origin_y))
+    return int(_resolve(position, radius, rank, group, active, reach, view))
 
 
 @njit(cache=True)
-def _resolve(position, radius, rank, group, active, passes, settled_weight, rank_weight, rank_scale, margin, cell,
-             factor, passable, cell_size, origin_x, origin_y):
+def _resolve(position, radius, rank, group, active, cell, view):
     """Gauss-Seidel passes (each pair once per pass, moved at once: converges in far fewer passes
     than summing displacements). After the first pass only pairs with an agent moved in the
     previous one are looked at: the rest cannot have come into contact."""
+    passable, cell_size, origin_x, origin_y, _, _ = view
+    passes, settled_weight, rank_weight, rank_scale = CONTACT_ITERATIONS, SETTLED_WEIGHT, RANK_WEIGHT, RANK_SCALE
+    margin, factor = CONTACT_MARGIN, RESOLVE_FACTOR
     n = position.shape[0]
     pos2 = np.empty((n, 2))
     moved = active.copy()

@@ -25,11 +25,12 @@ def _blocked(passable, cx, cy):
 
 
 @njit(cache=True)
-def move_agents(position, velocity, max_speed, dt, passable, cell_size, origin_x, origin_y,
-                heights, has_heights):
+def move_agents(position, velocity, max_speed, dt, view):
     """Advance ``position`` (``(n, 3)``) by ``velocity`` (``(n, 3)``, clamped to ``max_speed``)
-    for ``dt`` seconds, sliding along walls; both arrays are updated in place and ``velocity``
-    becomes the velocity actually achieved (xy; z follows ``heights`` when ``has_heights``)."""
+    for ``dt`` seconds over the grid ``view`` (``Grid.view``), sliding along walls; both arrays
+    are updated in place and ``velocity`` becomes the velocity actually achieved (xy; z follows
+    the grid's heights when it has them)."""
+    passable, cell_size, origin_x, origin_y, heights, has_heights = view
     n = position.shape[0]
     gap = WALL_GAP * cell_size
     for i in range(n):

@@ -16,13 +16,37 @@ right) breaks the symmetric deadlocks of head-on encounters.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from .proximity_grid import build_proximity_grid, cell_window
 
-__all__ = ["orca_velocities"]
+__all__ = ["OrcaAgents", "OrcaSettings", "orca_velocities"]
+
+
+class OrcaAgents(NamedTuple):
+    """The per-agent inputs of ``orca_velocities``, ``n`` rows each."""
+
+    position: np.ndarray     # (n, 2) xy
+    velocity: np.ndarray     # (n, 2) the velocity neighbours saw last tick
+    preferred: np.ndarray    # (n, 2) what the planners and steering ask for
+    radius: np.ndarray       # (n,)
+    max_speed: np.ndarray    # (n,) > 0
+    priority: np.ndarray     # (n,) > 0: higher keeps its course, lower yields
+    group: np.ndarray        # int64 (n,): flock mates (same id ≥ 0) do not avoid each other here
+    active: np.ndarray       # bool (n,): agents that get a safe velocity
+    present: np.ndarray      # bool (n,): agents that count as neighbours
+
+
+class OrcaSettings(NamedTuple):
+    """How far and how many neighbours ORCA looks at, and its time horizons (seconds)."""
+
+    neighbour_distance: float   # world units
+    max_neighbours: int
+    time_horizon: float         # against other agents
+    wall_horizon: float         # against blocked cells
 
 _EPS = 1e-5
 _MAX_LINES = 48
@@ -204,16 +228,17 @@ def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, bes
 
 
 @njit(cache=True, parallel=True)
-def orca_velocities(position, velocity, preferred, radius, max_speed, priority, group, active, present,
-                    neighbour_distance, max_neighbours, time_horizon, wall_horizon, dt, passable, cs, ox, oy, out):
-    """Safe velocities ``out`` ``(n, 2)`` for the ``active`` agents (others: ``preferred``).
+def orca_velocities(agents, settings, view, dt, out):
+    """Safe velocities ``out`` ``(n, 2)`` for the ``agents.active`` (others: their preferred one).
 
-    ``position`` / ``velocity`` / ``preferred`` are ``(n, 2|3)`` (xy used); ``present`` marks the
-    agents that count as neighbours; ``priority`` > 0 (higher keeps its course, lower yields);
-    agents of one flock ``group`` (≥ 0) do not avoid each other here: their flocking separation
+    ``agents``: ``OrcaAgents``; ``settings``: ``OrcaSettings``; ``view``: ``Grid.view`` (blocked
+    cells are static obstacles). Agents of one flock ``group`` (≥ 0) do not avoid each other here: their flocking separation
     spaces them (measured: ORCA between mates jams a 250-unit group at a 3-cell bridge, and its
     extra constraints make the cross-group ones infeasible more often).
     Returns the number of neighbour pairs examined."""
+    position, velocity, preferred, radius, max_speed, priority, group, active, present = agents
+    neighbour_distance, max_neighbours, time_horizon, wall_horizon = settings
+    passable, cs, ox, oy, _, _ = view
     n = position.shape[0]
     order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
     # the bucketed agents' positions and groups in bucket order: the neighbour scans read

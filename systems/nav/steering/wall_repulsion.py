@@ -10,9 +10,11 @@ __all__ = ["wall_repulsion"]
 
 
 @njit(cache=True)
-def wall_repulsion(pos, active, reach, passable, cell_size, origin_x, origin_y, out):
+def wall_repulsion(pos, active, reach, view, out):
     """For each active agent, sum ``(1 - d / reach)`` pushes away from the nearest point of every
-    blocked cell closer than ``reach`` (world units, per agent) into ``out`` (``(n, 2)``)."""
+    blocked cell of the grid ``view`` (``Grid.view``) closer than ``reach`` (world units, per
+    agent) into ``out`` (``(n, 2)``)."""
+    passable, cell_size, origin_x, origin_y, _, _ = view
     h, w = passable.shape
     n = pos.shape[0]
     out[:] = 0.0

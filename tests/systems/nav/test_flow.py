@@ -371,7 +371,7 @@ def test_wall_repulsion_pushes_away_from_walls_only_when_near():
 """)
     pos = np.array([[1.2, 1.5], [4.0, 1.5]])
     out = np.empty((2, 2))
-    wall_repulsion(pos, np.array([True, True]), np.array([0.8, 0.8]), grid.passable, 1.0, 0.0, 0.0, out)
+    wall_repulsion(pos, np.array([True, True]), np.array([0.8, 0.8]), grid.view, out)
     assert out[0, 0] > 0 and abs(out[0, 1]) < 1e-9         # pushed east, away from the wall
     # the agent at x=4 is 0.5 from nothing blocked... except the map edge? no: y edges are 1.5 away
     assert (out[1] == 0).all()
