@@ -14,6 +14,9 @@ from .surface import MeshSurface
 from .trace import inset_lattice_points, polygons_along
 from .triangulate import boundary_corners, portal_tables, triangles_holding
 from .visibility import (
+    LinkEnds,
+    VisibilityGraph,
+    VisibilityQuery,
     corner_wedges,
     goal_distances,
     grazed_corners,
@@ -132,11 +135,12 @@ class ExactRoute(MeshSurface):
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
             d_goal = goal_distances(self.landmarks, to_goal, t.corner_ids)
-            length, route = visibility_astar(
-                self.vis_start, self.vis_dst, t.vinfo, self.landmarks, d_goal, t.corner_ids, from_start,
-                to_goal, sx, sy, gx, gy, e.node, sc.next_stamp(), sc.stats, e.xy, e.land, e.cstart,
-                e.cids, e.cdist, e.seen_by_start, e.seen_by_end, e.seen_by_dist, e.end_end, start_end, seen_by_goal[1:], e.link_to, e.link_cost,
-                e.land, link_bounds(e.land, d_goal, e.link_to, e.link_cost))
+            graph = VisibilityGraph(self.vis_start, self.vis_dst, t.vinfo, self.landmarks, t.corner_ids)
+            links = LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
+                             e.seen_by_dist, e.end_end, e.link_to, e.link_cost)
+            query = VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
+                                    start_end, seen_by_goal[1:], link_bounds(e.land, d_goal, e.link_to, e.link_cost))
+            length, route = visibility_astar(graph, links, query, e.node, sc.next_stamp(), sc.stats)
             if direct <= length:
                 route, length = np.zeros(0, np.int64), direct
             if not math.isfinite(length):

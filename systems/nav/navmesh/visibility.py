@@ -15,6 +15,7 @@ cell (0, 0 for corners that sit on a cliff, which get no tautness filter).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -23,8 +24,56 @@ from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
 from .geometry import cross, positive_span
 from .mesh_types import QueryTables
 
-__all__ = ["link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
+__all__ = ["VisibilityGraph", "LinkEnds", "VisibilityQuery", "link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]
+
+
+
+class VisibilityGraph(NamedTuple):
+    """A mesh's visibility graph over its convex corners, as ``visibility_astar`` reads it."""
+
+    start: np.ndarray        # CSR: the taut segments leaving each vertex …
+    dst: np.ndarray          # … and where they go
+    vinfo: np.ndarray        # (V, 4) per vertex: x, y and its wedge qx, qy
+    land: np.ndarray         # (V, K) landmark distances
+    corners: np.ndarray      # the convex corner ids
+
+
+class LinkEnds(NamedTuple):
+    """Off-mesh link ends as extra nodes V..V+E-1 of the query (empty arrays without links).
+
+    End e sees the corners ``cids`` (CSR ``cstart``) at ``cdist``; the other way round, corner u
+    is seen by the ends ``seen_by_end`` (CSR ``seen_by_start``) at ``seen_by_dist``; ends see
+    each other at ``end_end``; taking the link from end e leads to end ``link_to[e]`` (-1: none
+    starts there) for ``link_cost[e]``."""
+
+    xy: np.ndarray
+    land: np.ndarray         # (E, K) landmark distances per end
+    cstart: np.ndarray
+    cids: np.ndarray
+    cdist: np.ndarray
+    seen_by_start: np.ndarray
+    seen_by_end: np.ndarray
+    seen_by_dist: np.ndarray
+    end_end: np.ndarray
+    link_to: np.ndarray
+    link_cost: np.ndarray
+
+
+class VisibilityQuery(NamedTuple):
+    """One query's endpoints and what the sweeps from them found."""
+
+    sx: float
+    sy: float
+    gx: float
+    gy: float
+    from_start: np.ndarray   # (V,) distance from the start to each vertex it sees (inf elsewhere)
+    to_goal: np.ndarray      # (V,) distance to the goal from each vertex that sees it
+    d_goal: np.ndarray       # (K,) the goal's landmark distances (``goal_distances``)
+    start_end: np.ndarray    # (E,) the start to each link end it sees
+    end_goal: np.ndarray     # (E,) each link end to the goal
+    link_bound: np.ndarray   # (E,) a lower bound on finishing through the link from each end
+
 
 _NO_POLYS = np.zeros(0, dtype=np.int64)
 #: keys are g + h·_TIE (``TIE_BREAK``): among equal f the node nearer the goal pops first — with
@@ -235,29 +284,18 @@ def _h(land, d_goal, v, link_land, link_bound):
 
 
 @njit(cache=True)
-def visibility_astar(vg_start, vg_dst, vinfo, land, d_goal, corners, from_start, to_goal, sx, sy, gx, gy,
-                     node, stamp, stats, end_xy, end_land, end_cstart, end_cids, end_cdist,
-                     seen_by_start, seen_by_end, seen_by_dist, end_end,
-                     start_end, end_goal, link_to, link_cost, link_land, link_bound):
-    """A* from the start to the goal over the visibility graph, plus off-mesh link ends.
-
-    ``vinfo`` (V, 4): each vertex's x, y and wedge qx, qy; ``from_start`` / ``to_goal``: (V,)
-    distances from the start / to the goal for the vertices each sees (inf elsewhere);
-    ``corners``: all corner ids; ``land``: (V, K) landmark distances, ``d_goal`` (K,) the goal's
-    (``goal_distances``).
-
-    Link ends are nodes V..V+E-1 at ``end_xy`` with landmark rows ``end_land``. End e sees the
-    corners ``end_cids`` (CSR ``end_cstart``) at ``end_cdist``; the other way round, corner u is
-    seen by the ends ``seen_by_end`` (CSR ``seen_by_start``) at ``seen_by_dist``. End e sees
-    the other ends at ``end_end[e]``, is seen from the start at ``start_end[e]`` and sees the
-    goal at ``end_goal[e]``; taking the link from end e leads to end ``link_to[e]`` (-1: none
-    starts there) for ``link_cost[e]``. ``link_land`` (E, K) and ``link_bound`` (E,), a lower
-    bound on finishing through the link from each end (inf where none starts), feed the
-    estimate. Without links all of these are empty.
+def visibility_astar(graph, links, query, node, stamp, stats):
+    """A* from the start to the goal over the visibility graph (``VisibilityGraph``), plus the
+    off-mesh link ends (``LinkEnds``) as nodes V..V+E-1, for one ``VisibilityQuery``.
 
     ``node`` (V+E, 4) is per-node scratch — g, h, parent, stamp in one cache line — reused
-    across calls (``stamp`` new each call). Returns ``(length, node ids in path order)`` (inf,
-    empty when unreachable)."""
+    across calls (``stamp`` new each call); ``stats[1]`` counts expansions. Returns
+    ``(length, node ids in path order)`` (inf, empty when unreachable)."""
+    vg_start, vg_dst, vinfo, land, corners = graph
+    (end_xy, end_land, end_cstart, end_cids, end_cdist, seen_by_start, seen_by_end, seen_by_dist, end_end,
+     link_to, link_cost) = links
+    sx, sy, gx, gy, from_start, to_goal, d_goal, start_end, end_goal, link_bound = query
+    link_land = end_land
     n = vinfo.shape[0]
     n_end = end_xy.shape[0]
     goal = n + n_end
