@@ -30,7 +30,7 @@ from ..errors import NavError
 from ..grid import Grid, finite_point, line_max_cost
 from ..kernels.csr import csr_dijkstra
 from ..result import PathResult, PathStatus
-from .graph_search import GraphScratch, graph_search
+from .graph_search import GraphArrays, GraphEnds, GraphScratch, graph_search
 
 __all__ = ["WaypointGraph", "LookupTables", "LOOKUP_LIMIT_BYTES"]
 
@@ -202,10 +202,9 @@ class WaypointGraph:
             return PathResult.unreachable(f"no waypoint in sight of the {which}")
         ca = np.hypot(*(self.points[a, :2] - s).T)
         cb = np.hypot(*(self.points[b, :2] - g).T)
-        cost, path, _ = graph_search(self.adj_start, self.adj_target, self.adj_cost, self.points[:, 0].copy(),
-                                     self.points[:, 1].copy(), np.ones(len(self.cells), dtype=np.uint8),
-                                     a, ca, b, cb, float(g[0]), float(g[1]), True,
-                                     *self._scratch.arrays(), self._scratch.next(), np.zeros(0, dtype=np.int64))
+        ends = GraphEnds(a, ca, b, cb, float(g[0]), float(g[1]), True)
+        cost, path, _ = graph_search(self._graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
+                                     self._scratch.next(), np.zeros(0, dtype=np.int64))
         if len(path) == 0:
             return PathResult.unreachable("start and goal waypoints are not connected")
         cells = np.concatenate([[sc], self.cells[path], [gc]]).astype(np.int32)
@@ -213,11 +212,17 @@ class WaypointGraph:
 
     def shortest_path(self, a: int, b: int) -> tuple[float, np.ndarray]:
         """Graph Dijkstra between waypoints ``a`` and ``b``: ``(cost, node indices)``."""
-        cost, path, _ = graph_search(self.adj_start, self.adj_target, self.adj_cost, self.points[:, 0].copy(),
-                                     self.points[:, 1].copy(), np.ones(len(self.cells), dtype=np.uint8),
-                                     np.array([a]), np.zeros(1), np.array([b]), np.zeros(1), 0.0, 0.0, False,
-                                     *self._scratch.arrays(), self._scratch.next(), np.zeros(0, dtype=np.int64))
+        ends = GraphEnds(np.array([a]), np.zeros(1), np.array([b]), np.zeros(1), 0.0, 0.0, False)
+        cost, path, _ = graph_search(self._graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
+                                     self._scratch.next(), np.zeros(0, dtype=np.int64))
         return float(cost), path
+
+    def _graph_arrays(self) -> GraphArrays:
+        return GraphArrays(self.adj_start, self.adj_target, self.adj_cost, np.ascontiguousarray(self.points[:, 0]),
+                           np.ascontiguousarray(self.points[:, 1]))
+
+    def _everywhere(self) -> np.ndarray:
+        return np.ones(len(self.cells), dtype=np.uint8)
 
     def lookup_tables(self, limit_bytes: int = LOOKUP_LIMIT_BYTES) -> "LookupTables":
         """All-pairs next-hop and cost tables (built once, one Dijkstra per waypoint)."""

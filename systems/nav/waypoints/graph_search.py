@@ -9,6 +9,7 @@ flag is set are entered, which restricts a search to a corridor of clusters.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -17,7 +18,7 @@ from ..kernels.chain import parent_chain
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up, heap_update
 from ..kernels.steps import step_cost
 
-__all__ = ["OCTILE_DIAG", "GraphScratch", "graph_search", "refine_legs"]
+__all__ = ["OCTILE_DIAG", "GraphArrays", "GraphEnds", "GraphScratch", "ScratchArrays", "graph_search", "refine_legs"]
 
 OCTILE_DIAG = math.sqrt(2.0) - 1.0
 
@@ -38,6 +39,41 @@ def _touch(u, cur, stamp, g, parent, pos, to_goal):
         parent[u] = -1
         pos[u] = NOT_IN_HEAP
         to_goal[u] = np.inf
+
+
+class GraphArrays(NamedTuple):
+    """A waypoint graph as ``graph_search`` reads it: CSR edges and node positions (cells)."""
+
+    start: np.ndarray        # CSR: the edges leaving node u are start[u]:start[u + 1] …
+    target: np.ndarray       # … to these nodes …
+    cost: np.ndarray         # … at these costs
+    node_x: np.ndarray
+    node_y: np.ndarray
+
+
+class GraphEnds(NamedTuple):
+    """A query's virtual ends: start → ``src`` nodes at ``src_cost``, ``dst`` nodes → goal at
+    ``dst_cost``; the goal's position feeds the octile estimate when ``use_heuristic``."""
+
+    src: np.ndarray
+    src_cost: np.ndarray
+    dst: np.ndarray
+    dst_cost: np.ndarray
+    goal_x: float
+    goal_y: float
+    use_heuristic: bool
+
+
+class ScratchArrays(NamedTuple):
+    """``GraphScratch``'s arrays as the kernel takes them (one argument)."""
+
+    g: np.ndarray
+    parent: np.ndarray
+    pos: np.ndarray
+    keys: np.ndarray
+    nodes: np.ndarray
+    to_goal: np.ndarray
+    stamp: np.ndarray
 
 
 class GraphScratch:
@@ -61,23 +97,25 @@ class GraphScratch:
         self.cur += 1
         return self.cur
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The seven scratch arrays, in ``graph_search``'s argument order."""
-        return (self.g, self.parent, self.pos, self.keys, self.nodes, self.to_goal, self.stamp)
+    def arrays(self) -> ScratchArrays:
+        """The scratch arrays as ``graph_search`` takes them."""
+        return ScratchArrays(self.g, self.parent, self.pos, self.keys, self.nodes, self.to_goal, self.stamp)
 
 
 @njit(cache=True)
-def graph_search(adj_start, adj_target, adj_cost, node_x, node_y, allowed,
-                 src, src_cost, dst, dst_cost, goal_x, goal_y, use_heuristic,
-                 g, parent, pos, keys, nodes, to_goal, stamp, cur, report):
-    """A* (or Dijkstra when ``use_heuristic`` is False) from the virtual start (edges ``src``
-    with ``src_cost``) to the virtual goal (edges ``dst`` with ``dst_cost``).
+def graph_search(graph, allowed, ends, scratch, cur, report):
+    """A* (or Dijkstra when ``ends.use_heuristic`` is False) over ``graph`` (``GraphArrays``)
+    from the virtual start to the virtual goal of ``ends`` (``GraphEnds``), entering only nodes
+    whose ``allowed`` flag is set.
 
-    Scratch arrays come from a ``GraphScratch`` (``cur`` its fresh stamp). Returns
+    ``scratch`` is a ``GraphScratch``'s ``arrays()`` (``cur`` its fresh stamp). Returns
     ``(cost, path, reported)``: ``path`` the node ids from a source to a target (empty when no
     target is reachable or there are none), ``reported`` the settled cost of each node of
     ``report`` (inf where not settled) — the Dijkstra distances an insertion needs.
     """
+    adj_start, adj_target, adj_cost, node_x, node_y = graph
+    src, src_cost, dst, dst_cost, goal_x, goal_y, use_heuristic = ends
+    g, parent, pos, keys, nodes, to_goal, stamp = scratch
     n = node_x.size
     goal = n                                      # slot n = the virtual goal
     stamp[goal] = cur
