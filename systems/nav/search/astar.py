@@ -18,6 +18,7 @@ from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from ..kernels.steps import MOVE_DX, MOVE_DY, SQRT2, move_offsets, step_cost
 from .goal_bounds import inside
+from .open_list import resume, suspend
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
 
 __all__ = ["SQRT2", "OCTILE_DIAG", "heuristic_xy", "astar_begin", "astar_run", "trace_path"]
@@ -80,18 +81,13 @@ def astar_run(moves, cost, wp, uniform, ws, hmode, hweight, htable, budget, boun
     g, parent, stamp, pos, heap_key, heap_node, state = ws
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
-    cur = np.int32(state[STAMP])
-    size = state[HEAP_SIZE]
-    goal = state[GOAL]
-    expanded = state[EXPANDED]
+    cur, size, goal, gx, gy, expanded = resume(state, wp)
     status = IN_PROGRESS
     hw = hweight + TIE_BREAK
     # neighbour offsets in move-mask bit order: E, W, S, N, SE, SW, NE, NW
     offs = move_offsets(wp)
     mdx = MOVE_DX
     mdy = MOVE_DY
-    gx = goal % wp
-    gy = goal // wp
     steps = 0
     while steps < budget:
         if size == 0:
@@ -130,10 +126,7 @@ def astar_run(moves, cost, wp, uniform, ws, hmode, hweight, htable, budget, boun
                 parent[v] = u
                 heap_key[p] = ng + hw * heuristic_xy(ux + mdx[k], uy + mdy[k], gx, gy, v, hmode, htable)
                 heap_sift_up(heap_key, heap_node, pos, p)
-    state[HEAP_SIZE] = size
-    state[EXPANDED] = expanded
-    state[STATUS] = status
-    return status
+    return suspend(state, size, expanded, status, 0)
 
 
 @njit(cache=True)

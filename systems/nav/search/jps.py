@@ -28,7 +28,8 @@ from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from ..kernels.steps import SQRT2
-from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
+from .open_list import resume, suspend
+from .workspace import EXHAUSTED, FOUND, IN_PROGRESS, STATUS
 
 __all__ = ["jps_run", "expand_jumps", "relax_jump", "SCAN_PER_UNIT"]
 
@@ -123,12 +124,7 @@ def jps_run(free, wp, ws, budget):
     g, parent, stamp, pos, heap_key, heap_node, state = ws
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
-    cur = np.int32(state[STAMP])
-    size = state[HEAP_SIZE]
-    goal = state[GOAL]
-    gx = goal % wp
-    gy = goal // wp
-    expanded = state[EXPANDED]
+    cur, size, goal, gx, gy, expanded = resume(state, wp)
     status = IN_PROGRESS
     dirs_x = np.empty(5, dtype=np.int64)
     dirs_y = np.empty(5, dtype=np.int64)
@@ -203,11 +199,7 @@ def jps_run(free, wp, ws, budget):
             vy = uy + dy * steps
             v = vy * wp + vx
             size = relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, gu + length, gx, gy)
-    state[HEAP_SIZE] = size
-    state[EXPANDED] = expanded
-    state[STATUS] = status
-    state[WORK] += used
-    return status
+    return suspend(state, size, expanded, status, used)
 
 
 @njit(cache=True)

@@ -24,6 +24,7 @@ from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push
 from ..kernels.steps import SQRT2
 from .goal_bounds import inside
 from .jps import _octile, expand_jumps, relax_jump
+from .open_list import resume, suspend
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
 
 __all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "jps_plus_run", "DX", "DY"]
@@ -208,12 +209,7 @@ def jps_plus_run(table, free, wp, ws, budget, bounds, use_bounds):
     g, parent, stamp, pos, heap_key, heap_node, state = ws
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
-    cur = np.int32(state[STAMP])
-    size = state[HEAP_SIZE]
-    goal = state[GOAL]
-    gx = goal % wp
-    gy = goal // wp
-    expanded = state[EXPANDED]
+    cur, size, goal, gx, gy, expanded = resume(state, wp)
     status = IN_PROGRESS
     dirs = np.empty(8, dtype=np.int64)
     used = 0
@@ -301,11 +297,7 @@ def jps_plus_run(table, free, wp, ws, budget, bounds, use_bounds):
             vy = uy + dy * steps
             v = vy * wp + vx
             size = relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, gu + length, gx, gy)
-    state[HEAP_SIZE] = size
-    state[EXPANDED] = expanded
-    state[STATUS] = status
-    state[WORK] += used
-    return status
+    return suspend(state, size, expanded, status, used)
 
 
 class JumpTable:
