@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit, prange
 
 from .proximity_grid import build_proximity_grid, cell_window
@@ -40,17 +39,9 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         return 0
     order, starts, ox, oy, cols, rows = build_proximity_grid(pos, active, cell)
     # neighbours' data in bucket order: the scans below read memory in sequence
-    m = order.shape[0]
-    near_pos = np.empty((m, 2))
-    near_vel = np.empty((m, 2))
-    near_group = np.empty(m, dtype=group.dtype)
-    for e in range(m):
-        j = order[e]
-        near_pos[e, 0] = pos[j, 0]
-        near_pos[e, 1] = pos[j, 1]
-        near_vel[e, 0] = vel[j, 0]
-        near_vel[e, 1] = vel[j, 1]
-        near_group[e] = group[j]
+    near_pos = pos[order, :2]
+    near_vel = vel[order, :2]
+    near_group = group[order]
     pairs = 0
     for i in prange(n):
         if not steer[i]:

@@ -243,12 +243,8 @@ def orca_velocities(agents, settings, view, dt, out):
     order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
     # the bucketed agents' positions and groups in bucket order: the neighbour scans read
     # memory in sequence instead of jumping through the agent table
-    near_pos = np.empty((order.shape[0], 2))
-    near_group = np.empty(order.shape[0], dtype=group.dtype)
-    for e in range(order.shape[0]):
-        near_pos[e, 0] = position[order[e], 0]
-        near_pos[e, 1] = position[order[e], 1]
-        near_group[e] = group[order[e]]
+    near_pos = position[order, :2]
+    near_group = group[order]
     # a bucket holding one flock only (the inside of an army) is skipped whole by its members
     bucket_group = np.full(starts.shape[0] - 1, -2, dtype=np.int64)
     for k in range(starts.shape[0] - 1):
