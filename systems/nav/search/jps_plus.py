@@ -20,14 +20,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push
+from ..heuristics import OCTILE
+from ..kernels.heap import CLOSED, heap_pop
 from ..kernels.steps import SQRT2
+from .astar import astar_begin
 from .goal_bounds import inside
-from .jps import _octile, expand_jumps, relax_jump
+from .jps import expand_jumps, relax_jump
 from .open_list import resume, suspend
-from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, STATUS, WORK
+from .workspace import EXHAUSTED, FOUND, IN_PROGRESS, STATUS
 
 __all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "jps_plus_run", "DX", "DY"]
+
+#: astar_begin's heuristic table, unused in octile mode.
+_NO_TABLE = np.zeros(1)
 
 DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
@@ -429,20 +434,8 @@ def jps_plus_query(table, free, wp, ws, start, goal, bounds, use_bounds):
     """One whole JPS+ query in one call (for one-shot ``find_path``: no per-step overhead; call
     the workspace's ``next_stamp`` first). Returns ``(cost, cells)``; cost inf and no cells when
     unreachable."""
-    g, parent, stamp, pos, heap_key, heap_node, state = ws
-    cur = np.int32(state[STAMP])
-    stamp[start] = cur
-    g[start] = 0.0
-    parent[start] = -1
-    pos[start] = NOT_IN_HEAP
-    gx = goal % wp
-    gy = goal // wp
-    state[HEAP_SIZE] = heap_push(heap_key, heap_node, pos, 0, (1.0 + TIE_BREAK) * _octile(start % wp, start // wp,
-                                                                                          gx, gy), start)
-    state[EXPANDED] = 0
-    state[WORK] = 0
-    state[STATUS] = IN_PROGRESS
-    state[GOAL] = goal
+    astar_begin(ws, start, goal, wp, OCTILE, 1.0, _NO_TABLE)
+    g, parent = ws.g, ws.parent
     status = jps_plus_run(table, free, wp, ws, np.int64(1) << 60, bounds, use_bounds)
     if status != FOUND:
         return np.inf, np.zeros((0, 2), dtype=np.int32)

@@ -232,8 +232,8 @@ def orca_velocities(agents, settings, view, dt, out):
     """Safe velocities ``out`` ``(n, 2)`` for the ``agents.active`` (others: their preferred one).
 
     ``agents``: ``OrcaAgents``; ``settings``: ``OrcaSettings``; ``view``: ``Grid.view`` (blocked
-    cells are static obstacles). Agents of one flock ``group`` (≥ 0) do not avoid each other here: their flocking separation
-    spaces them (measured: ORCA between mates jams a 250-unit group at a 3-cell bridge, and its
+    cells are static obstacles). Agents of one flock ``group`` (≥ 0) do not avoid each other
+    here: their flocking separation spaces them (measured: ORCA between mates jams a 250-unit group at a 3-cell bridge, and its
     extra constraints make the cross-group ones infeasible more often).
     Returns the number of neighbour pairs examined."""
     position, velocity, preferred, radius, max_speed, priority, group, active, present = agents
