@@ -19,11 +19,16 @@ from ..grid import GridView
 from .proximity_grid import build_proximity_grid, cell_window
 
 __all__ = ["resolve_contacts", "contact_pairs", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK",
-           "PAIR_SKIN"]
+           "PAIR_SKIN", "PAIR_VISITS", "MIN_PASSES"]
 
 #: Passes per tick at most (Detour uses 4; a unit file pressed through a one-cell gap needs ~16 to
 #: stay clear of overlaps, a dense army gains nothing after ~4).
 CONTACT_ITERATIONS = 24
+#: Pair visits per tick after the first ``MIN_PASSES`` passes: a crowd of a few hundred gets all
+#: its passes, a dense army of thousands Detour's few (its residual squeeze gains nothing from
+#: more) at a bounded cost.
+PAIR_VISITS = 150_000
+MIN_PASSES = 4
 #: Pairs are pushed to this multiple of the sum of their radii (a little slack, so that what the
 #: passes leave of a squeeze stays clear of an overlap).
 CONTACT_MARGIN = 1.05
@@ -57,47 +62,70 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
         return 0
     skin = float(PAIR_SKIN * radius[active].max())
     reach = float(2.0 * CONTACT_MARGIN * radius[active].max()) + skin
-    first, contacts = contact_pairs(position, radius, active, reach, skin)
-    return int(_resolve(position, radius, rank, group, first, contacts, view))
+    order, first, other = contact_pairs(position, radius, active, reach, skin)
+    return int(_resolve_in_bucket_order(position, radius, rank, group, order, first, other, view))
+
+
+def contact_pairs(position: np.ndarray, radius: np.ndarray, active: np.ndarray, cell: float,
+                  skin: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs of ``active`` agents closer than ``CONTACT_MARGIN`` × the sum of their radii plus
+    ``skin`` (``cell`` ≥ that distance), each once: found once per tick (Detour collects its
+    neighbours once too); the skin keeps pairs that the passes' pushes bring into contact.
+    Returns ``(order, first, other)``: the active agents in spatial-hash order, and each pair as
+    two positions in ``order`` (neighbours sit close together in it)."""
+    pos2 = np.ascontiguousarray(position[:, :2], dtype=np.float64)
+    capacity = max(4 * int(active.sum()), 64)
+    while True:
+        order, first, other, m = _collect_pairs(pos2, radius, active, cell, skin, capacity)
+        if m <= capacity:
+            return order, first[:m], other[:m]
+        capacity = m                                        # a very dense tick: once more, sized
 
 
 @njit(cache=True)
-def contact_pairs(position, radius, active, cell, skin):
-    """Pairs ``(i, j)``, ``i < j``, of ``active`` agents closer than ``CONTACT_MARGIN`` × the sum
-    of their radii plus ``skin``, ordered by ``i``: found once per tick with one spatial hash
-    (Detour collects its neighbours once too); the skin keeps pairs that the passes' pushes bring
-    into contact. Returns ``(first, other)``: ``first[p] < other[p]``."""
-    n = position.shape[0]
-    pos2 = np.empty((n, 2))
-    pos2[:, 0] = position[:, 0]
-    pos2[:, 1] = position[:, 1]
+def _collect_pairs(pos2, radius, active, cell, skin, capacity):
+    """``contact_pairs``' kernel: fills at most ``capacity`` pairs and returns how many there are
+    (more than ``capacity``: call again with that much room)."""
     order, starts, ox, oy, cols, rows = build_proximity_grid(pos2, active, cell)
-    first = np.empty(max(8 * n, 16), dtype=np.int64)
-    other = np.empty_like(first)
+    sx = pos2[order, 0]                                     # bucket order: neighbours are contiguous
+    sy = pos2[order, 1]
+    sr = radius[order]
+    first = np.empty(capacity, dtype=np.int64)
+    other = np.empty(capacity, dtype=np.int64)
     m = 0
-    for i in range(n):
-        if not active[i]:
-            continue
-        r0, r1, c0, c1 = cell_window(pos2[i, 0], pos2[i, 1], ox, oy, cell, cols, rows)
+    for k in range(order.shape[0]):
+        xi = sx[k]
+        yi = sy[k]
+        ri = sr[k]
+        r0, r1, c0, c1 = cell_window(xi, yi, ox, oy, cell, cols, rows)
         for row in range(r0, r1 + 1):
-            for col in range(c0, c1 + 1):
-                k = row * cols + col
-                for e in range(starts[k], starts[k + 1]):
-                    j = order[e]
-                    if j <= i:
-                        continue
-                    near = CONTACT_MARGIN * (radius[i] + radius[j]) + skin
-                    dx = pos2[i, 0] - pos2[j, 0]
-                    dy = pos2[i, 1] - pos2[j, 1]
-                    if dx * dx + dy * dy >= near * near:
-                        continue
-                    if m == first.shape[0]:                       # grow (rare: a very dense tick)
-                        first = np.concatenate((first, np.empty_like(first)))
-                        other = np.concatenate((other, np.empty_like(other)))
-                    first[m] = i
-                    other[m] = j
-                    m += 1
-    return first[:m], other[:m]
+            # the window's buckets in one row are one run of the bucket order; each pair once
+            for e in range(max(starts[row * cols + c0], k + 1), starts[row * cols + c1 + 1]):
+                near = CONTACT_MARGIN * (ri + sr[e]) + skin
+                dx = xi - sx[e]
+                dy = yi - sy[e]
+                if dx * dx + dy * dy >= near * near:
+                    continue
+                if m < capacity:
+                    first[m] = k
+                    other[m] = e
+                m += 1
+    return order, first, other, m
+
+
+@njit(cache=True)
+def _resolve_in_bucket_order(position, radius, rank, group, order, first, other, view):
+    """``_resolve`` on copies in bucket order (neighbours close in memory), written back."""
+    m = order.shape[0]
+    pos = np.empty((m, 2))
+    for k in range(m):
+        pos[k, 0] = position[order[k], 0]
+        pos[k, 1] = position[order[k], 1]
+    pairs = _resolve(pos, radius[order], rank[order], group[order], first, other, view)
+    for k in range(m):
+        position[order[k], 0] = pos[k, 0]
+        position[order[k], 1] = pos[k, 1]
+    return pairs
 
 
 @njit(cache=True)
@@ -112,15 +140,20 @@ def _resolve(position, radius, rank, group, first, other, view):
     moved = np.ones(n, dtype=np.bool_)
     now = np.zeros(n, dtype=np.bool_)
     limit = 0.49 * cell_size                                # never jump a cell in one push
+    inv_cell = 1.0 / cell_size
     first_pairs = 0
+    visits = 0
     for it in range(CONTACT_ITERATIONS):
         now[:] = False
         pairs = 0
+        if it >= MIN_PASSES and visits > PAIR_VISITS:
+            break
         for p in range(first.shape[0]):
             i = first[p]
             j = other[p]
             if not (moved[i] or moved[j]):
                 continue
+            visits += 1
             reach = margin * (radius[i] + radius[j])
             dx = position[i, 0] - position[j, 0]
             dy = position[i, 1] - position[j, 1]
@@ -142,8 +175,8 @@ def _resolve(position, radius, rank, group, first, other, view):
                 uy = 0.0
             si = min(give_i * total, limit)
             sj = min((1.0 - give_i) * total, limit)
-            _push(position, i, ux * si, uy * si, passable, cell_size, origin_x, origin_y)
-            _push(position, j, -ux * sj, -uy * sj, passable, cell_size, origin_x, origin_y)
+            _push(position, i, ux * si, uy * si, passable, inv_cell, origin_x, origin_y)
+            _push(position, j, -ux * sj, -uy * sj, passable, inv_cell, origin_x, origin_y)
             now[i] = True
             now[j] = True
         if it == 0:
@@ -165,26 +198,41 @@ def _share(a, b, mates, settled_weight, rank_weight, scale):
         return 0.5 + settled_weight
     if math.isinf(b):
         return 0.5 - settled_weight
-    return 0.5 + rank_weight * math.tanh((a - b) / scale)
+    return 0.5 + rank_weight * _soft_sign((a - b) / scale)
 
 
 @njit(cache=True, inline="always")
-def _push(position, i, dx, dy, passable, cell_size, origin_x, origin_y):
+def _soft_sign(x):
+    """tanh to within 2% (a Pade form; libm's tanh was a third of a pass)."""
+    if x >= 3.0:
+        return 1.0
+    if x <= -3.0:
+        return -1.0
+    x2 = x * x
+    return x * (27.0 + x2) / (27.0 + 9.0 * x2)
+
+
+@njit(cache=True, inline="always")
+def _push(position, i, dx, dy, passable, inv_cell, origin_x, origin_y):
     """Move agent ``i`` by ``(dx, dy)``, dropping an axis whose step would enter a blocked cell."""
-    h, w = passable.shape
     x = position[i, 0]
     y = position[i, 1]
-    cy = int(math.floor((y - origin_y) / cell_size))
     nx = x + dx
-    ncx = int(math.floor((nx - origin_x) / cell_size))
-    if 0 <= ncx < w and 0 <= cy < h and passable[cy, ncx]:
+    if _open(passable, (nx - origin_x) * inv_cell, (y - origin_y) * inv_cell):
         x = nx
-    cx = int(math.floor((x - origin_x) / cell_size))
     ny = y + dy
-    ncy = int(math.floor((ny - origin_y) / cell_size))
-    if 0 <= cx < w and 0 <= ncy < h and passable[ncy, cx]:
+    if _open(passable, (x - origin_x) * inv_cell, (ny - origin_y) * inv_cell):
         y = ny
     position[i, 0] = x
     position[i, 1] = y
 
 
+@njit(cache=True, inline="always")
+def _open(passable, fx, fy):
+    """True when the cell at fractional cell coordinates ``(fx, fy)`` is on the grid and open
+    (a truncating ``int`` is the floor here: negatives are rejected first)."""
+    if fx < 0.0 or fy < 0.0:
+        return False
+    cx = int(fx)
+    cy = int(fy)
+    return cy < passable.shape[0] and cx < passable.shape[1] and passable[cy, cx]
