@@ -33,10 +33,10 @@ from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid, finite_point
 from ..result import PathStatus
 from ..search.sliced import WorkspacePool
-from ..steering.proximity_grid import near_any_in_group
+from .chaining import chained_arrivals
 from .config import CrowdConfig, CrowdEvents, _Collect
 from .following import follow_paths
-from .groups import FLOW_CODES, SPACING_RADII, GroupSteering
+from .groups import FLOW_CODES, GroupSteering
 from .motion import CrowdMotion
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
 from .progress import watch_progress
@@ -263,39 +263,11 @@ class Crowd(CrowdStructures, CrowdMotion):
                            s.velocity[moving].copy())
 
     def _chain_arrivals(self) -> None:
-        """Single units sent to one point spread around it instead of stacking: a unit held up on
-        the last leg of its path that touches a unit already arrived at the same target cell has
-        arrived too (``SPACING_RADII`` radii, as groups settle)."""
-        s, grid = self.state, self.grid
-        n = s.size
-        state = s.nav_state[:n, 0]
-        last_leg = np.flatnonzero((state == NavState.FOLLOWING) & (s.mode[:n] == Mode.PATH) & s.alive[:n]
-                                  & (s.path_len[:n] > 0) & (s.path_idx[:n] >= s.path_len[:n] - 1))
-        if len(last_leg) == 0:
-            return
-        # only units close to their target, or held up on the way (arrived mates in the way)
-        close = np.hypot(*(s.position[last_leg, :2] - s.target[last_leg, :2]).T) <= (
-            3 * SPACING_RADII * s.agent_params[last_leg, P_RADIUS] + grid.cell_size)
-        last_leg = last_leg[close | (s.still_for[last_leg] > 0.25)]
-        if len(last_leg) == 0:
-            return
-        done = np.flatnonzero((state == NavState.FINISHED) & s.alive[:n] & s.agent_flags[:n, F_HAS_TARGET])
-        if len(done) == 0:
-            return
-        def cell_key(ids):
-            c = grid.world_to_cells(s.target[ids])
-            return c[:, 1].astype(np.int64) * (grid.width + 1) + c[:, 0]
-        walking_key, done_key = cell_key(last_leg), cell_key(done)
-        shared = np.isin(walking_key, done_key)
-        if not shared.any():
-            return
-        last_leg, walking_key = last_leg[shared], walking_key[shared]
-        reach = (SPACING_RADII + 0.5) * float(s.agent_params[last_leg, P_RADIUS].max())
-        touching = near_any_in_group(np.ascontiguousarray(s.position[last_leg, :2]), walking_key,
-                                     np.ascontiguousarray(s.position[done, :2]), done_key, reach)
-        if touching.any():
-            s.velocity[last_leg[touching]] = 0.0
-            self.arrive(last_leg[touching])
+        """Single units sent to one point spread around it instead of stacking (``chaining``)."""
+        touching = chained_arrivals(self.state, self.grid.view)
+        if len(touching):
+            self.state.velocity[touching] = 0.0
+            self.arrive(touching)
 
     # ------------------------------------------------------------ outcomes
     def arrive(self, ids: np.ndarray) -> None:

@@ -229,6 +229,25 @@ def test_200_through_a_one_cell_gap_settle_close_to_the_best_packing(planner):
     assert distance.max() <= 1.3 * ideal, f"{distance.max():.1f} > 1.3 × {ideal:.1f}"
 
 
+def test_50_single_units_sent_to_one_point_settle_around_it_without_stacking():
+    """Arrival chaining: a unit on its last leg that touches a unit already arrived at the same
+    target cell has arrived too; with avoidance nobody ends closer than two radii."""
+    crowd = Crowd(Grid(np.ones((60, 60), dtype=bool)))
+    rng = np.random.default_rng(5)
+    r = 0.4
+    ids = crowd.add_agents(rng.uniform(5, 55, (50, 2)), radius=r, max_speed=3.0, avoidance=True)
+    for i in ids:
+        crowd.move([i], (30.5, 30.5))
+    reached: set[int] = set()
+    for _ in range(3000):
+        reached |= set(crowd.update(DT).reached.tolist())
+        if len(reached) == 50:
+            break
+    assert len(reached) == 50
+    assert len(cKDTree(crowd.positions[:, :2]).query_pairs(0.99 * 2 * r)) == 0
+    assert np.hypot(*(crowd.positions[:, :2] - (30.5, 30.5)).T).max() < 12.0      # a loose ring, not scattered
+
+
 def test_congestion_traffic_is_recounted_as_a_group_arrives():
     """The traffic map is refreshed at a low rate from the crowd as it is: a route's weight
     falls as its group's members arrive, and is gone when the order ends."""
