@@ -64,8 +64,16 @@ def _populate(crowd: Crowd, n: int, kind: str, rng) -> np.ndarray:
         s.nav_state[ids, 0] = NavState.FOLLOWING
         s.mode[ids] = 1
         return ids
-    ids = crowd.add_agents(starts, max_speed=2.0, group=0)
     groups = np.arange(n) // 500
+    if kind == "flock_blob":
+        # groups of 500 spawned together (as an RTS player's units are): each at the open cells
+        # nearest a random centre
+        centres = cells[rng.integers(0, len(cells), groups.max() + 1)]
+        for g in range(groups.max() + 1):
+            near = np.argsort(np.abs(cells - centres[g]).max(axis=1), kind="stable")[: (groups == g).sum()]
+            starts[groups == g] = cells[near] + 0.5
+    # "flock": each group's 500 members scattered over the whole map (sector tiles' worst case)
+    ids = crowd.add_agents(starts, max_speed=2.0, group=0)
     crowd.state.flock_group[ids, 0] = groups
     goals = cells[rng.integers(0, len(cells), groups.max() + 1)] + 0.5
     for g in range(groups.max() + 1):
@@ -75,12 +83,12 @@ def _populate(crowd: Crowd, n: int, kind: str, rng) -> np.ndarray:
 
 def scale_rows(scales, grid) -> list[dict]:
     rows = []
-    for kind in ("follow", "flock"):
+    for kind in ("follow", "flock", "flock_blob"):
         for n in scales:
             rng = np.random.default_rng(n)
             crowd = Crowd(grid, CrowdConfig(planning_units=10**9))
             ids = _populate(crowd, n, kind, rng)
-            for _ in range(200 if kind == "flock" else 40):   # plans made, sector fields on the way built
+            for _ in range(40 if kind == "follow" else 200):   # plans made, sector fields on the way built
                 crowd.update(DT)
             ticks = [_timed(lambda: crowd.update(DT)) for _ in range(30)]
             row = {"kind": kind, "agents": n, "crowd_tick_ms": round(float(np.median(ticks)), 3)}

@@ -62,6 +62,9 @@ class CrowdConfig:
             sum of their radii are pushed apart (never into a wall), so no two units overlap
             even where two armies press into each other; mates otherwise keep only flocking's
             soft spacing. Crowds at one-cell gaps flow more slowly with it (no squeezing past).
+        team_contacts: the same pass for pairs of avoiding agents of different groups only (on
+            by default: it makes ORCA's "no overlap between groups" firm where a jam leaves ORCA
+            no safe velocity; it costs a spatial hash per tick, ~0.7 ms at 10,000 agents).
     """
 
     planning_units: int = 20_000
@@ -92,6 +95,7 @@ class CrowdConfig:
     flow_rule: str = "descent"
     flow_acceleration: float = 0.0
     contacts: bool = False
+    team_contacts: bool = True
 
     def __post_init__(self) -> None:
         checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),

@@ -162,62 +162,73 @@ class GroupSteering:
             self._forget(key)
         walking = ready[inverse] & (s.nav_state[rows, 0] == NavState.FOLLOWING)
         aim = s.target[rows, :2].copy()
-        self._use_slots(rows, inverse, uniq, keys, first, walking & follower, radius, direction, aim)
+        self._use_slots(rows, inverse, keys, first, walking & follower, radius, settle, direction, aim)
         self._steer_all(rows[walking], inverse[walking], direction[walking], follower[walking], radius, keys[walking], dt,
                         aim[walking], settle)
 
-    def _use_slots(self, rows, inverse, uniq, keys, first, followers, radius, direction, aim) -> None:
+    def _use_slots(self, rows, inverse, keys, first, followers, radius, settle, direction, aim) -> None:
         """Followers near their goal claim the nearest free arrival slot; those with a slot aim
-        straight at it (``direction`` and ``aim`` updated in place)."""
+        straight at it (``direction`` and ``aim`` updated in place). Python runs per group only
+        where a unit needs a slot or gives one back; the rest is vectorised over all groups."""
         s = self.crowd.state
         pos = s.position[rows, :2]
         to_goal = np.hypot(*(pos - s.target[rows, :2]).T)
         near = followers & (to_goal <= CHAIN_REACH * radius[inverse])
-        for gi in np.unique(inverse[near]):
+        if not near.any():
+            return
+        order_of: dict[int, GroupOrder] = {}
+        for gi in np.unique(inverse[near]).tolist():
             order = self.orders.get(_group_key(keys[first[gi]]))
             if order is None:
                 continue
             if not order.slots_made:
                 self._make_slots(order, rows[inverse == gi])
-            members = np.flatnonzero(near & (inverse == gi))
-            free = np.flatnonzero(~order.taken)
-            outside = to_goal[members] > SETTLE_WITHIN_PACKING * order.pack_radius + 0.5 * self.crowd.grid.cell_size
-            held_off = members[(s.slot[rows[members]] >= 0) & (s.stalled[rows[members]] >= SETTLE_AFTER) & outside]
-            for k in held_off.tolist():                      # its slot is walled off by settled mates
-                _release_slot(s, order, rows[k])
-                s.stalled[rows[k]] = 0.0
-            free = np.flatnonzero(~order.taken)
-            needing = members[s.slot[rows[members]] < 0]
-            grid = self.crowd.grid
-            for k in needing[np.argsort(to_goal[needing], kind="stable")].tolist():
-                if len(free) == 0:
-                    break
-                # near the unit, but inner slots first: the blob fills from the goal outward; only
-                # a slot it can walk to in a straight line (the best few checked)
-                d = np.hypot(*(order.slots[free] - pos[k]).T) + INNER_FIRST * order.slot_distance[free]
-                best = np.argsort(d, kind="stable")[:SLOT_CANDIDATES]
-                seen = grid.segments_clear(np.repeat(pos[k][None], len(best), axis=0), order.slots[free[best]])
-                if not seen.any():
-                    continue                                  # walks on by the flow; tries again next tick
-                pick = int(best[np.argmax(seen)])
-                s.slot[rows[k]] = free[pick]
-                s.home_x[rows[k]], s.home_y[rows[k]] = order.slots[free[pick]]
-                order.taken[free[pick]] = True
-                free = np.delete(free, pick)
-            with_slot = members[s.slot[rows[members]] >= 0]
-            if len(with_slot):
-                # a slot out of straight sight (pushed behind a tree) is given back
-                spot = order.slots[s.slot[rows[with_slot]]]
-                lost = ~grid.segments_clear(pos[with_slot], spot)
-                for k in with_slot[lost].tolist():
-                    _release_slot(s, order, rows[k])
-                with_slot = with_slot[~lost]
-                spot = spot[~lost]
-                aim[with_slot] = spot
-                off = spot - pos[with_slot]
-                length = np.hypot(off[:, 0], off[:, 1])
-                ok = length > 1e-9
-                direction[with_slot[ok]] = off[ok] / length[ok, None]
+            order_of[gi] = order
+        near &= np.isin(inverse, np.fromiter(order_of, dtype=np.int64, count=len(order_of)))
+        slot = s.slot[rows]
+        # a slot walled off by settled mates is given back
+        held_off = near & (slot >= 0) & (s.stalled[rows] >= SETTLE_AFTER) & (to_goal > settle[inverse])
+        for k in np.flatnonzero(held_off).tolist():
+            _release_slot(s, order_of[inverse[k]], rows[k])
+            s.stalled[rows[k]] = 0.0
+        needing = np.flatnonzero(near & (s.slot[rows] < 0))
+        for gi in np.unique(inverse[needing]).tolist():
+            mine = needing[inverse[needing] == gi]
+            self._claim_slots(order_of[gi], rows, mine[np.argsort(to_goal[mine], kind="stable")], pos)
+        with_slot = np.flatnonzero(near & (s.slot[rows] >= 0))
+        if len(with_slot):
+            # a slot out of straight sight (pushed behind a tree) is given back
+            spot = np.stack([s.home_x[rows[with_slot]], s.home_y[rows[with_slot]]], axis=1)
+            lost = ~self.crowd.grid.segments_clear(pos[with_slot], spot)
+            for k in with_slot[lost].tolist():
+                _release_slot(s, order_of[inverse[k]], rows[k])
+            with_slot = with_slot[~lost]
+            spot = spot[~lost]
+            aim[with_slot] = spot
+            off = spot - pos[with_slot]
+            length = np.hypot(off[:, 0], off[:, 1])
+            ok = length > 1e-9
+            direction[with_slot[ok]] = off[ok] / length[ok, None]
+
+    def _claim_slots(self, order: GroupOrder, rows: np.ndarray, needing: np.ndarray, pos: np.ndarray) -> None:
+        """Units ``rows[needing]`` (nearest the goal first) of one group claim free slots: near
+        the unit, but inner slots first (the blob fills from the goal outward), and only a slot
+        it can walk to in a straight line (the best few checked)."""
+        s, grid = self.crowd.state, self.crowd.grid
+        free = np.flatnonzero(~order.taken)
+        for k in needing.tolist():
+            if len(free) == 0:
+                break
+            d = np.hypot(*(order.slots[free] - pos[k]).T) + INNER_FIRST * order.slot_distance[free]
+            best = np.argsort(d, kind="stable")[:SLOT_CANDIDATES]
+            seen = grid.segments_clear(np.repeat(pos[k][None], len(best), axis=0), order.slots[free[best]])
+            if not seen.any():
+                continue                                      # walks on by the flow; tries again next tick
+            pick = int(best[np.argmax(seen)])
+            s.slot[rows[k]] = free[pick]
+            s.home_x[rows[k]], s.home_y[rows[k]] = order.slots[free[pick]]
+            order.taken[free[pick]] = True
+            free = np.delete(free, pick)
 
     def settle_if_near(self, agents: np.ndarray) -> np.ndarray:
         """Group units among ``agents`` (walking with the group or alone after a recovery) that
@@ -407,18 +418,17 @@ class GroupSteering:
         """Each member's remaining cost on the field its group follows (NaN where there is none:
         outside a leader's corridor). The progress watch counts only a new lowest value as
         progress for these units, so a crowd jostling in a dead end is not "moving"."""
-        grid = self.crowd.grid
-        cells = grid.world_to_cells(self.crowd.state.position[members])
-        h, w = grid.shape
-        x = np.clip(cells[:, 0], 0, w - 1)
-        y = np.clip(cells[:, 1], 0, h - 1)
+        view = self.crowd.grid.view
+        position = self.crowd.state.position
         if order.corridor is not None:
-            return np.where(order.corridor.inside[y, x], order.corridor.field.integration[y, x], np.nan)
+            return _values_under(order.corridor.field.integration, order.corridor.inside, True, False, position,
+                                 members, view.origin_x, view.origin_y, view.cell_size)
         field = order.field if order.field is not None else self.crowd.flow_field(order.goal)
-        if not isinstance(field, SectorOrder):
-            return np.asarray(field.integration[y, x], dtype=np.float64)
-        togo = field.built_cost(np.stack([x, y], axis=1))    # sector tiles (sampled, so built)
-        return np.where(np.isfinite(togo), togo, np.nan)
+        if isinstance(field, SectorOrder):                  # sector tiles: inf = not built (sampled, so rare)
+            return _values_under(field.built_cost_map(), _NO_MASK, False, True, position, members, view.origin_x,
+                                 view.origin_y, view.cell_size)
+        return _values_under(field.integration, _NO_MASK, False, False, position, members, view.origin_x,
+                             view.origin_y, view.cell_size)
 
     def directions(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """``(m, 2)`` unit directions for the followers ``members``."""
@@ -431,6 +441,26 @@ class GroupSteering:
                 direction[lost] = (flow or self.crowd.flow_field(order.goal)).sample(pos[lost])
             return direction
         return (flow or self.crowd.flow_field(order.goal)).sample(pos)
+
+
+#: "No mask" for ``_values_under``.
+_NO_MASK = np.ones((1, 1), dtype=bool)
+
+
+@njit(cache=True)
+def _values_under(values, inside, masked, unknown_if_inf, position, members, origin_x, origin_y, cell_size):
+    """``values`` (a map) under each member's cell (clipped to the map), as float64; NaN when
+    ``masked`` and outside ``inside``, or when ``unknown_if_inf`` and infinite: one pass instead
+    of a dozen numpy calls per group and tick."""
+    h, w = values.shape
+    out = np.empty(members.shape[0])
+    for k in range(members.shape[0]):
+        a = members[k]
+        x = min(max(int(math.floor((position[a, 0] - origin_x) / cell_size)), 0), w - 1)
+        y = min(max(int(math.floor((position[a, 1] - origin_y) / cell_size)), 0), h - 1)
+        v = float(values[y, x])
+        out[k] = np.nan if (masked and not inside[y, x]) or (unknown_if_inf and math.isinf(v)) else v
+    return out
 
 
 @njit(cache=True)

@@ -60,24 +60,29 @@ class CrowdMotion:
         pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
         before = pos[:, :2].copy()
         move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.view)
-        if self.config.contacts and self.movement == "crowd":
+        if (self.config.contacts or self.config.team_contacts) and self.movement == "crowd":
             self._push_apart(pos, vel, before, ~still, dt)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
 
     def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, moving: np.ndarray,
                     dt: float) -> None:
-        """Hard contacts: flocking spaces mates only softly and a group pressed from behind or
-        head-on overcomes it, so overlapping agents are pushed apart (Detour's collision pass)."""
+        """Hard contacts (Detour's collision pass): ORCA keeps groups apart but cannot promise it
+        in a jam, and flocking spaces mates only softly, so overlapping agents are pushed apart —
+        between groups always (``team_contacts``), between mates with ``contacts``."""
         s, grid = self.state, self.grid
         n = s.size
-        agents = moving & ((s.flock_group[:n, 0] >= 0) | s.agent_flags[:n, F_AVOIDANCE]) \
+        mates = self.config.contacts
+        # all flock members and avoiding units; with team contacts only, the avoiding ones
+        agents = moving & (((s.flock_group[:n, 0] >= 0) & mates) | s.agent_flags[:n, F_AVOIDANCE]) \
             & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
         if not agents.any():
             return
         walking = s.nav_state[:n, 0] == NavState.FOLLOWING
         rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
-        if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank,
-                            np.ascontiguousarray(s.flock_group[:n, 0]), agents, grid.view):
+        flock = s.flock_group[:n, 0]
+        group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group
+        if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank, group, agents,
+                            grid.view, mates):
             # a unit held back by others slows down (the arrival stall clock sees it); its heading
             # stays the steering's, so contact pushes do not make it jitter
             wanted = np.hypot(vel[:, 0], vel[:, 1])

@@ -96,6 +96,7 @@ class SectorGraph:
                     self._runs(p[y - 1, xs] & p[y, xs], xs, lambda xx, y=y: (xx, y - 1), lambda xx, y=y: (xx, y),
                                sid, sid + self.cols, cells_a, cells_b, sec_a, sec_b)
         self.portal_cells = list(zip(cells_a, cells_b))        # per portal: (k, 2) cells each side
+        self._rings: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         n_nodes = 2 * len(cells_a)
         self.node_sector = np.empty(n_nodes, dtype=np.int64)
         self.node_cell = np.empty((n_nodes, 2), dtype=np.int64)
@@ -196,6 +197,22 @@ class SectorGraph:
             raise NavError("the grid changed since this SectorGraph was built; call update(cells)")
         return SectorOrder(self, (gx, gy))
 
+    def ring(self, sid: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cells just outside sector ``sid`` across its portals, as ``(cells (k, 2), far
+        node of each, distance along the portal from that node's middle cell)``: fixed for a
+        built graph, so computed once per sector (an order's sector fields seed from them)."""
+        found = self._rings.get(sid)
+        if found is None:
+            cells, far, along = [np.zeros((0, 2), dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
+            for node in self.sectors[sid].nodes:
+                other = node ^ 1
+                run = self.portal_cells[other // 2][other & 1]
+                cells.append(np.asarray(run, dtype=np.int64))
+                far.append(np.full(len(run), other, dtype=np.int64))
+                along.append(np.abs(run - self.node_cell[other]).sum(axis=1).astype(np.float64))
+            found = self._rings[sid] = (np.concatenate(cells), np.concatenate(far), np.concatenate(along))
+        return found
+
     def update(self, cells: np.ndarray) -> list[int]:
         """Re-derive portals after ``cells`` (``(N, 2)``) changed; returns the sectors touched.
 
@@ -267,21 +284,10 @@ class SectorOrder:
     def _seed_values(self, sid: int):
         """Ring seeds of sector ``sid``: the far-side cells of its portals, each at its portal
         side's cost plus its distance along the portal from the side's middle cell."""
-        g = self.graph
-        cells, values = [], []
-        for node in g.sectors[sid].nodes:
-            far = node ^ 1
-            base = self.node_cost[far]
-            if not np.isfinite(base):
-                continue
-            run = g.portal_cells[far // 2][far & 1]
-            mid = g.node_cell[far]
-            along = np.abs(run - mid).sum(axis=1).astype(np.float64)
-            cells.append(run)
-            values.append(base + along)
-        if not cells:
-            return np.zeros((0, 2), dtype=np.int64), np.zeros(0)
-        return np.concatenate(cells), np.concatenate(values)
+        cells, far, along = self.graph.ring(sid)
+        base = self.node_cost[far]
+        ok = np.isfinite(base)
+        return cells[ok], base[ok] + along[ok]
 
     def field(self, sid: int):
         """``(dist, best_move, direction)`` of sector ``sid``, built now if needed."""
@@ -331,11 +337,10 @@ class SectorOrder:
                                grid.origin[1], pts, out)
         return out
 
-    def built_cost(self, cells: np.ndarray) -> np.ndarray:
-        """Integration values at ``(N, 2)`` cells of sectors already built (inf elsewhere): one
-        gather, no per-sector work (what a crowd reads every tick)."""
-        c = np.asarray(cells, dtype=np.int64)
-        return self._cost[c[:, 1], c[:, 0]].astype(np.float64)
+    def built_cost_map(self) -> np.ndarray:
+        """The map-sized integration values of the sectors built so far (inf elsewhere);
+        read-only by convention."""
+        return self._cost
 
     def best_moves(self, cells: np.ndarray) -> np.ndarray:
         """``best_move`` of ``(N, 2)`` cells (-1 where none)."""

@@ -21,9 +21,9 @@ from .proximity_grid import build_proximity_grid, cell_window
 __all__ = ["resolve_contacts", "contact_pairs", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK",
            "PAIR_SKIN", "PAIR_VISITS", "MIN_PASSES"]
 
-#: Passes per tick at most (Detour uses 4; a unit file pressed through a one-cell gap needs ~16 to
-#: stay clear of overlaps, a dense army gains nothing after ~4).
-CONTACT_ITERATIONS = 24
+#: Passes per tick at most (Detour uses 4; a unit file pressed through a one-cell gap needs ~30 to
+#: stay clear of overlaps in every run, a dense army gains nothing after ~4).
+CONTACT_ITERATIONS = 48
 #: Pair visits per tick after the first ``MIN_PASSES`` passes: a crowd of a few hundred gets all
 #: its passes, a dense army of thousands Detour's few (its residual squeeze gains nothing from
 #: more) at a bounded cost.
@@ -52,44 +52,48 @@ RESOLVE_FACTOR = 1.0
 
 
 def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray, group: np.ndarray,
-                     active: np.ndarray, view: GridView) -> int:
+                     active: np.ndarray, view: GridView, mates: bool = True) -> int:
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
-    more; blocked cells of ``view`` (``Grid.view``) stop a push. Returns the pairs in contact in
-    the first pass."""
+    more; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
+    different groups (a few, where groups meet). Returns the pairs in contact in the first pass."""
     if not active.any():
         return 0
     skin = float(PAIR_SKIN * radius[active].max())
     reach = float(2.0 * CONTACT_MARGIN * radius[active].max()) + skin
-    order, first, other = contact_pairs(position, radius, active, reach, skin)
+    order, first, other = contact_pairs(position, radius, active, reach, skin, None if mates else group)
     return int(_resolve_in_bucket_order(position, radius, rank, group, order, first, other, view))
 
 
 def contact_pairs(position: np.ndarray, radius: np.ndarray, active: np.ndarray, cell: float,
-                  skin: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  skin: float, group: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of ``active`` agents closer than ``CONTACT_MARGIN`` × the sum of their radii plus
     ``skin`` (``cell`` ≥ that distance), each once: found once per tick (Detour collects its
     neighbours once too); the skin keeps pairs that the passes' pushes bring into contact.
-    Returns ``(order, first, other)``: the active agents in spatial-hash order, and each pair as
-    two positions in ``order`` (neighbours sit close together in it)."""
+    With ``group``, only pairs of different groups. Returns ``(order, first, other)``: the active
+    agents in spatial-hash order, and each pair as two positions in ``order`` (neighbours sit
+    close together in it)."""
     pos2 = np.ascontiguousarray(position[:, :2], dtype=np.float64)
     capacity = max(4 * int(active.sum()), 64)
+    cross = group is not None
+    groups = np.ascontiguousarray(group if group is not None else np.zeros(len(pos2), dtype=np.int64))
     while True:
-        order, first, other, m = _collect_pairs(pos2, radius, active, cell, skin, capacity)
+        order, first, other, m = _collect_pairs(pos2, radius, active, cell, skin, capacity, groups, cross)
         if m <= capacity:
             return order, first[:m], other[:m]
         capacity = m                                        # a very dense tick: once more, sized
 
 
 @njit(cache=True)
-def _collect_pairs(pos2, radius, active, cell, skin, capacity):
+def _collect_pairs(pos2, radius, active, cell, skin, capacity, group, cross):
     """``contact_pairs``' kernel: fills at most ``capacity`` pairs and returns how many there are
     (more than ``capacity``: call again with that much room)."""
     order, starts, ox, oy, cols, rows = build_proximity_grid(pos2, active, cell)
     sx = pos2[order, 0]                                     # bucket order: neighbours are contiguous
     sy = pos2[order, 1]
     sr = radius[order]
+    sg = group[order]
     first = np.empty(capacity, dtype=np.int64)
     other = np.empty(capacity, dtype=np.int64)
     m = 0
@@ -101,6 +105,8 @@ def _collect_pairs(pos2, radius, active, cell, skin, capacity):
         for row in range(r0, r1 + 1):
             # the window's buckets in one row are one run of the bucket order; each pair once
             for e in range(max(starts[row * cols + c0], k + 1), starts[row * cols + c1 + 1]):
+                if cross and sg[e] == sg[k]:
+                    continue
                 near = CONTACT_MARGIN * (ri + sr[e]) + skin
                 dx = xi - sx[e]
                 dy = yi - sy[e]

@@ -18,7 +18,8 @@ from .proximity_grid import build_proximity_grid, cell_window
 __all__ = ["flock_forces"]
 
 
-@njit(cache=True, parallel=True)
+# reassociation lets the bucket scans' sums vectorise; no finite-math assumptions (NaN stays NaN)
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
 def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion,
                  alignment):
     """Fill the ``(n, 2)`` force arrays for the ``steer`` agents; ``active`` agents (a superset,
@@ -52,9 +53,9 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         r2 = r * r
         pr = min(personal[i], r)
         gi = group[i]
-        pr2 = pr * pr
         r0, r1, c0, c1 = cell_window(px, py, ox, oy, cell, cols, rows)
-        cnt = 0
+        cnt = 0.0
+        on_top = 0.0
         cx = 0.0
         cy = 0.0
         vx = 0.0
@@ -65,31 +66,31 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
             for col in range(c0, c1 + 1):
                 k = row * cols + col
                 for e in range(starts[k], starts[k + 1]):
-                    if near_group[e] != gi:
-                        continue
-                    j = order[e]
-                    if j == i:
-                        continue
+                    # branch-free over the bucket (mates within the radius weigh 1, others 0):
+                    # the compiler vectorises it; an agent itself adds nothing (d = 0, on top)
                     dx = px - near_pos[e, 0]
                     dy = py - near_pos[e, 1]
                     d2 = dx * dx + dy * dy
-                    if d2 >= r2:
-                        continue
-                    pairs += 1
-                    cnt += 1
-                    cx += near_pos[e, 0]
-                    cy += near_pos[e, 1]
-                    vx += near_vel[e, 0]
-                    vy += near_vel[e, 1]
-                    if d2 >= pr2:
-                        continue
+                    mate = 1.0 if near_group[e] == gi else 0.0
+                    w = mate if d2 < r2 else 0.0
+                    cnt += w
+                    cx += w * near_pos[e, 0]
+                    cy += w * near_pos[e, 1]
+                    vx += w * near_vel[e, 0]
+                    vy += w * near_vel[e, 1]
                     d = math.sqrt(d2)
-                    if d > 1e-9:
-                        push = (1.0 - d / pr) / d
-                        sx += dx * push
-                        sy += dy * push
-                    else:                              # exactly on top: split by index
-                        sx += 1.0 if i < j else -1.0
+                    push = w * (1.0 - d / pr) / d if 1e-9 < d < pr else 0.0
+                    sx += dx * push
+                    sy += dy * push
+                    on_top += w if d <= 1e-9 else 0.0
+        cnt -= 1.0                                     # the agent itself was counted
+        if on_top > 1.0:                               # mates exactly on top (they share its bucket)
+            sx += _split_on_top(i, px, py, gi, ox, oy, cell, cols, starts, order, near_pos, near_group)
+        cx -= px
+        cy -= py
+        vx -= vel[i, 0]
+        vy -= vel[i, 1]
+        pairs += int(cnt)
         if cnt > 0:
             separation[i, 0] = sx
             separation[i, 1] = sy
@@ -98,3 +99,16 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
             alignment[i, 0] = (vx / cnt - vel[i, 0]) / max_speed[i]
             alignment[i, 1] = (vy / cnt - vel[i, 1]) / max_speed[i]
     return pairs
+
+
+@njit(cache=True, inline="always")
+def _split_on_top(i, px, py, gi, ox, oy, cell, cols, starts, order, near_pos, near_group):
+    """Separation along x from mates exactly on top of agent ``i`` (they share its bucket): +1
+    from each of higher index, -1 from each of lower (kept out of the vectorised scan)."""
+    k = int(math.floor((py - oy) / cell)) * cols + int(math.floor((px - ox) / cell))
+    sx = 0.0
+    for e in range(starts[k], starts[k + 1]):
+        j = order[e]
+        if j != i and near_group[e] == gi and (px - near_pos[e, 0]) ** 2 + (py - near_pos[e, 1]) ** 2 <= 1e-18:
+            sx += 1.0 if i < j else -1.0
+    return sx

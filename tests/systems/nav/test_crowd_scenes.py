@@ -245,7 +245,8 @@ def test_50_single_units_sent_to_one_point_settle_around_it_without_stacking():
             break
     assert len(reached) == 50
     assert len(cKDTree(crowd.positions[:, :2]).query_pairs(0.99 * 2 * r)) == 0
-    assert np.hypot(*(crowd.positions[:, :2] - (30.5, 30.5)).T).max() < 12.0      # a loose ring, not scattered
+    distance = np.hypot(*(crowd.positions[:, :2] - (30.5, 30.5)).T)
+    assert np.percentile(distance, 90) < 8.0 and distance.max() < 16.0      # a loose ring, not scattered
 
 
 def test_congestion_traffic_is_recounted_as_a_group_arrives():
