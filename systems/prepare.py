@@ -115,7 +115,12 @@ def prepare_navigation(nav, methods: Iterable[str] | None,
                 _practice(practice_grid(nav.grid), [m for m in chosen if m in ("flowfield", "leader")],
                           "tiles", nav.crowd.config.navmesh_radius)
         elif stage == "navmesh":
-            _first_query(nav.navmesh(), nav.grid, three_d=True)      # builds its lazy query tables too
+            mesh = nav.navmesh()
+            _first_query(mesh, nav.grid, three_d=True)      # builds its lazy query tables too
+            if not mesh._exact_applies():                  # area costs: orders share goal trees
+                from rtsnav.systems.nav.navmesh.goal_tree import goal_tree_tables
+
+                goal_tree_tables(mesh)
         elif stage == "hierarchy":
             _first_query(nav.hierarchy(), nav.grid, three_d=False)
         elif stage == "waypoints":

@@ -145,9 +145,10 @@ def esper_rows(scales, grid) -> list[dict]:
     return rows
 
 
-def order_rows(units: int = 500) -> list[dict]:
+def order_rows(units: int = 500, levels=("river", "highlands"),
+               planners=("astar", "navmesh", "waypoints", "hierarchy", "flowfield", "leader")) -> list[dict]:
     rows = []
-    for level_name in ("river", "highlands"):
+    for level_name in levels:
         level = load_level(level_name)
         grid = level.grid
         nav = Navigation(grid, cache_dir=False)
@@ -157,7 +158,7 @@ def order_rows(units: int = 500) -> list[dict]:
         far = level.spawns[max(level.spawns)].mean(axis=0)
         goal = grid.cell_to_world(int(far[0]), int(far[1]))
         rng = np.random.default_rng(3)
-        for planner in ("astar", "navmesh", "waypoints", "hierarchy", "flowfield", "leader"):
+        for planner in planners:
             crowd.remove(np.flatnonzero(crowd.alive)) if crowd.alive.any() else None
             starts = spawn[rng.choice(len(spawn), units, replace=len(spawn) < units)] + rng.uniform(0.2, 0.8, (units, 2))
             ids = crowd.add_agents(starts, max_speed=4.0, radius=0.35)

@@ -340,57 +340,89 @@ class Crowd(CrowdStructures, CrowdMotion):
         self._order(dirty)
 
     def _order(self, ids: np.ndarray) -> None:
-        """Start planning for ``ids`` from where they stand (new orders and re-plans)."""
+        """Start planning for ``ids`` from where they stand (new orders and re-plans): checked
+        and reset as arrays; Python runs per agent only to queue its planner's job."""
         s = self.state
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(ids) == 0:
+            return
         for i in ids.tolist():
             self.queue.cancel(("agent", i))
-            s.clear_path(i)
-            s.velocity[i] = 0.0
-            s.mode[i] = Mode.NONE
-            if not s.agent_flags[i, F_HAS_TARGET]:
-                s.nav_state[i, 0] = NavState.IDLE
-                continue
-            reason = self._order_problem(i)
-            if reason:
-                self.fail(i, reason)
-                continue
-            s.nav_state[i, 0] = NavState.PLANNING
-            method = PLANNERS[int(s.agent_method[i, 0])]
-            if method in GROUP_PLANNERS:
-                continue                                   # GroupSteering starts or joins the order
-            self.queue.submit(("agent", i), self._job(i, method))
+            s.links.pop(i, None)
+        s.path_len[ids] = 0
+        s.path_idx[ids] = 0
+        s.velocity[ids] = 0.0
+        s.mode[ids] = Mode.NONE
+        has_target = s.agent_flags[ids, F_HAS_TARGET]
+        s.nav_state[ids[~has_target], 0] = NavState.IDLE
+        ids = ids[has_target]
+        problems = self._order_problems(ids)
+        for k, reason in problems.items():
+            self.fail(ids[k], reason)
+        if problems:
+            ids = np.delete(ids, list(problems))
+        s.nav_state[ids, 0] = NavState.PLANNING
+        methods = s.agent_method[ids, 0]
+        for i, code in zip(ids.tolist(), methods.tolist()):
+            method = PLANNERS[code]
+            if method not in GROUP_PLANNERS:               # GroupSteering starts or joins group orders
+                self.queue.submit(("agent", i), self._job(i, method))
 
-    def _order_problem(self, i: int) -> str:
+    def _order_problems(self, ids: np.ndarray) -> dict[int, str]:
+        """Why an order of ``ids`` cannot be planned, by position in ``ids`` (none: empty)."""
         s, grid = self.state, self.grid
-        target = s.target[i]
-        if not np.isfinite(target).all():
-            return f"target_position {tuple(float(v) for v in target)} is not a finite point"
-        goal = grid.world_to_cell(float(target[0]), float(target[1]))
-        start = grid.world_to_cell(float(s.position[i, 0]), float(s.position[i, 1]))
-        if not grid.in_bounds(*goal):
-            return f"target_position ({target[0]:g}, {target[1]:g}) is outside the map"
-        if not grid.in_bounds(*start):
-            return "the agent stands outside the map"
-        if PLANNERS[int(s.agent_method[i, 0])] in GROUP_PLANNERS:
-            if not grid.passable[goal[1], goal[0]]:
-                return f"goal {goal} is a blocked cell"
-            if not grid.passable[start[1], start[0]] or not grid.connected(start, goal):
-                return f"goal {goal} is not reachable from start {start}"
-        return ""
+        problems: dict[int, str] = {}
+        if len(ids) == 0:
+            return problems
+        target = s.target[ids]
+        finite = np.isfinite(target).all(axis=1)
+        h, w = grid.shape
+
+        def cells(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            # floored in floats first: a far-off point must not wrap around an integer type
+            c = np.floor((np.nan_to_num(points[:, :2], nan=-1.0) - np.asarray(grid.origin)) / grid.cell_size)
+            inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+            return np.where(inside[:, None], c, -1).astype(np.int64), inside
+
+        goal, goal_in = cells(np.where(finite[:, None], target, -1.0))
+        start, start_in = cells(s.position[ids])
+        group = np.isin(s.agent_method[ids, 0], FLOW_CODES)
+        checked = group & finite & goal_in & start_in
+        open_goal = np.ones(len(ids), dtype=bool)
+        joined = np.ones(len(ids), dtype=bool)
+        if checked.any():
+            labels = grid.components()
+            gx, gy = np.clip(goal[:, 0], 0, w - 1), np.clip(goal[:, 1], 0, h - 1)
+            sx, sy = np.clip(start[:, 0], 0, w - 1), np.clip(start[:, 1], 0, h - 1)
+            open_goal = ~checked | grid.passable[gy, gx]
+            joined = ~checked | ((labels[sy, sx] >= 0) & (labels[sy, sx] == labels[gy, gx]))
+        for k in np.flatnonzero(~(finite & goal_in & start_in & open_goal & joined)).tolist():
+            t, g, st = target[k], tuple(int(v) for v in goal[k]), tuple(int(v) for v in start[k])
+            if not finite[k]:
+                problems[k] = f"target_position {tuple(float(v) for v in t)} is not a finite point"
+            elif not goal_in[k]:
+                problems[k] = f"target_position ({t[0]:g}, {t[1]:g}) is outside the map"
+            elif not start_in[k]:
+                problems[k] = "the agent stands outside the map"
+            elif not open_goal[k]:
+                problems[k] = f"goal {g} is a blocked cell"
+            else:
+                problems[k] = f"goal {g} is not reachable from start {st}"
+        return problems
 
     def _job(self, i: int, method: str):
         s, grid = self.state, self.grid
         target = s.target[i].copy()
-        start = grid.world_to_cell(*s.position[i, :2])
-        goal = grid.world_to_cell(*target[:2])
-        if method in GRID_METHODS:
+        if method in GRID_METHODS or method == "hierarchy":
+            start = grid.world_to_cell(*s.position[i, :2])
+            goal = grid.world_to_cell(*target[:2])
+            if method == "hierarchy":
+                return HierarchyJob(self.hierarchy(), start, goal, target)
             return GridJob(grid, start, goal, method, target, self.config.smoothing, self.pool, self.config.weight)
-        if method == "hierarchy":
-            return HierarchyJob(self.hierarchy(), start, goal, target)
         here = s.position[i].copy()
         if method == "navmesh":
             mesh = self.navmesh()
-            return MeshJob(mesh, here, target, _mesh_route)
+            return MeshJob(mesh, here, target, _mesh_route, self.goal_tree(mesh, target))
         graph = self.waypoints()
         return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
                        lambda r: route_from_cells(grid, r, None, target))      # its cells are already smoothed

@@ -173,15 +173,19 @@ class CallJob(Job):
 class MeshJob(Job):
     """A navmesh query (``NavMesh.start_query``): answered in its first step when in plain sight
     or on a uniform-cost mesh (the exact search, ~1 ms, charged ``UNITS["navmesh"]``); an
-    area-cost search expands crossing points under the budget over as many ticks as it needs."""
+    area-cost search expands crossing points under the budget over as many ticks as it needs.
+    With a shared ``GoalTree`` (many units sent to one goal on a mesh with area costs) the job
+    advances the tree, then reads its route from it."""
 
-    def __init__(self, mesh, start, target, to_route: Callable[[object], Route]) -> None:
-        self.mesh, self.start, self.target, self.to_route = mesh, start, target, to_route
+    def __init__(self, mesh, start, target, to_route: Callable[[object], Route], tree=None) -> None:
+        self.mesh, self.start, self.target, self.to_route, self.tree = mesh, start, target, to_route, tree
         self.query: MeshQuery | None = None
         self.step_units = UNITS["navmesh"]
 
     def advance(self, units: int) -> int:
         try:
+            if self.tree is not None:
+                return self._advance_tree(units)
             first = self.query is None
             if self.query is None:
                 self.query = self.mesh.start_query(self.start, self.target)
@@ -200,6 +204,20 @@ class MeshJob(Job):
             self.route = Route(PathStatus.UNREACHABLE, reason=f"planner error ({type(e).__name__}: {e})")
             self.done = True
             return UNITS["navmesh"]
+
+    def _advance_tree(self, units: int) -> int:
+        tree, per = self.tree, UNITS["navmesh_expansion"]
+        used = 0
+        if not tree.done:
+            before = tree.expanded
+            tree.step(max(1, units // per))
+            used = (tree.expanded - before) * per
+            if not tree.done:
+                self.step_units = per
+                return max(1, used)
+        self.route = self.to_route(tree.route(self.start))
+        self.done = True
+        return used + UNITS["navmesh"]
 
 
 class HierarchyJob(Job):

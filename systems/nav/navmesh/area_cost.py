@@ -82,29 +82,36 @@ class AreaCostRoute(MeshSurface):
         _, chain = search.result()
         return self._route_of(chain, ps, meta)
 
-    def _candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray) -> tuple[CandidateSearch, tuple]:
+    def _candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray,
+                          reverse_links: bool = False) -> tuple[CandidateSearch, tuple]:
         """The crossing-point search from ``s`` in ``ps`` to ``g`` in ``pg`` (not run yet), and
-        what ``_route_of`` needs to read its answer."""
+        what ``_route_of`` needs to read its answer: ``(candidates, their portals, polygon each
+        link state arrives in, link ids, arrival x, arrival y, polygon each link leaves)``.
+        ``reverse_links``: every directed link taken the other way (a search from a goal
+        outward, ``GoalTree``)."""
         cand_start, cand_x, cand_y, cand_edge = self._candidate_points()
         directed = [(i, L.a, L.b) for i, L in enumerate(self.links)]
         directed += [(-1 - i, L.b, L.a) for i, L in enumerate(self.links) if L.bidirectional]
+        if reverse_links:
+            directed = [(i, b, a) for i, a, b in directed]
         ids = np.array([d[0] for d in directed], dtype=np.int64)
         a = np.array([d[1][:2] for d in directed], dtype=np.float64).reshape(-1, 2)
         b = np.array([d[2][:2] for d in directed], dtype=np.float64).reshape(-1, 2)
         cost = np.array([self.links[i if i >= 0 else -1 - i].cost for i in ids], dtype=np.float64)
         poly_a = np.array([self.polygon_at(p) for p in a], dtype=np.int64)
         poly_b = np.array([self.polygon_at(p) for p in b], dtype=np.int64)
+        bx, by = np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1])
         search = CandidateSearch(self._start, self._dst, cand_start, cand_x, cand_y, cand_edge, self.area_cost,
                                  ps, pg, float(s[0]), float(s[1]), float(g[0]), float(g[1]),
                                  poly_a, np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1]), poly_b,
-                                 np.ascontiguousarray(b[:, 0]), np.ascontiguousarray(b[:, 1]), cost)
-        return search, (len(cand_x), cand_edge, poly_b, ids)
+                                 bx, by, cost)
+        return search, (len(cand_x), cand_edge, poly_b, ids, bx, by, poly_a)
 
     def _route_of(self, chain: np.ndarray, ps: int, meta):
         """The route ``[(polygon, via), ...]`` of a crossing-point search's chain (None if empty)."""
         if len(chain) == 0:
             return None
-        n, cand_edge, poly_b, ids = meta
+        n, cand_edge, poly_b, ids = meta[:4]
         route: list[tuple[int, tuple[str, int] | None]] = [(ps, None)]
         for c in chain:
             if c < n:

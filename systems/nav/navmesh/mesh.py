@@ -216,6 +216,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         self._plain_sight = None                       # links may beat a straight walk
         self._labels = None
         self._ltables = None
+        self._arrivals = None
         return link
 
     # ----------------------------------------------------------------- queries

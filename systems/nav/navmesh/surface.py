@@ -44,6 +44,7 @@ class MeshSurface:
     _plain_sight: bool | None
     _uniform_cost: float = 1.0           # the one polygon cost, when all are equal (set with _plain_sight)
     _cands: tuple | None = None          # candidate crossing points (area-cost meshes), made on first use
+    _arrivals: tuple | None = None       # goal trees' tables (crossing states into each polygon, twins)
 
     def _query_tables(self) -> QueryTables:
         """The exact route's tables (made by ``ExactRoute``)."""
