@@ -82,6 +82,13 @@ def smooth_path(grid: Grid, cells: np.ndarray, mode: str = "precise") -> np.ndar
     """
     from .search.smoothing import smooth_fast, smooth_precise
 
+    c = _checked_cells(grid, cells, mode)
+    (passable, cost), wp = grid.padded()
+    kernel = smooth_fast if mode == "fast" else smooth_precise
+    return kernel(passable, cost, wp, c)
+
+
+def _checked_cells(grid: Grid, cells: np.ndarray, mode: str) -> np.ndarray:
     c = np.ascontiguousarray(cells, dtype=np.int32)
     if c.ndim != 2 or c.shape[1] != 2:
         raise NavError(f"cells must have shape (N, 2), got {c.shape}")
@@ -90,6 +97,47 @@ def smooth_path(grid: Grid, cells: np.ndarray, mode: str = "precise") -> np.ndar
     if len(c) and not ((c[:, 0] >= 0).all() and (c[:, 0] < grid.width).all()
                        and (c[:, 1] >= 0).all() and (c[:, 1] < grid.height).all()):
         raise NavError("path has cells outside the grid")
-    (passable, cost), wp = grid.padded()
-    kernel = smooth_fast if mode == "fast" else smooth_precise
-    return kernel(passable, cost, wp, c)
+    return c
+
+
+class PathSmoother:
+    """``smooth_path`` in slices (a planner's smoothing spread over ticks): ``step(budget)``
+    examines about ``budget`` cells of sight lines; ``result()`` is exactly ``smooth_path``'s
+    answer. The fast mode (one O(n) sweep) finishes in the first step."""
+
+    def __init__(self, grid: Grid, cells: np.ndarray, mode: str = "precise") -> None:
+        from .search.smoothing import smooth_fast, smooth_precise_begin
+
+        self._cells = _checked_cells(grid, cells, mode)
+        (self._passable, self._cost), self._wp = grid.padded()
+        self._result: np.ndarray | None = None
+        self._state = np.zeros(2, dtype=np.int64)
+        if mode == "fast" or len(self._cells) <= 2:
+            self._result = (smooth_fast(self._passable, self._cost, self._wp, self._cells)
+                            if len(self._cells) > 2 else self._cells.copy())
+        else:
+            self._keep, self._prefix, self._state = smooth_precise_begin(len(self._cells))
+
+    @property
+    def done(self) -> bool:
+        return self._result is not None
+
+    @property
+    def examined(self) -> int:
+        """Cells examined so far (the unit of ``step``'s budget)."""
+        return int(self._state[1])
+
+    def step(self, budget: int) -> bool:
+        """Examine about ``budget`` more cells; True when done."""
+        from .search.smoothing import smooth_precise_slice
+
+        if self._result is None and smooth_precise_slice(self._passable, self._cost, self._wp, self._cells,
+                                                         self._keep, self._prefix, self._state, max(1, budget)):
+            self._result = self._cells[self._keep].copy()
+        return self._result is not None
+
+    def result(self) -> np.ndarray:
+        """The smoothed cells (``step`` until done first)."""
+        if self._result is None:
+            raise NavError("the smoothing is still running: step() it until it returns True")
+        return self._result

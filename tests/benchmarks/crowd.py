@@ -183,6 +183,8 @@ def order_rows(units: int = 500, levels=("river", "highlands"),
                    "walking_median_ms": round(float(np.median(ticks)), 3),
                    "worst_order_tick_ms": round(float(max(first_second)), 2),
                    "worst_above_walking_median_ms": round(float(max(first_second) - np.median(ticks)), 2),
+                   # every tick of the order, to the last arrival (plans finishing late included)
+                   "worst_tick_of_run_above_median_ms": round(float(max(ticks) - np.median(ticks)), 2),
                    "arrived": len(arrived), "ticks": len(ticks)}
             rows.append(row)
             print(row, flush=True)

@@ -363,10 +363,13 @@ class Crowd(CrowdStructures, CrowdMotion):
             ids = np.delete(ids, list(problems))
         s.nav_state[ids, 0] = NavState.PLANNING
         methods = s.agent_method[ids, 0]
-        for i, code in zip(ids.tolist(), methods.tolist()):
+        # start and goal cells for all at once (checked on the map above)
+        starts = self.grid.world_to_cells(s.position[ids, :2]).tolist()
+        goals = self.grid.world_to_cells(s.target[ids, :2]).tolist()
+        for k, (i, code) in enumerate(zip(ids.tolist(), methods.tolist())):
             method = PLANNERS[code]
             if method not in GROUP_PLANNERS:               # GroupSteering starts or joins group orders
-                self.queue.submit(("agent", i), self._job(i, method))
+                self.queue.submit(("agent", i), self._job(i, method, tuple(starts[k]), tuple(goals[k])))
 
     def _order_problems(self, ids: np.ndarray) -> dict[int, str]:
         """Why an order of ``ids`` cannot be planned, by position in ``ids`` (none: empty)."""
@@ -410,12 +413,12 @@ class Crowd(CrowdStructures, CrowdMotion):
                 problems[k] = f"goal {g} is not reachable from start {st}"
         return problems
 
-    def _job(self, i: int, method: str):
+    def _job(self, i: int, method: str, start: tuple[int, int] | None = None, goal: tuple[int, int] | None = None):
         s, grid = self.state, self.grid
         target = s.target[i].copy()
         if method in GRID_METHODS or method == "hierarchy":
-            start = grid.world_to_cell(*s.position[i, :2])
-            goal = grid.world_to_cell(*target[:2])
+            start = start if start is not None else grid.world_to_cell(*s.position[i, :2])
+            goal = goal if goal is not None else grid.world_to_cell(*target[:2])
             if method == "hierarchy":
                 return HierarchyJob(self.hierarchy(), start, goal, target)
             return GridJob(grid, start, goal, method, target, self.config.smoothing, self.pool, self.config.weight)

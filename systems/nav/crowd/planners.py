@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import NavError
 from ..grid import Grid
-from ..paths import smooth_path
+from ..paths import PathSmoother, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.jps_plus import JumpTable
 from ..search.sliced import SlicedSearch, WorkspacePool
@@ -40,10 +40,11 @@ __all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "Pla
 #: ~0.12 µs here). Grids with terrain costs or heights cost more per expansion and per smoothed
 #: cell (measured: 0.37 µs per expansion, 5 µs per smoothed cell on the highlands level).
 UNITS: dict[str, int] = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
-                         "smoothing_per_cell": 4, "smoothing_per_cell_costed": 40, "expansion_costed": 3,
+                         "smoothing_per_cell": 4, "expansion_costed": 3,
                          "navmesh_expansion": 9}
 #: Work units per cell of a build (fractional: a field's cell is cheaper than an expansion).
-UNIT_RATES: dict[str, float] = {"field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1}
+UNIT_RATES: dict[str, float] = {"field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1,
+                                "smoothing_per_examined_cell": 0.02}
 
 
 @dataclass(slots=True)
@@ -69,12 +70,14 @@ class Route:
         return self.status in (PathStatus.FOUND, PathStatus.PARTIAL) and len(self.points) > 0
 
 
-def route_from_cells(grid: Grid, result: PathResult, smoothing: str | None, target) -> Route:
-    """A grid ``PathResult`` as a ``Route``: smoothed cells, their centres, ending at ``target``."""
+def route_from_cells(grid: Grid, result: PathResult, smoothing: str | None, target,
+                     smoothed: np.ndarray | None = None) -> Route:
+    """A grid ``PathResult`` as a ``Route``: smoothed cells (``smoothed`` when already made),
+    their centres, ending at ``target``."""
     if not result.found:
         return Route(result.status, reason=result.reason)
-    cells = result.cells
-    if smoothing and len(cells) > 2:
+    cells = result.cells if smoothed is None else smoothed
+    if smoothed is None and smoothing and len(cells) > 2:
         cells = smooth_path(grid, cells, smoothing)
     points = grid.cells_to_world(cells)
     points[-1, :2] = target[:2]
@@ -99,8 +102,8 @@ class Job:
 
 
 class GridJob(Job):
-    """A time-sliced grid search (``SlicedSearch``), then its smoothing as a step of its own:
-    exactly the one-shot result."""
+    """A time-sliced grid search (``SlicedSearch``), then its smoothing, sliced too
+    (``PathSmoother``): exactly the one-shot result."""
 
     def __init__(self, grid: Grid, start, goal, method: str, target, smoothing: str | None, pool: WorkspacePool,
                  weight: float = 1.5) -> None:
@@ -108,16 +111,20 @@ class GridJob(Job):
         self.target, self.smoothing, self.pool, self.weight = target, smoothing, pool, weight
         self.search: SlicedSearch | None = None
         self.workspace: SearchWorkspace | None = None
+        self.smoother: PathSmoother | None = None
         costed = not grid.is_uniform or grid.heights is not None
         self.per_expansion = UNITS["expansion_costed"] if costed else 1
-        self.per_smoothed_cell = UNITS["smoothing_per_cell_costed" if costed else "smoothing_per_cell"]
 
     def advance(self, units: int) -> int:
-        if self.search is not None and self.search.done:        # the last step: smoothing
-            result = self.search.result()
-            self.route = route_from_cells(self.grid, result, self.smoothing, self.target)
-            self.done = True
-            return self.step_units
+        if self.smoother is not None:                         # the last steps: smoothing
+            per = UNIT_RATES["smoothing_per_examined_cell"]
+            before = self.smoother.examined
+            if self.smoother.step(int(units / per)):
+                assert self.search is not None
+                self.route = route_from_cells(self.grid, self.search.result(), self.smoothing, self.target,
+                                              self.smoother.result())
+                self.done = True
+            return max(1, int((self.smoother.examined - before) * per))
         if self.search is None and self.method == "jps+":
             table = self.grid.kept("jps+", JumpTable.empty)
             if not table.ready:                           # the table's build, a band of lines per step
@@ -137,7 +144,8 @@ class GridJob(Job):
             self.release()
             result = self.search.result()
             if self.smoothing and result.found and len(result.cells) > 2:
-                self.step_units = self.per_smoothed_cell * len(result.cells)    # next step
+                self.smoother = PathSmoother(self.grid, result.cells, self.smoothing)
+                self.step_units = 1
             else:
                 self.route = route_from_cells(self.grid, result, self.smoothing, self.target)
                 self.done = True
@@ -221,17 +229,24 @@ class MeshJob(Job):
 
 
 class HierarchyJob(Job):
-    """A hierarchy query in steps: the coarse route, one grid leg per step, then smoothing —
-    the same cells and cost as ``Hierarchy.find_path``."""
+    """A hierarchy query in steps: the coarse route, one grid leg per step, then the smoothing
+    sliced (``PathSmoother``) — the same cells and cost as ``Hierarchy.find_path``."""
 
     def __init__(self, hierarchy, start, goal, target) -> None:
         self.hierarchy, self.start, self.goal, self.target = hierarchy, start, goal, target
         self.coarse = None
         self.legs: list[np.ndarray] = []
+        self.smoother: PathSmoother | None = None
         self.step_units = UNITS["hierarchy_plan"]
 
     def advance(self, units: int) -> int:
         h = self.hierarchy
+        if self.smoother is not None:
+            per = UNIT_RATES["smoothing_per_examined_cell"]
+            before = self.smoother.examined
+            if self.smoother.step(int(units / per)):
+                self._finish(h.smoothed_result(self.smoother.result(), 0))
+            return max(1, int((self.smoother.examined - before) * per))
         if self.coarse is None:
             planned = h.plan(self.start, self.goal)
             if isinstance(planned, PathResult):              # answered without legs
@@ -245,10 +260,13 @@ class HierarchyJob(Job):
             return UNITS["hierarchy_leg"]
         cells = np.concatenate([self.legs[0]] + [leg[1:] for leg in self.legs[1:]]).astype(np.int32)
         way_idx = np.cumsum([0] + [len(leg) - 1 for leg in self.legs]).astype(np.int64)
-        from ..paths import path_cost
+        if len(cells) <= 2:
+            from ..paths import path_cost
 
-        result = PathResult(PathStatus.FOUND, path_cost(h.grid, cells), cells, 0)
-        self._finish(h._finish(result, True, way_idx))
+            self._finish(PathResult(PathStatus.FOUND, path_cost(h.grid, cells), cells, 0))
+        else:
+            self.smoother = PathSmoother(h.grid, h.rough_smoothing(cells, way_idx), "precise")
+            self.step_units = 1
         return UNITS["smoothing_per_cell"] * len(cells)
 
     def _finish(self, result: PathResult) -> None:

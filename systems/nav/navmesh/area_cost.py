@@ -4,8 +4,6 @@ of ``NavMesh`` (a mixin; its attributes are made by the bake)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .crossing_search import CandidateSearch
@@ -28,20 +26,6 @@ class AreaCostRoute(MeshSurface):
             if L.bidirectional:
                 adj.setdefault(pb, []).append((pa, -1 - i))
         return adj
-
-    def _portal(self, e: int, travel: np.ndarray):
-        """Left and right world points of portal edge ``e``, seen along ``travel``."""
-        cs = self.config.cell_size
-        ox, oy = self.origin
-        x0, y0, x1, y1 = self._seg[e]
-        a = np.array([ox + x0 * cs, oy + y0 * cs])
-        b = np.array([ox + x1 * cs, oy + y1 * cs])
-        d = b - a
-        m = CORNER_MARGIN * cs / max(np.hypot(*d), 1e-12)
-        a, b = a + d * m, b - d * m
-        if travel[0] * (a[1] - b[1]) - travel[1] * (a[0] - b[0]) > 0:     # a is on the left
-            return a, b
-        return b, a
 
     def _candidate_points(self):
         """Every portal's candidate crossing points, flat (CSR by portal), for the crossing-point
@@ -122,52 +106,80 @@ class AreaCostRoute(MeshSurface):
         return route
 
     def _points(self, route, s: np.ndarray, g: np.ndarray):
-        """Funnel each stretch of the route between links; returns (points, cost, link idx, polys)."""
-        cs = self.config.cell_size
+        """Funnel each stretch of the route between links; returns (points, cost, link idx, polys).
+        Portal ends, segment costs and heights are computed as arrays (a route across a big map
+        crosses hundreds of portals)."""
         pts = [np.asarray(s[:2], dtype=np.float64)]
         link_at = []
         kinds = []
         cost = 0.0
         cur = np.asarray(s[:2], dtype=np.float64)
-        lefts, rights = [], []
-        polys = [route[0][0]]
+        polys = [route[k][0] for k in range(len(route))]
+        stretch: list[tuple[int, int]] = []                     # (polygon left, portal) of the stretch
         for k in range(1, len(route)):
             v, via = route[k]
-            polys.append(v)
             u = route[k - 1][0]
             if via[0] == "portal":
-                e = via[1]
-                x0, y0, x1, y1 = self._seg[e]
-                cu = np.array([self.origin[0] + (self.rects[u][0] + self.rects[u][2]) * 0.5 * cs,
-                               self.origin[1] + (self.rects[u][1] + self.rects[u][3]) * 0.5 * cs])
-                mid = np.array([self.origin[0] + (x0 + x1) * 0.5 * cs, self.origin[1] + (y0 + y1) * 0.5 * cs])
-                left_end, right_end = self._portal(e, mid - cu)
-                lefts.append(left_end)
-                rights.append(right_end)
-            else:
-                li = via[1]
-                L = self.links[li if li >= 0 else -1 - li]
-                a, b = (L.a, L.b) if li >= 0 else (L.b, L.a)
-                stretch = self._pull(cur, np.array(a[:2]), lefts, rights)
-                pts.extend(stretch[1:])
-                link_at.append(len(pts) - 1)
-                kinds.append(L.kind)
-                pts.append(np.array(b[:2]))
-                cost += L.cost
-                cur = np.array(b[:2])
-                lefts, rights = [], []
-        stretch = self._pull(cur, np.asarray(g[:2], dtype=np.float64), lefts, rights)
-        pts.extend(stretch[1:])
-        p2 = self._inset_corners(np.array(pts), keep={0, len(pts) - 1, *link_at, *[i + 1 for i in link_at]})
-        seg_cost = 0.0
-        for i in range(len(p2) - 1):
-            if i in link_at:
+                stretch.append((u, via[1]))
                 continue
-            mid = (p2[i] + p2[i + 1]) / 2
-            poly = self.polygon_at(mid)
-            seg_cost += math.dist(p2[i], p2[i + 1]) * (self.area_cost[poly] if poly >= 0 else 1.0)
-        out = np.c_[p2, [self.height_at(p) if self.polygon_at(p) >= 0 else 0.0 for p in p2]]
-        return out, float(seg_cost + cost), tuple(link_at), np.array(polys, dtype=np.int64), tuple(kinds)
+            li = via[1]
+            L = self.links[li if li >= 0 else -1 - li]
+            a, b = (L.a, L.b) if li >= 0 else (L.b, L.a)
+            pts.extend(self._pull(cur, np.array(a[:2]), *self._portal_ends(stretch))[1:])
+            link_at.append(len(pts) - 1)
+            kinds.append(L.kind)
+            pts.append(np.array(b[:2]))
+            cost += L.cost
+            cur = np.array(b[:2])
+            stretch = []
+        pts.extend(self._pull(cur, np.asarray(g[:2], dtype=np.float64), *self._portal_ends(stretch))[1:])
+        p2 = self._inset_corners(np.array(pts), keep={0, len(pts) - 1, *link_at, *[i + 1 for i in link_at]})
+        walked = np.ones(len(p2) - 1, dtype=bool)
+        walked[list(link_at)] = False
+        mids = (p2[:-1] + p2[1:]) / 2
+        poly = self._polygons_under(mids)
+        seg = np.hypot(*(p2[1:] - p2[:-1]).T) * np.where(poly >= 0, self.area_cost[np.maximum(poly, 0)], 1.0)
+        under = self._polygons_under(p2)
+        cells = self._cells_under(p2)
+        height = np.where(under >= 0, self.height[cells[:, 1], cells[:, 0]], 0.0)
+        out = np.c_[p2, height]
+        return out, float(seg[walked].sum() + cost), tuple(link_at), np.array(polys, dtype=np.int64), tuple(kinds)
+
+    def _portal_ends(self, stretch: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Left and right world ends of each portal of a stretch ``[(polygon left, portal)]``,
+        seen along the way through it (``_portal`` for many at once)."""
+        if not stretch:
+            return np.zeros((0, 2)), np.zeros((0, 2))
+        cs = self.config.cell_size
+        origin = np.asarray(self.origin, dtype=np.float64)
+        u = np.array([k for k, _ in stretch], dtype=np.int64)
+        e = np.array([k for _, k in stretch], dtype=np.int64)
+        seg = self._seg[e].astype(np.float64)
+        rect = self.rects[u].astype(np.float64)
+        centre = origin + (rect[:, :2] + rect[:, 2:]) * 0.5 * cs
+        a = origin + seg[:, :2] * cs
+        b = origin + seg[:, 2:] * cs
+        travel = (a + b) / 2 - centre
+        d = b - a
+        m = (CORNER_MARGIN * cs / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12))[:, None]
+        a, b = a + d * m, b - d * m
+        a_left = (travel[:, 0] * (a[:, 1] - b[:, 1]) - travel[:, 1] * (a[:, 0] - b[:, 0]) > 0)[:, None]
+        return np.where(a_left, a, b), np.where(a_left, b, a)
+
+    def _cells_under(self, points: np.ndarray) -> np.ndarray:
+        cs = self.config.cell_size
+        h, w = self.poly_of_cell.shape
+        c = np.floor((points[:, :2] - np.asarray(self.origin)) / cs)
+        return np.clip(c, 0, [w - 1, h - 1]).astype(np.int64)
+
+    def _polygons_under(self, points: np.ndarray) -> np.ndarray:
+        """``polygon_at`` of many points (-1 off the mesh)."""
+        cs = self.config.cell_size
+        h, w = self.poly_of_cell.shape
+        c = np.floor((points[:, :2] - np.asarray(self.origin)) / cs)
+        inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+        cells = self._cells_under(points)
+        return np.where(inside, self.poly_of_cell[cells[:, 1], cells[:, 0]], -1)
 
     def _inset_corners(self, pts: np.ndarray, keep: set) -> np.ndarray:
         """Nudge path points that sit on grid vertices off their walls (see
@@ -183,7 +195,7 @@ class AreaCostRoute(MeshSurface):
         return out
 
     @staticmethod
-    def _pull(a: np.ndarray, b: np.ndarray, lefts, rights) -> np.ndarray:
-        if not lefts:
+    def _pull(a: np.ndarray, b: np.ndarray, lefts: np.ndarray, rights: np.ndarray) -> np.ndarray:
+        if len(lefts) == 0:
             return np.array([a, b])
-        return string_pull(a, b, np.array(lefts), np.array(rights))
+        return string_pull(a, b, np.ascontiguousarray(lefts), np.ascontiguousarray(rights))

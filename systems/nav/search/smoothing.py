@@ -18,7 +18,7 @@ from numba import njit
 
 from ..grid import line_max_cost
 
-__all__ = ["smooth_fast", "smooth_precise", "smooth_fast_via"]
+__all__ = ["smooth_fast", "smooth_precise", "smooth_precise_begin", "smooth_precise_slice", "smooth_fast_via"]
 
 
 @njit(cache=True)
@@ -61,25 +61,58 @@ def smooth_precise(passable, cost, wp, cells):
     n = cells.shape[0]
     if n <= 2:
         return cells.copy()
+    keep, prefix_min, state = smooth_precise_begin(n)
+    smooth_precise_slice(passable, cost, wp, cells, keep, prefix_min, state, np.iinfo(np.int64).max)
+    return cells[keep].copy()
+
+
+@njit(cache=True)
+def smooth_precise_begin(n):
+    """Scratch of a sliced precise smoothing of ``n`` cells: ``(keep, prefix_min, state)``."""
     keep = np.zeros(n, dtype=np.bool_)
     keep[0] = True
-    prefix_min = np.empty(n, dtype=np.float64)
-    anchor = 0
+    return keep, np.empty(n, dtype=np.float64), np.zeros(3, dtype=np.int64)
+
+
+@njit(cache=True)
+def smooth_precise_slice(passable, cost, wp, cells, keep, prefix_min, state, budget):
+    """Continue a precise smoothing until about ``budget`` cells were examined, pausing between
+    two sight tests; ``state``: the anchor, the cells examined so far, the next far cell to test
+    from the anchor (0: the anchor's scan has not started). True when done: ``cells[keep]`` is
+    then exactly ``smooth_precise``'s answer."""
+    n = cells.shape[0]
+    anchor = state[0]
+    j = state[2]
+    examined = 0
     while anchor < n - 1:
-        m = np.inf
-        for j in range(anchor, n):
-            c = _cell_cost(cost, wp, cells, j)
-            if c < m:
-                m = c
-            prefix_min[j] = m
+        if j == 0:                                          # a new anchor: the stretch's cheapest cells
+            m = np.inf
+            for k in range(anchor, n):
+                c = _cell_cost(cost, wp, cells, k)
+                if c < m:
+                    m = c
+                prefix_min[k] = m
+            examined += n - anchor
+            j = n - 1
         nxt = anchor + 1
-        for j in range(n - 1, anchor + 1, -1):
+        while j > anchor + 1:
+            if examined >= budget:
+                state[0] = anchor
+                state[1] += examined
+                state[2] = j
+                return False
+            examined += max(abs(cells[j, 0] - cells[anchor, 0]), abs(cells[j, 1] - cells[anchor, 1]))
             if _visible(passable, cost, wp, cells, anchor, j, prefix_min[j]):
                 nxt = j
                 break
+            j -= 1
         keep[nxt] = True
         anchor = nxt
-    return cells[keep].copy()
+        j = 0
+    state[0] = anchor
+    state[1] += examined
+    state[2] = 0
+    return True
 
 
 @njit(cache=True)

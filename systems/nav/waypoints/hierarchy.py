@@ -328,15 +328,22 @@ class Hierarchy:
     def _finish(self, result: PathResult, smooth: bool, way_idx: np.ndarray | None = None) -> PathResult:
         if not result.found or not smooth or len(result.cells) <= 2:
             return result
+        return self.smoothed_result(smooth_path(self.grid, self.rough_smoothing(result.cells, way_idx), "precise"),
+                                    result.expanded)
+
+    def rough_smoothing(self, cells: np.ndarray, way_idx: np.ndarray | None = None) -> np.ndarray:
+        """The fast pass before the precise one (on uniform grids testing sight against the leg
+        ends before single cells); the precise pass then runs on the few points left (same
+        guarantees)."""
         grid = self.grid
-        # a fast pass first (on uniform grids testing sight against the leg ends before single
-        # cells), then the precise pass on the few points left (same guarantees)
         if way_idx is not None and grid.is_uniform:
             (p, c), wp = grid.padded()
-            rough = smooth_fast_via(p, c, wp, np.ascontiguousarray(result.cells), way_idx)
-        else:
-            rough = smooth_path(grid, result.cells, "fast")
-        cells = smooth_path(grid, rough, "precise")
+            return smooth_fast_via(p, c, wp, np.ascontiguousarray(cells), way_idx)
+        return smooth_path(grid, cells, "fast")
+
+    def smoothed_result(self, cells: np.ndarray, expanded: int) -> PathResult:
+        """The ``PathResult`` of smoothed ``cells``, costed along its segments."""
+        grid = self.grid
         if grid.is_uniform:
             d = np.diff(cells.astype(np.float64), axis=0)
             cost = float(np.sqrt((d ** 2).sum(axis=1)).sum())
@@ -346,7 +353,7 @@ class Hierarchy:
             cost = 0.0
             for a, b in zip(cells[:-1], cells[1:]):
                 cost += math.hypot(*(b - a)) * line_max_cost(p, c, wp, a[0], a[1], b[0], b[1])
-        return PathResult(PathStatus.FOUND, cost, cells, result.expanded)
+        return PathResult(PathStatus.FOUND, cost, cells, expanded)
 
     def _route(self, start, goal, keep_waypoints: bool = False):
         grid = self.grid
