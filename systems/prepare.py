@@ -54,12 +54,14 @@ def _practice(grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: fl
         install(nav, prepare=False)
         for k, method in enumerate(methods):
             for i in range(3):
+                # some avoid (ORCA, team contacts), all arrive within the run (slots, chaining)
                 parts = [Position(5.5 + i, 5.5 + 2 * k % 50), Velocity(),
-                         NavigationAgent(target_position=(50.5, 45.5, 0.0), max_speed=8.0, method=method)]
+                         NavigationAgent(target_position=(50.5, 45.5, 0.0), max_speed=8.0, method=method,
+                                         avoidance_enabled=i > 0)]
                 if method in ("flowfield", "leader"):
                     parts.append(Flock(group=k + 1))
                 esper.create_entity(*parts)
-        for _ in range(40):
+        for _ in range(160):
             esper.process(1 / 20)
         # a map edit and a re-order: the re-plan paths compile too
         nav.grid.set_passable(np.array([[20, 30]]), False)

@@ -74,10 +74,13 @@ def _check(result: SceneResult, straight_s: float, *, all_overlaps: bool = False
     assert result.jitter_deg < 6.0, f"heading jitter {result.jitter_deg:.1f} degrees per tick"
 
 
-def test_rvo2_circle_of_250_single_units():
+@pytest.mark.parametrize("all_at_once", [False, True])
+def test_rvo2_circle_of_250_single_units(all_at_once):
+    """A dense ring (neighbours touching): with every plan made in the first tick all 250 start
+    at once, the most symmetric case — the right-hand bias and team contacts must untangle it."""
     n, ring, speed, r = 250, 40.0, 2.0, 0.5
     size = int(2 * ring + 20)
-    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)))
+    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)), CrowdConfig(planning_units=10**9 if all_at_once else 2_000))
     c = size / 2
     a = np.arange(n) * 2 * np.pi / n
     ids = crowd.add_agents(np.c_[c + ring * np.cos(a), c + ring * np.sin(a)], radius=r, max_speed=speed,
