@@ -278,12 +278,8 @@ def orca_velocities(agents, settings, view, dt, out):
             gi = group[i]
             px, py = position[i, 0], position[i, 1]
             vx, vy = velocity[i, 0], velocity[i, 1]
-            # the preferred velocity, rotated 2.9-4.6 degrees (per agent, to the right) against symmetric
-            # deadlocks: a dense ring started at once turns into one vortex instead of a jam
-            angle = -0.05 - 0.03 * ((i * 2654435761) % 1000) / 1000.0
-            ca, sa = math.cos(angle), math.sin(angle)
-            opt_x = preferred[i, 0] * ca - preferred[i, 1] * sa
-            opt_y = preferred[i, 0] * sa + preferred[i, 1] * ca
+            opt_x = preferred[i, 0]
+            opt_y = preferred[i, 1]
             walls = _wall_lines(lines, px, py, radius[i], radius[i] + max_speed[i] * wall_horizon, wall_horizon,
                                 passable, cs, ox, oy, wall_d, wall_n)
             # nearest neighbours
@@ -319,6 +315,13 @@ def orca_velocities(agents, settings, view, dt, out):
                         for mm in range(max_neighbours):               # the new farthest
                             if near_d[mm] > near_d[far_slot]:
                                 far_slot = mm
+            if count > 0:
+                # among neighbours, the preferred velocity rotated 2.9-4.6 degrees (per agent, to
+                # the right) against symmetric deadlocks: a dense ring started at once turns into
+                # one vortex instead of a jam (alone, an agent keeps to its path)
+                angle = -0.05 - 0.03 * ((i * 2654435761) % 1000) / 1000.0
+                ca, sa = math.cos(angle), math.sin(angle)
+                opt_x, opt_y = opt_x * ca - opt_y * sa, opt_x * sa + opt_y * ca
             m = walls
             for k in range(count):
                 if m >= _MAX_LINES:
