@@ -119,7 +119,7 @@ def prepare_navigation(nav, methods: Iterable[str] | None,
         elif stage == "navmesh":
             mesh = nav.navmesh()
             _first_query(mesh, nav.grid, three_d=True)      # builds its lazy query tables too
-            if not mesh._exact_applies():                  # area costs: orders share goal trees
+            if mesh.needs_crossing_search:                 # area costs: orders share goal trees
                 from rtsnav.systems.nav.navmesh.goal_tree import goal_tree_tables
 
                 goal_tree_tables(mesh)

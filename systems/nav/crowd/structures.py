@@ -58,7 +58,7 @@ class CrowdStructures:
     def goal_tree(self, mesh: NavMesh, target: np.ndarray) -> GoalTree | None:
         """The shared ``GoalTree`` of navmesh queries to ``target`` on meshes with area costs
         (``None`` where the exact query applies: it is fast on its own)."""
-        if mesh._exact_applies():
+        if not mesh.needs_crossing_search:
             return None
         trees = self._goal_trees
         if trees is None:

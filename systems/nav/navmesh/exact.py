@@ -36,6 +36,12 @@ class ExactRoute(MeshSurface):
         """The visibility-graph query answers uniform-cost meshes (with or without links)."""
         return self._query_tables().uniform
 
+    @property
+    def needs_crossing_search(self) -> bool:
+        """True when queries run the crossing-point search (polygons of different costs): then
+        many units sent to one goal should share a ``GoalTree``."""
+        return not self._exact_applies()
+
     def _query_tables(self) -> QueryTables:
         """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
         if self._itables is None:
