@@ -7,8 +7,10 @@ ordered to one point made 500 such searches, which under the crowd's budget took
 walk. The tree is one exhaustive crossing-point search from the goal — costs are symmetric (a
 straight move inside a polygon costs the same both ways), off-mesh links are taken reversed —
 after which a start is answered by the cheapest crossing point on its polygon's boundary plus
-the straight move to it, and the parent chain read backwards is the route: exactly the route the
-forward search finds when there is one cheapest (ties may pick another of equal cost).
+the straight move to it, and the parent chain read backwards is the route, funnelled as the
+forward search's is. Both are near-optimal routes over the same discretised crossing points, not
+always the same one: over 100 random starts on the highlands the tree's were 0.2% cheaper on
+average, within ±4.6% of the forward search's (``tests/systems/nav/test_goal_tree.py`` bounds it).
 """
 
 from __future__ import annotations
@@ -67,8 +69,8 @@ class GoalTree:
         return self.done
 
     def route(self, start: Sequence[float] | np.ndarray) -> MeshPath:
-        """The path from ``start`` to the goal (the tree must be ``done``): what ``find_path``
-        answers, found in microseconds."""
+        """The path from ``start`` to the goal (the tree must be ``done``), as a ``MeshPath`` like
+        ``find_path``'s, in well under a millisecond."""
         mesh = self.mesh
         s = np.array(finite_point(start, "start"), dtype=np.float64)
         ps, s, pg, g, failure = mesh._snap(s, self.goal)
