@@ -64,6 +64,16 @@ def run_scene(crowd: Crowd, team: np.ndarray, bound_s: float, radius: float) -> 
                        math.degrees(turns / max(samples, 1)))
 
 
+def reach_all(crowd: Crowd, count: int, max_ticks: int) -> int:
+    """Tick until ``count`` agents reported ``reached`` (or ``max_ticks``); returns how many did."""
+    reached: set[int] = set()
+    for _ in range(max_ticks):
+        reached |= set(crowd.update(DT).reached.tolist())
+        if len(reached) == count:
+            break
+    return len(reached)
+
+
 def _check(result: SceneResult, straight_s: float, *, all_overlaps: bool = False) -> None:
     assert result.arrived == result.total, f"{result.arrived}/{result.total} arrived"
     assert result.seconds <= 3 * straight_s + 30, f"{result.seconds:.0f} s for a {straight_s:.0f} s walk"
@@ -221,12 +231,7 @@ def test_200_through_a_one_cell_gap_settle_close_to_the_best_packing(planner):
     r = 0.35
     ids = crowd.add_agents(rng.uniform((10, 5), (25, 35), (200, 2)), radius=r, max_speed=4.0, group=1)
     crowd.move(ids, (50.5, 10.5), planner=planner)
-    reached: set[int] = set()
-    for _ in range(6000):
-        reached |= set(crowd.update(DT).reached.tolist())
-        if len(reached) == 200:
-            break
-    assert len(reached) == 200
+    assert reach_all(crowd, 200, 6000) == 200
     ideal = 0.5 * 2.5 * r * math.sqrt(200 / (math.pi / (2 * math.sqrt(3))))   # spacing 2.5 r, hexagonal packing
     distance = np.hypot(*(crowd.positions[:, :2] - (50.5, 10.5)).T)
     assert distance.max() <= 1.3 * ideal, f"{distance.max():.1f} > 1.3 × {ideal:.1f}"
@@ -241,12 +246,7 @@ def test_50_single_units_sent_to_one_point_settle_around_it_without_stacking():
     ids = crowd.add_agents(rng.uniform(5, 55, (50, 2)), radius=r, max_speed=3.0, avoidance=True)
     for i in ids:
         crowd.move([i], (30.5, 30.5))
-    reached: set[int] = set()
-    for _ in range(3000):
-        reached |= set(crowd.update(DT).reached.tolist())
-        if len(reached) == 50:
-            break
-    assert len(reached) == 50
+    assert reach_all(crowd, 50, 3000) == 50
     assert len(cKDTree(crowd.positions[:, :2]).query_pairs(0.99 * 2 * r)) == 0
     distance = np.hypot(*(crowd.positions[:, :2] - (30.5, 30.5)).T)
     assert np.percentile(distance, 90) < 8.0 and distance.max() < 16.0      # a loose ring, not scattered
