@@ -70,7 +70,6 @@ def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radiu
     frame = (view.origin_x, view.origin_y, cell_size, view.passable.shape[1])
     walking = np.empty(n, dtype=np.int64)
     w = 0
-    reach = 0.0
     for i in range(n):
         if not (nav_state[i] == _FOLLOWING and mode[i] == _PATH and alive[i] and path_len[i] > 0
                 and path_idx[i] >= path_len[i] - 1):
@@ -81,7 +80,6 @@ def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radiu
         if dx * dx + dy * dy <= near * near or still_for[i] > 0.25:
             walking[w] = i
             w += 1
-            reach = max(reach, (SPACING_RADII + 0.5) * radius[i])
     if w == 0:
         return walking[:0]
     done = np.empty(n, dtype=np.int64)
@@ -101,6 +99,7 @@ def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radiu
     for k in range(d):                                      # branches mispredict: ~50 ns a unit)
         seen[done_key[k] & (_FILTER - 1)] = True
     shared = 0                                              # walking units whose target cell has arrivals
+    reach = 0.0
     walking_key = np.empty(w, dtype=np.int64)
     for k in range(w):
         key = _target_key(target, walking[k], frame)
@@ -108,6 +107,7 @@ def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radiu
             walking[shared] = walking[k]
             walking_key[shared] = key
             shared += 1
+            reach = max(reach, (SPACING_RADII + 0.5) * radius[walking[k]])      # of those tested only
     if shared == 0:
         return walking[:0]
     walking = walking[:shared]

@@ -4,8 +4,8 @@ ORCA keeps agents of different groups apart; mates are steered by flocking, whos
 a soft force that a group pressed from behind or from the front (two armies meeting) can
 overcome. As in Detour's ``dtCrowd`` ("handle collisions"), a position pass after movement
 moves each overlapping pair apart (Gauss-Seidel passes over a pair list collected once per
-tick, until none is left, at most ``CONTACT_ITERATIONS``); a displacement that would enter a blocked cell is dropped on that axis,
-so nobody is pushed into a wall.
+tick, until none is left, at most ``CONTACT_ITERATIONS``); a displacement that would enter a
+blocked cell is dropped on that axis, so nobody is pushed into a wall.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from .proximity_grid import build_proximity_grid, cell_window
 __all__ = ["resolve_contacts", "contact_pairs", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK",
            "PAIR_SKIN", "PAIR_VISITS", "MIN_PASSES"]
 
-#: Passes per tick at most (Detour uses 4; a unit file pressed through a one-cell gap needs ~30 to
-#: stay clear of overlaps in every run, a dense army gains nothing after ~4).
+#: Passes per tick at most (Detour uses 4; at a one-cell gap 24 were not always enough to keep a
+#: pressed file clear of overlaps, 32 were; a dense army gains nothing after ~4).
 CONTACT_ITERATIONS = 48
 #: Pair visits per tick after the first ``MIN_PASSES`` passes: a crowd of a few hundred gets all
 #: its passes, a dense army of thousands Detour's few (its residual squeeze gains nothing from
