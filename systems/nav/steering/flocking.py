@@ -83,13 +83,9 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
                     sx += dx * push
                     sy += dy * push
                     on_top += w if d <= 1e-9 else 0.0
-        if active[i]:                                  # the agent itself was counted
-            cnt -= 1.0
-            on_top -= 1.0
-            cx -= px
-            cy -= py
-            vx -= vel[i, 0]
-            vy -= vel[i, 1]
+        own = 1.0 if active[i] else 0.0                # the agent itself was counted when a neighbour
+        cnt, on_top, cx, cy, vx, vy = cnt - own, on_top - own, cx - own * px, cy - own * py, vx - own * vel[i, 0], \
+            vy - own * vel[i, 1]
         if on_top > 0.0:                               # mates exactly on top (they share its bucket)
             sx += _split_on_top(i, px, py, gi, ox, oy, cell, cols, starts, order, near_pos, near_group)
         pairs += int(cnt)
