@@ -9,9 +9,10 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["SQRT2", "MOVE_DX", "MOVE_DY", "MOVE_UX", "MOVE_UY", "move_offsets", "step_cost"]
+__all__ = ["SQRT2", "OCTILE_DIAG", "octile", "MOVE_DX", "MOVE_DY", "MOVE_UX", "MOVE_UY", "move_offsets", "step_cost"]
 
 SQRT2 = math.sqrt(2.0)
+OCTILE_DIAG = SQRT2 - 1.0
 #: Move directions as (dx, dy), bit k of a move mask: E, W, S, N, SE, SW, NE, NW (0-3 straight).
 MOVE_DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
 MOVE_DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
@@ -25,6 +26,15 @@ def move_offsets(wp):
     """Flat-index step of each move on a padded grid whose rows are ``wp`` cells wide (cell
     ``(x, y)`` at ``(y + 1)·wp + x + 1``)."""
     return np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
+
+
+@njit(cache=True, inline="always")
+def octile(ax, ay, bx, by):
+    """The octile distance between cells ``(ax, ay)`` and ``(bx, by)``: the exact cost of an
+    unobstructed 8-connected path on a uniform grid, the grid searches' heuristic."""
+    dx = abs(ax - bx)
+    dy = abs(ay - by)
+    return (dx + OCTILE_DIAG * dy) if dx > dy else (dy + OCTILE_DIAG * dx)
 
 
 @njit(cache=True, inline="always")

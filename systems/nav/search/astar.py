@@ -16,14 +16,12 @@ from numba import njit
 
 from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
-from ..kernels.steps import MOVE_DX, MOVE_DY, SQRT2, move_offsets, step_cost
+from ..kernels.steps import MOVE_DX, MOVE_DY, SQRT2, move_offsets, octile, step_cost
 from .goal_bounds import inside
 from .open_list import resume, suspend
 from .workspace import EXHAUSTED, EXPANDED, FOUND, GOAL, HEAP_SIZE, IN_PROGRESS, STAMP, START, STATUS, WORK
 
-__all__ = ["SQRT2", "OCTILE_DIAG", "heuristic_xy", "astar_begin", "astar_run", "trace_path"]
-
-OCTILE_DIAG = SQRT2 - 1.0
+__all__ = ["SQRT2", "heuristic_xy", "astar_begin", "astar_run", "trace_path"]
 
 
 @njit(cache=True, inline="always")
@@ -33,12 +31,10 @@ def heuristic_xy(x, y, gx, gy, node, mode, table):
         return 0.0
     if mode == TABLE:
         return table[node]
+    if mode == OCTILE:
+        return octile(x, y, gx, gy)
     dx = abs(x - gx)
     dy = abs(y - gy)
-    if mode == OCTILE:
-        if dx > dy:
-            return dx + OCTILE_DIAG * dy
-        return dy + OCTILE_DIAG * dx
     if mode == EUCLIDEAN:
         return math.sqrt(dx * dx + dy * dy)
     if mode == MANHATTAN:

@@ -21,20 +21,17 @@ import numpy as np
 from numba import njit
 
 from ..errors import NavError
-from ..kernels.steps import SQRT2, move_offsets, step_cost
+from ..kernels.steps import move_offsets, octile, step_cost
 from ..result import PathResult, PathStatus
 
 __all__ = ["DStarLite"]
 
-_OCTILE_DIAG = SQRT2 - 1.0
 _NOT_QUEUED = -1
 
 
 @njit(cache=True, inline="always")
 def _h(a, b, wp):
-    dx = abs(a % wp - b % wp)
-    dy = abs(a // wp - b // wp)
-    return (dx + _OCTILE_DIAG * dy) if dx > dy else (dy + _OCTILE_DIAG * dx)
+    return octile(a % wp, a // wp, b % wp, b // wp)
 
 
 @njit(cache=True, inline="always")

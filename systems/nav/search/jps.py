@@ -26,30 +26,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
-from ..kernels.steps import SQRT2
-from .open_list import resume, suspend
-from .workspace import EXHAUSTED, FOUND, IN_PROGRESS, STATUS
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_push, heap_sift_up
+from ..kernels.steps import octile
 
-__all__ = ["jps_run", "expand_jumps", "relax_jump", "SCAN_PER_UNIT"]
+__all__ = ["expand_jumps", "relax_jump", "SCAN_PER_UNIT"]
 
-_OCTILE_DIAG = SQRT2 - 1.0
 #: Cells scanned per unit of budget.
 SCAN_PER_UNIT = 32
-
-
-@njit(cache=True, inline="always")
-def _octile(ax, ay, bx, by):
-    dx = abs(ax - bx)
-    dy = abs(ay - by)
-    return (dx + _OCTILE_DIAG * dy) if dx > dy else (dy + _OCTILE_DIAG * dx)
 
 
 @njit(cache=True, inline="always")
 def relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, ng, gx, gy):
     """Offer jump point ``v`` (cell ``(vx, vy)``) the cost ``ng`` from ``u``; returns the heap
     size. Shared by JPS and JPS+ (their successors differ, their bookkeeping does not)."""
-    key = ng + (1.0 + TIE_BREAK) * _octile(vx, vy, gx, gy)
+    key = ng + (1.0 + TIE_BREAK) * octile(vx, vy, gx, gy)
     if stamp[v] != cur:
         stamp[v] = cur
         g[v] = ng
@@ -115,91 +105,6 @@ def _diagonal(free, wp, x, y, dx, dy, goal_x, goal_y):
         scanned += c
         if s > 0:
             return steps, scanned
-
-
-@njit(cache=True)
-def jps_run(free, wp, ws, budget):
-    """Expand jump points until the goal, exhaustion or ``budget`` units (seed the workspace
-    ``ws``, a ``SearchArrays``, with ``astar_begin`` in octile mode first). Returns the status."""
-    g, parent, stamp, pos, heap_key, heap_node, state = ws
-    if state[STATUS] != IN_PROGRESS:
-        return state[STATUS]
-    cur, size, goal, gx, gy, expanded = resume(state, wp)
-    status = IN_PROGRESS
-    dirs_x = np.empty(5, dtype=np.int64)
-    dirs_y = np.empty(5, dtype=np.int64)
-    used = 0
-    while used < budget:
-        if size == 0:
-            status = EXHAUSTED
-            break
-        u, size = heap_pop(heap_key, heap_node, pos, size)
-        pos[u] = CLOSED
-        if u == goal:
-            status = FOUND
-            break
-        expanded += 1
-        used += 1
-        ux = u % wp
-        uy = u // wp
-        gu = g[u]
-        # the directions to scan: all eight at the start, else the pruned set
-        p = parent[u]
-        if p < 0:
-            nd = -1
-        else:
-            px = p % wp
-            py = p // wp
-            dx = (ux > px) - (ux < px)
-            dy = (uy > py) - (uy < py)
-            dirs_x[0] = dx
-            dirs_y[0] = dy
-            nd = 1
-            if dx != 0 and dy != 0:
-                dirs_x[1] = dx
-                dirs_y[1] = 0
-                dirs_x[2] = 0
-                dirs_y[2] = dy
-                nd = 3
-            elif dx != 0:
-                for s in (-1, 1):
-                    if free[(uy + s) * wp + ux] and not free[(uy + s) * wp + ux - dx]:
-                        dirs_x[nd] = 0
-                        dirs_y[nd] = s
-                        dirs_x[nd + 1] = dx
-                        dirs_y[nd + 1] = s
-                        nd += 2
-            else:
-                for s in (-1, 1):
-                    if free[uy * wp + ux + s] and not free[(uy - dy) * wp + ux + s]:
-                        dirs_x[nd] = s
-                        dirs_y[nd] = 0
-                        dirs_x[nd + 1] = s
-                        dirs_y[nd + 1] = dy
-                        nd += 2
-        count = 8 if nd < 0 else nd
-        for k in range(count):
-            if nd < 0:                                 # the start: every direction
-                kk = k if k < 4 else k + 1
-                dx = kk % 3 - 1
-                dy = kk // 3 - 1
-            else:
-                dx = dirs_x[k]
-                dy = dirs_y[k]
-            if dx != 0 and dy != 0:
-                steps, scanned = _diagonal(free, wp, ux, uy, dx, dy, gx, gy)
-                length = steps * SQRT2
-            else:
-                steps, scanned = _straight(free, wp, ux, uy, dx, dy, gx, gy)
-                length = float(steps)
-            used += scanned // SCAN_PER_UNIT
-            if steps <= 0:
-                continue
-            vx = ux + dx * steps
-            vy = uy + dy * steps
-            v = vy * wp + vx
-            size = relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, gu + length, gx, gy)
-    return suspend(state, size, expanded, status, used)
 
 
 @njit(cache=True)

@@ -21,21 +21,18 @@ import numpy as np
 from numba import njit
 
 from ..heuristics import OCTILE
-from ..kernels.heap import CLOSED, heap_pop
-from ..kernels.steps import SQRT2
+from ..kernels.steps import MOVE_DX as DX
+from ..kernels.steps import MOVE_DY as DY
 from .astar import astar_begin
-from .goal_bounds import inside
-from .jps import expand_jumps, relax_jump
-from .open_list import resume, suspend
-from .workspace import EXHAUSTED, FOUND, IN_PROGRESS, STATUS
+from .jps import expand_jumps
+from .jump_search import jps_plus_run
+from .workspace import FOUND
 
-__all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "jps_plus_run", "DX", "DY"]
+__all__ = ["JumpTable", "jump_table", "jps_plus_query", "build_table", "DX", "DY"]
 
 #: astar_begin's heuristic table, unused in octile mode.
 _NO_TABLE = np.zeros(1)
 
-DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
-DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -203,106 +200,6 @@ def _update_table(table, free, wp, hp, cells):
                     x -= dx
                     y -= dy
     return written
-
-
-@njit(cache=True)
-def jps_plus_run(table, free, wp, ws, budget, bounds, use_bounds):
-    """Expand jump points with the JPS+ table until the goal, exhaustion or ``budget``
-    expansions (seed the workspace ``ws``, a ``SearchArrays``, with ``astar_begin`` in octile
-    mode first); with ``use_bounds``, a direction whose goal-bounding box misses the goal is not
-    scanned. Returns the status."""
-    g, parent, stamp, pos, heap_key, heap_node, state = ws
-    if state[STATUS] != IN_PROGRESS:
-        return state[STATUS]
-    cur, size, goal, gx, gy, expanded = resume(state, wp)
-    status = IN_PROGRESS
-    dirs = np.empty(8, dtype=np.int64)
-    used = 0
-    while used < budget:
-        if size == 0:
-            status = EXHAUSTED
-            break
-        u, size = heap_pop(heap_key, heap_node, pos, size)
-        pos[u] = CLOSED
-        if u == goal:
-            status = FOUND
-            break
-        expanded += 1
-        used += 1
-        ux = u % wp
-        uy = u // wp
-        gu = g[u]
-        p = parent[u]
-        nd = 0
-        if p < 0:
-            for d in range(8):
-                dirs[nd] = d
-                nd += 1
-        else:
-            px = p % wp
-            py = p // wp
-            dx = (ux > px) - (ux < px)
-            dy = (uy > py) - (uy < py)
-            if dx != 0 and dy != 0:
-                dirs[0] = 0 if dx > 0 else 1
-                dirs[1] = 2 if dy > 0 else 3
-                dirs[2] = (4 if dx > 0 else 5) if dy > 0 else (6 if dx > 0 else 7)
-                nd = 3
-            elif dx != 0:
-                dirs[0] = 0 if dx > 0 else 1
-                nd = 1
-                for s in (-1, 1):
-                    if free[(uy + s) * wp + ux] and not free[(uy + s) * wp + ux - dx]:
-                        dirs[nd] = 2 if s > 0 else 3
-                        dirs[nd + 1] = (4 if dx > 0 else 5) if s > 0 else (6 if dx > 0 else 7)
-                        nd += 2
-            else:
-                dirs[0] = 2 if dy > 0 else 3
-                nd = 1
-                for s in (-1, 1):
-                    if free[uy * wp + ux + s] and not free[(uy - dy) * wp + ux + s]:
-                        dirs[nd] = 0 if s > 0 else 1
-                        dirs[nd + 1] = (4 if s > 0 else 5) if dy > 0 else (6 if s > 0 else 7)
-                        nd += 2
-        for k in range(nd):
-            d = dirs[k]
-            if use_bounds and not inside(bounds, u, d, gx, gy):
-                continue
-            dx = DX[d]
-            dy = DY[d]
-            dist = table[d, u]
-            reach = dist if dist > 0 else -dist
-            steps = 0
-            if d < 4:
-                # the goal on this ray, within reach
-                if dx != 0:
-                    along = (gx - ux) * dx
-                    if gy == uy and 0 < along <= reach:
-                        steps = along
-                else:
-                    along = (gy - uy) * dy
-                    if gx == ux and 0 < along <= reach:
-                        steps = along
-                if steps == 0 and dist > 0:
-                    steps = dist
-                length = float(steps)
-            else:
-                ax = (gx - ux) * dx
-                ay = (gy - uy) * dy
-                if ax > 0 and ay > 0:                      # the goal in this quadrant
-                    k_to = min(ax, ay)
-                    if k_to <= reach:                      # its row or column is reached on the way
-                        steps = k_to
-                if steps == 0 and dist > 0:
-                    steps = dist
-                length = steps * SQRT2
-            if steps <= 0:
-                continue
-            vx = ux + dx * steps
-            vy = uy + dy * steps
-            v = vy * wp + vx
-            size = relax_jump(g, parent, stamp, pos, heap_key, heap_node, size, cur, u, v, vx, vy, gu + length, gx, gy)
-    return suspend(state, size, expanded, status, used)
 
 
 class JumpTable:

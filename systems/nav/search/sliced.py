@@ -32,8 +32,9 @@ from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_search, join_paths
 from .bstar import bstar_walk
 from .goal_bounds import NO_BOUNDS, GoalBounds
-from .jps import expand_jumps, jps_run
-from .jps_plus import JumpTable, jps_plus_query, jps_plus_run
+from .jps import expand_jumps
+from .jps_plus import JumpTable, jps_plus_query
+from .jump_search import jps_plus_run, jps_run
 from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspace
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]

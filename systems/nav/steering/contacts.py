@@ -27,7 +27,7 @@ CONTACT_ITERATIONS = 48
 #: Pair visits per tick after the first ``MIN_PASSES`` passes: a crowd of a few hundred gets all
 #: its passes, a dense army of thousands Detour's few (its residual squeeze gains nothing from
 #: more) at a bounded cost.
-PAIR_VISITS = 150_000
+PAIR_VISITS = 60_000
 MIN_PASSES = 4
 #: Pairs are pushed to this multiple of the sum of their radii (a little slack, so that what the
 #: passes leave of a squeeze stays clear of an overlap).

@@ -8,7 +8,6 @@ flag is set are entered, which restricts a search to a corridor of clusters.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -16,19 +15,9 @@ from numba import njit
 
 from ..kernels.chain import parent_chain
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up, heap_update
-from ..kernels.steps import step_cost
+from ..kernels.steps import octile, step_cost
 
-__all__ = ["OCTILE_DIAG", "GraphArrays", "GraphEnds", "GraphScratch", "ScratchArrays", "graph_search", "refine_legs"]
-
-OCTILE_DIAG = math.sqrt(2.0) - 1.0
-
-
-@njit(cache=True, inline="always")
-def _octile(x0, y0, x1, y1):
-    dx = abs(x0 - x1)
-    dy = abs(y0 - y1)
-    return (dx + OCTILE_DIAG * dy) if dx > dy else (dy + OCTILE_DIAG * dx)
-
+__all__ = ["GraphArrays", "GraphEnds", "GraphScratch", "ScratchArrays", "graph_search", "refine_legs"]
 
 @njit(cache=True, inline="always")
 def _touch(u, cur, stamp, g, parent, pos, to_goal):
@@ -136,7 +125,7 @@ def graph_search(graph, allowed, ends, scratch, cur, report):
         if src_cost[i] >= g[u]:
             continue
         g[u] = src_cost[i]
-        h = _octile(node_x[u], node_y[u], goal_x, goal_y) if use_heuristic else 0.0
+        h = octile(node_x[u], node_y[u], goal_x, goal_y) if use_heuristic else 0.0
         size = heap_update(keys, nodes, pos, size, u, g[u] + h)
     while size > 0:
         u, size = heap_pop(keys, nodes, pos, size)
@@ -161,7 +150,7 @@ def graph_search(graph, allowed, ends, scratch, cur, report):
             if ng < g[v]:
                 g[v] = ng
                 parent[v] = u
-                h = _octile(node_x[v], node_y[v], goal_x, goal_y) if use_heuristic else 0.0
+                h = octile(node_x[v], node_y[v], goal_x, goal_y) if use_heuristic else 0.0
                 size = heap_update(keys, nodes, pos, size, v, ng + h)
     reported = np.full(report.size, np.inf)
     for i in range(report.size):
@@ -211,7 +200,7 @@ def refine_legs(moves, cost, wp, uniform, xs, ys, csize, width, height):
         g[a] = 0.0
         parent[a] = -1
         pos[a] = NOT_IN_HEAP
-        size = heap_push(keys, heap_nodes, pos, 0, _octile(ax, ay, bx, by), a)
+        size = heap_push(keys, heap_nodes, pos, 0, octile(ax, ay, bx, by), a)
         found = False
         while size > 0:
             u, size = heap_pop(keys, heap_nodes, pos, size)
@@ -239,11 +228,11 @@ def refine_legs(moves, cost, wp, uniform, xs, ys, csize, width, height):
                     stamp[v] = cur
                     g[v] = ng
                     parent[v] = u
-                    size = heap_push(keys, heap_nodes, pos, size, ng + (1.0 + 1e-9) * _octile(vx, vy, bx, by), v)
+                    size = heap_push(keys, heap_nodes, pos, size, ng + (1.0 + 1e-9) * octile(vx, vy, bx, by), v)
                 elif ng < g[v] - 1e-12 and pos[v] != CLOSED:
                     g[v] = ng
                     parent[v] = u
-                    keys[pos[v]] = ng + (1.0 + 1e-9) * _octile(vx, vy, bx, by)
+                    keys[pos[v]] = ng + (1.0 + 1e-9) * octile(vx, vy, bx, by)
                     heap_sift_up(keys, heap_nodes, pos, pos[v])
         if not found:
             return np.zeros((0, 2), dtype=np.int32), expanded, False, way_idx
