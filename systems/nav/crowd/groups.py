@@ -35,6 +35,7 @@ from ..flow.sectors import SectorOrder
 from ..result import PathStatus
 from ..steering.proximity_grid import near_any_in_group
 from .planners import UNIT_RATES, CallJob, GridJob, Route
+from .slots import claim_free_slots
 from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, Mode, NavState
 
 __all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES"]
@@ -213,22 +214,17 @@ class GroupSteering:
     def _claim_slots(self, order: GroupOrder, rows: np.ndarray, needing: np.ndarray, pos: np.ndarray) -> None:
         """Units ``rows[needing]`` (nearest the goal first) of one group claim free slots: near
         the unit, but inner slots first (the blob fills from the goal outward), and only a slot
-        it can walk to in a straight line (the best few checked)."""
+        it can walk to in a straight line (the best few checked; ``claim_free_slots``)."""
         s, grid = self.crowd.state, self.crowd.grid
-        free = np.flatnonzero(~order.taken)
-        for k in needing.tolist():
-            if len(free) == 0:
-                break
-            d = np.hypot(*(order.slots[free] - pos[k]).T) + INNER_FIRST * order.slot_distance[free]
-            best = np.argsort(d, kind="stable")[:SLOT_CANDIDATES]
-            seen = grid.segments_clear(np.repeat(pos[k][None], len(best), axis=0), order.slots[free[best]])
-            if not seen.any():
-                continue                                      # walks on by the flow; tries again next tick
-            pick = int(best[np.argmax(seen)])
-            s.slot[rows[k]] = free[pick]
-            s.home_x[rows[k]], s.home_y[rows[k]] = order.slots[free[pick]]
-            order.taken[free[pick]] = True
-            free = np.delete(free, pick)
+        picked = claim_free_slots(order.slots, order.slot_distance, order.taken,
+                                  np.ascontiguousarray(pos[needing, 0]), np.ascontiguousarray(pos[needing, 1]),
+                                  INNER_FIRST, SLOT_CANDIDATES, grid.passable, grid.cell_size,
+                                  float(grid.origin[0]), float(grid.origin[1]))
+        got = picked >= 0
+        units = rows[needing[got]]
+        s.slot[units] = picked[got]
+        s.home_x[units] = order.slots[picked[got], 0]
+        s.home_y[units] = order.slots[picked[got], 1]
 
     def settle_if_near(self, agents: np.ndarray) -> np.ndarray:
         """Group units among ``agents`` (walking with the group or alone after a recovery) that

@@ -13,12 +13,14 @@ well as never longer. Segments obey the no-corner-cutting rule (see ``Grid.line_
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from ..grid import line_max_cost
 
-__all__ = ["smooth_fast", "smooth_precise", "smooth_precise_begin", "smooth_precise_slice", "smooth_fast_via"]
+__all__ = ["smooth_fast", "smooth_precise", "smooth_precise_begin", "smooth_precise_slice", "smooth_fast_via", "polyline_cost"]
 
 
 @njit(cache=True)
@@ -146,3 +148,14 @@ def smooth_fast_via(passable, cost, wp, cells, way_idx):
         anchor = i
         seen = i
     return cells[keep].copy()
+
+
+@njit(cache=True)
+def polyline_cost(passable: np.ndarray, cost: np.ndarray, wp: int, cells: np.ndarray) -> float:
+    """Cost of a smoothed path through ``cells`` (``(N, 2)`` x, y): Σ segment length × the
+    largest terrain cost it touches (``line_max_cost``), the cost the smoothing passes keep."""
+    total = 0.0
+    for i in range(cells.shape[0] - 1):
+        ax, ay, bx, by = cells[i, 0], cells[i, 1], cells[i + 1, 0], cells[i + 1, 1]
+        total += math.hypot(bx - ax, by - ay) * line_max_cost(passable, cost, wp, ax, ay, bx, by)
+    return total

@@ -28,7 +28,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -41,7 +40,7 @@ from ..kernels.grid_dijkstra import integrate
 from ..paths import path_cost, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
-from ..search.smoothing import smooth_fast_via
+from ..search.smoothing import polyline_cost, smooth_fast_via
 from .coarse_route import CoarseRoute
 from .graph_search import GraphArrays, GraphEnds, GraphScratch, graph_search, refine_legs
 
@@ -349,10 +348,7 @@ class Hierarchy:
             cost = float(np.sqrt((d ** 2).sum(axis=1)).sum())
         else:
             (p, c), wp = grid.padded()
-            from ..grid import line_max_cost
-            cost = 0.0
-            for a, b in zip(cells[:-1], cells[1:]):
-                cost += math.hypot(*(b - a)) * line_max_cost(p, c, wp, a[0], a[1], b[0], b[1])
+            cost = float(polyline_cost(p, c, wp, np.ascontiguousarray(cells)))
         return PathResult(PathStatus.FOUND, cost, cells, expanded)
 
     def _route(self, start, goal, keep_waypoints: bool = False):
