@@ -113,6 +113,26 @@ def test_replacing_a_position_component_teleports_the_agent(arena):
     assert not old.is_bound and old.as_tuple() == (3.5, 10.5, 0.0)
 
 
+def test_a_replaced_component_equal_in_value_is_bound_all_the_same(arena):
+    """The registry compares identities, not values: components compare equal by value."""
+    from rtsnav.systems import Navigation, install
+
+    nav = Navigation(arena)
+    install(nav)
+    others = [esper.create_entity(Position(4.5 + i, 12.5), Velocity(), NavigationAgent()) for i in range(3)]
+    e = esper.create_entity(Position(3.5, 10.5), Velocity(), NavigationAgent(), Flock(group=2))
+    esper.process(1 / 60)
+    old = esper.component_for_entity(e, Position)
+    twin = Position(*old.as_tuple())
+    assert twin == old
+    esper.add_component(e, twin)
+    esper.remove_component(e, Flock)
+    esper.process(1 / 60)
+    assert twin.is_bound and not old.is_bound
+    assert nav.agents.flock_group[nav.agents.row_of[e], 0] == -1
+    assert all(esper.component_for_entity(o, Position).is_bound for o in others)
+
+
 def test_removing_the_agent_component_unregisters_the_entity(arena):
     from rtsnav.systems import Navigation, install
 
