@@ -198,8 +198,7 @@ def soak(map_name: str, agents: int, ticks: int, every: int = 100) -> dict:
     cells = _cells(grid)
     ids = crowd.add_agents(cells[rng.choice(len(cells), agents)] + 0.5)
     planners = ["astar", "flowfield", "leader", "hierarchy", "weighted", "navmesh"]
-    crowd.navmesh()
-    crowd.hierarchy()
+    crowd.prepare(planners)                  # kernels and bakes at load, as a game would
     silent = np.zeros(crowd.state.size)
     anchor = crowd.positions[:, :2].copy()
     silent_episodes = stuck_events = wall_ticks = 0

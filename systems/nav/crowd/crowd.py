@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -214,6 +214,18 @@ class Crowd(CrowdStructures, CrowdMotion):
         return arr
 
     # ================================================================= update
+    def prepare(self, methods: Iterable[str] | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> dict[str, float]:
+        """Do at load time what a first order would otherwise do inside a tick: compile (or load
+        from numba's cache) every kernel ``methods`` use (None: every planner) in a practice run
+        on a small level, and bake (or load from ``cache_dir``) the navmesh, hierarchy, sector
+        tiles, waypoint graph and JPS+ table they need. ``progress(stage, done, total)`` is
+        called per stage. Returns seconds per stage. (``Navigation.prepare`` does the same
+        through esper, plus ``gc.freeze``.)"""
+        from .prepare import prepare_crowd
+
+        return prepare_crowd(self, methods, progress)
+
     def update(self, dt: float) -> CrowdEvents:
         """One tick of ``dt`` seconds (> 0; 0 does nothing): orders, plans under the budget, path
         following, group steering, flocking, movement, the progress watch. Returns its events."""

@@ -381,3 +381,19 @@ def test_flow_as_acceleration_builds_speed_over_time_and_the_default_does_not():
     assert speeds[0.0][0] > 3.0                                    # the field sets the velocity at once
     assert speeds[20.0][0] < 1.5                                   # one tick of 20 units/s² (+ flocking)
     assert max(speeds[20.0]) > 3.0                                 # and it gets up to speed
+
+
+def test_crowd_prepare_bakes_at_load_what_its_planners_need_without_esper(tmp_path):
+    """``Crowd.prepare`` (no esper): the practice run, then the structures the planners use are
+    built before the first order (the navmesh, the hierarchy, sector tiles on a large map)."""
+    passable = np.ones((300, 300), dtype=bool)
+    passable[100:200, 150] = False
+    crowd = Crowd(Grid(passable), CrowdConfig(), cache_dir=tmp_path)
+    stages: list[str] = []
+    seconds = crowd.prepare(["navmesh", "hierarchy", "flowfield"], progress=lambda s, d, t: stages.append(s))
+    assert list(seconds) == ["kernels", "navmesh", "hierarchy", "tiles"]
+    assert stages == ["kernels", "navmesh", "hierarchy", "tiles", "done"]
+    assert crowd._navmesh is not None and crowd._hierarchy is not None
+    assert crowd._tiles is not None and crowd._tiles.version == crowd.grid.version
+    with pytest.raises(NavError, match="unknown planner"):
+        crowd.prepare(["teleport"])
