@@ -102,6 +102,14 @@ class Job:
         """Give back scratch memory (a search workspace) when cancelled or done."""
 
 
+def _smoothing_step(smoother: PathSmoother, units: int) -> tuple[bool, int]:
+    """Advance a sliced smoothing by about ``units`` of budget: ``(finished, units used)``."""
+    per = UNIT_RATES["smoothing_per_examined_cell"]
+    before = smoother.examined
+    finished = smoother.step(int(units / per))
+    return finished, max(1, int((smoother.examined - before) * per))
+
+
 class GridJob(Job):
     """A time-sliced grid search (``SlicedSearch``), then its smoothing, sliced too
     (``PathSmoother``): exactly the one-shot result."""
@@ -118,14 +126,13 @@ class GridJob(Job):
 
     def advance(self, units: int) -> int:
         if self.smoother is not None:                         # the last steps: smoothing
-            per = UNIT_RATES["smoothing_per_examined_cell"]
-            before = self.smoother.examined
-            if self.smoother.step(int(units / per)):
+            finished, used = _smoothing_step(self.smoother, units)
+            if finished:
                 assert self.search is not None
                 self.route = route_from_cells(self.grid, self.search.result(), self.smoothing, self.target,
                                               self.smoother.result())
                 self.done = True
-            return max(1, int((self.smoother.examined - before) * per))
+            return used
         if self.search is None and self.method == "jps+":
             table = self.grid.kept("jps+", JumpTable.empty)
             if not table.ready:                           # the table's build, a band of lines per step
@@ -243,11 +250,10 @@ class HierarchyJob(Job):
     def advance(self, units: int) -> int:
         h = self.hierarchy
         if self.smoother is not None:
-            per = UNIT_RATES["smoothing_per_examined_cell"]
-            before = self.smoother.examined
-            if self.smoother.step(int(units / per)):
+            finished, used = _smoothing_step(self.smoother, units)
+            if finished:
                 self._finish(h.smoothed_result(self.smoother.result(), 0))
-            return max(1, int((self.smoother.examined - before) * per))
+            return used
         if self.coarse is None:
             planned = h.plan(self.start, self.goal)
             if isinstance(planned, PathResult):              # answered without legs

@@ -37,7 +37,7 @@ from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_b
 from ..errors import NavError
 from ..grid import Grid, legal_moves
 from ..kernels.grid_dijkstra import integrate
-from ..paths import path_cost, smooth_path
+from ..paths import path_cost, path_length, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
 from ..search.smoothing import polyline_cost, smooth_fast_via
@@ -344,8 +344,7 @@ class Hierarchy:
         """The ``PathResult`` of smoothed ``cells``, costed along its segments."""
         grid = self.grid
         if grid.is_uniform:
-            d = np.diff(cells.astype(np.float64), axis=0)
-            cost = float(np.sqrt((d ** 2).sum(axis=1)).sum())
+            cost = path_length(cells)
         else:
             (p, c), wp = grid.padded()
             cost = float(polyline_cost(p, c, wp, np.ascontiguousarray(cells)))
