@@ -80,6 +80,8 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
         self.following = False                             # V: the camera follows the selection
         self.screenshot_path: Path = Path("rtsnav-shot.png")
         self.paused = False
+        #: a closing gate waits while units stand in it (else it closes and they step out)
+        self.gates_wait_for_units = False
         self.overlay_legend: list = []
         self._overlay_tick = -1
         self.message, self.message_until = "", 0
@@ -360,7 +362,9 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
 
     def toggle_gate(self, name: str | None = None, near: tuple[float, float] | None = None) -> str | None:
         """Open / close gate ``name`` (default: the gate nearest to world point ``near``, else to
-        the camera's target); units re-plan around the change. Returns the gate's name."""
+        the camera's target); units re-plan around the change; units standing in a closing gate
+        step to the nearest open cell, or, with ``gates_wait_for_units``, the gate stays open
+        and the HUD says why. Returns the gate's name."""
         if not self.level.gates:
             return None
         esper.switch_world(self.world)
@@ -374,6 +378,11 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
 
             name = min(self.level.gates, key=distance)
         gate = self.level.gates[name]
+        if gate.open and self.gates_wait_for_units:
+            standing = self.navigation.crowd.occupants(gate.cells)
+            if len(standing):
+                self.say(f"{name} stays open: {len(standing)} units stand in it")
+                return name
         cells = self.level.set_gate(name, not gate.open)
         self.navigation.cells_changed(cells)
         self._show_gates()

@@ -55,6 +55,8 @@ class Navigation:
         waypoint_graph / navmesh: structures to use instead of the default ones (flood-filled /
             baked from the grid with ``navmesh_radius`` on first use or by ``prepare``).
         navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
+        rebuild_worker: rebuild the navmesh, waypoint graph and hierarchy after map edits in a
+            worker process (``CrowdConfig.rebuild_worker``).
     """
 
     def __init__(self, grid: Grid, *, expansions_per_tick: int = 20_000, max_searches: int = 4,
@@ -63,7 +65,7 @@ class Navigation:
                  stuck_after: float = 4.0, congestion: bool = False, contacts: bool = False,
                  flow_integration: str = "dijkstra", flow_rule: str = "descent", flow_acceleration: float = 0.0, cache_dir: str | Path | None | bool = None,
                  waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
-                 navmesh_radius: float = 0.4) -> None:
+                 navmesh_radius: float = 0.4, rebuild_worker: bool = True) -> None:
         if not isinstance(grid, Grid):
             raise NavError(f"Navigation needs a rtsnav.systems.nav.Grid, got {type(grid).__name__}")
         self.grid = grid
@@ -76,7 +78,7 @@ class Navigation:
                              wall_avoidance=float(wall_avoidance), navmesh_radius=float(navmesh_radius),
                              stuck_after=float(stuck_after), congestion=bool(congestion),
                              contacts=bool(contacts), flow_integration=flow_integration, flow_rule=flow_rule,
-                             flow_acceleration=float(flow_acceleration))
+                             flow_acceleration=float(flow_acceleration), rebuild_worker=bool(rebuild_worker))
         self.crowd = Crowd(grid, config, navmesh=navmesh, waypoint_graph=waypoint_graph, cache_dir=self.cache_dir)
         #: which components hold positions / velocities (``install(position=...)`` sets it)
         self.binding = ComponentBinding()

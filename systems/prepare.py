@@ -31,7 +31,8 @@ def _practice(grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: fl
     previous = esper.current_world
     esper.switch_world(_SCRATCH_WORLD)
     try:
-        nav = Navigation(grid, cache_dir=False, flow_mode=flow_mode, navmesh_radius=navmesh_radius)
+        nav = Navigation(grid, cache_dir=False, flow_mode=flow_mode, navmesh_radius=navmesh_radius,
+                         rebuild_worker=False)
         install(nav, prepare=False)
         for k, method in enumerate(methods):
             for i in range(3):

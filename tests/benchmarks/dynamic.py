@@ -9,6 +9,11 @@
   same edits; time per repair and the repaired path's cost over the fresh optimum.
 * Structures after one gate edit (a 6-cell wall): the JPS+ table's incremental update against
   its full rebuild, the sector tiles' update, the hierarchy's update.
+* A gate closing in a running game (``gate_rows``): a prepared ``Crowd`` with a 50-unit flow
+  group and single units of every structure planner walking; a 12-cell wall drops across their
+  way. The edit's frame (``cells_changed`` + the tick) and every tick after it against the
+  median steady tick; ticks until every walking single unit has a new path (or is queued); when
+  the navmesh, waypoint graph and hierarchy rebuilt in the worker process were swapped in.
 """
 
 from __future__ import annotations
@@ -121,6 +126,78 @@ def structure_rows(grid) -> dict:
             "sector_tiles_update_ms": t_tiles, "hierarchy_update_ms": t_h}
 
 
+def gate_rows(grid, ticks_after: int = 1500, profile: bool = False) -> dict:
+    """A gate closing across a walking crowd's way on ``grid`` (see the module docs)."""
+    from rtsnav.systems.nav.crowd import Crowd, NavState
+
+    crowd = Crowd(grid)
+    planners = ["flowfield", "astar", "navmesh", "waypoints", "hierarchy"]
+    crowd.prepare(planners)
+    labels = grid.components()
+    big = np.bincount(labels[labels >= 0]).argmax()
+    rng = np.random.default_rng(3)
+    cases = edits(grid, 1, seed=11)
+    (a, b, path, _), = cases
+    start_w, goal_w = grid.cell_to_world(*a)[:2], grid.cell_to_world(*b)[:2]
+    spots = np.argwhere(labels == big)[:, ::-1]
+    near = spots[np.hypot(*(spots - np.array(a)).T) < 8]
+    group = crowd.add_agents(grid.cells_to_world(near[rng.choice(len(near), 50, replace=False)])[:, :2], group=1)
+    crowd.move(group, goal_w, planner="flowfield")
+    singles = {}
+    for planner in planners[1:]:
+        ids = crowd.add_agents(grid.cells_to_world(near[rng.choice(len(near), 10, replace=False)])[:, :2])
+        crowd.move(ids, goal_w, planner=planner)
+        singles[planner] = ids
+    steady = []
+    for _ in range(120):
+        t, _ = _ms(lambda: crowd.update(1 / 20))
+        steady.append(t)
+    # a wall 12 cells wide across the path, 40 steps ahead of the start, kept off the goal
+    c = path[min(len(path) - 1, 60)]
+    d = path[min(len(path) - 1, 61)] - path[min(len(path) - 1, 59)]
+    normal = np.array([-d[1], d[0]]) / max(1e-9, np.hypot(*d))
+    wall = np.unique(np.round(c + np.outer(np.arange(-6, 7), normal)).astype(np.int64), axis=0)
+    wall = wall[grid.passable[wall[:, 1], wall[:, 0]]]
+    walking = np.concatenate(list(singles.values()))
+    walking = walking[crowd.state.nav_state[walking, 0] == NavState.FOLLOWING]
+    t0 = time.perf_counter()
+    grid.set_passable(wall, False)
+    crowd.cells_changed(wall)
+    crowd.update(1 / 20)
+    frame_ms = (time.perf_counter() - t0) * 1e3
+    if profile:
+        import cProfile
+        import pstats
+
+        grid.set_passable(wall, True)
+        crowd.cells_changed(wall)
+        crowd.update(1 / 20)
+        pr = cProfile.Profile()
+        pr.enable()
+        grid.set_passable(wall, False)
+        crowd.cells_changed(wall)
+        crowd.update(1 / 20)
+        pr.disable()
+        pstats.Stats(pr).sort_stats("cumtime").print_stats(25)
+    changed = set()
+    after, rerouted_at, swapped_at = [], None, None
+    for tick in range(ticks_after):
+        t, ev = _ms(lambda: crowd.update(1 / 20))
+        after.append(t)
+        changed |= set(ev.path_changed.tolist())
+        queued = {key[1] for key in crowd.queue.keys() if key[0] == "agent"}
+        if rerouted_at is None and set(walking.tolist()) <= changed | queued:
+            rerouted_at = tick + 1
+        if swapped_at is None and not crowd.rebuilds.in_flight:
+            swapped_at = tick + 1
+    base = float(np.median(steady))
+    return {"wall_cells": int(len(wall)), "steady_median_ms": base, "edit_frame_ms": frame_ms,
+            "edit_frame_over_steady_ms": frame_ms - base, "worst_after_over_steady_ms": float(max(after)) - base,
+            "ticks_until_every_walking_single_replanned_or_queued": rerouted_at,
+            "walking_singles": int(len(walking)), "ticks_until_structures_swapped": swapped_at,
+            "rebuild_errors": list(crowd.rebuilds.errors)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edits", type=int, default=20)
@@ -135,6 +212,8 @@ def main(argv=None) -> int:
     report["splice"] = splice_rows(grid, cases)
     report["structures"] = structure_rows(grid)
     print(report["structures"])
+    report["gate_in_game"] = gate_rows(scaled_cape(1024))
+    print(report["gate_in_game"], flush=True)
     save_json(args.json, report)
     return 0
 

@@ -298,3 +298,24 @@ def test_levels_show_draws_overlays_markers_and_a_legend(tmp_path):
     assert path_yellow > 100
     spawn_blue = (np.abs(img[:grid.height * scale] - np.array([76, 153, 255])).max(axis=2) < 30).sum()
     assert spawn_blue > 50
+
+
+@pytest.mark.parametrize("wait", [False, True])
+def test_a_gate_closing_on_a_unit_frees_it_or_waits_as_the_game_chooses(app, wait):
+    from rtsnav.components import Position
+
+    gate = app.level.gates["north bridge"].cells
+    spot = app.level.grid.cells_to_world(gate[:1])[0]
+    unit = app.entities[0]
+    pos = esper.component_for_entity(unit, Position)
+    pos.x, pos.y = float(spot[0]), float(spot[1])
+    app.step(1)
+    app.gates_wait_for_units = wait
+    app.toggle_gate("north bridge")
+    assert app.level.gates["north bridge"].open is wait
+    if wait:
+        assert "stays open" in app.message
+        return
+    app.step(1)
+    cell = app.level.grid.world_to_cell(pos.x, pos.y)
+    assert app.level.grid.is_passable(*cell), "the unit was left inside the closed gate"

@@ -67,6 +67,10 @@ class CrowdConfig:
         team_contacts: the same pass for pairs of avoiding agents of different groups only (on
             by default: it makes ORCA's "no overlap between groups" firm where a jam leaves ORCA
             no safe velocity; it costs a spatial hash per tick, ~0.7 ms at 10,000 agents).
+        rebuild_worker: after a map edit the crowd's navmesh, waypoint graph and hierarchy are
+            rebuilt in a worker process while the game goes on (their agents plan on the grid
+            meanwhile; see ``crowd/rebuild.py``). False: no process; they are rebuilt when
+            ``Crowd.finish_rebuilds`` is called (a loading screen), on the grid until then.
     """
 
     planning_units: int = 20_000
@@ -98,6 +102,7 @@ class CrowdConfig:
     flow_acceleration: float = 0.0
     contacts: bool = False
     team_contacts: bool = True
+    rebuild_worker: bool = True
 
     def __post_init__(self) -> None:
         checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),

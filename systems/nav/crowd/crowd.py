@@ -40,6 +40,7 @@ from .groups import FLOW_CODES, GroupSteering
 from .motion import CrowdMotion
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
 from .progress import watch_progress
+from .rebuild import StructureRebuilds
 from .state import (
     F_AVOIDANCE,
     F_HAS_TARGET,
@@ -87,6 +88,7 @@ class Crowd(CrowdStructures, CrowdMotion):
         self._tiles: SectorGraph | None = None
         self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
         self._fields_version = grid.version
+        self.rebuilds = StructureRebuilds(self, self.config.rebuild_worker)
         self._events = _Collect()
         self._last_velocity = np.zeros((0, 2))
         #: planned group traffic per cell (units whose group route runs there), for congestion
@@ -240,6 +242,8 @@ class Crowd(CrowdStructures, CrowdMotion):
             return CrowdEvents()
         if self._fields_version != self.grid.version:
             self._grid_changed()
+        if self.rebuilds.in_flight:
+            self.rebuilds.take()
         s = self.state
         self._refuse_bad_agents()
         self._take_orders()
@@ -428,6 +432,8 @@ class Crowd(CrowdStructures, CrowdMotion):
     def _job(self, i: int, method: str, start: tuple[int, int] | None = None, goal: tuple[int, int] | None = None):
         s, grid = self.state, self.grid
         target = s.target[i].copy()
+        if method in self.rebuilds.stale:
+            method = "astar"              # its structure predates a map edit: exact on the grid until rebuilt
         if method in GRID_METHODS or method == "hierarchy":
             start = start if start is not None else grid.world_to_cell(*s.position[i, :2])
             goal = goal if goal is not None else grid.world_to_cell(*target[:2])
@@ -510,7 +516,7 @@ class Crowd(CrowdStructures, CrowdMotion):
         for i in give_up.tolist():
             self.fail(i, f"no progress for {self.config.stuck_after:g} s after {self.config.max_recoveries} recoveries")
         live = stuck[tries <= self.config.max_recoveries]
-        self._free_walled_in(live)
+        self.free_walled_in(live)
         group = np.isin(s.agent_method[live, 0], FLOW_CODES) | (s.mode[live] == Mode.PATH)
         first = live[(s.recoveries[live] == 1) & ~group]
         self._order(first)
@@ -527,17 +533,6 @@ class Crowd(CrowdStructures, CrowdMotion):
         near = grid.nearest_reachable(grid.world_to_cell(*s.target[i, :2]), np.array([here]))
         return here if near is None else near
 
-    def _free_walled_in(self, ids: np.ndarray) -> None:
-        """Agents standing in a blocked cell (a gate closed on them) step to the nearest open cell."""
-        grid = self.grid
-        for i in ids.tolist():
-            cx, cy = grid.world_to_cell(*self.state.position[i, :2])
-            if grid.is_passable(cx, cy):
-                continue
-            ys, xs = np.nonzero(grid.passable)
-            if len(xs):
-                k = int(np.argmin((xs - cx) ** 2 + (ys - cy) ** 2))
-                self.state.position[i, :2] = grid.cell_to_world(int(xs[k]), int(ys[k]))[:2]
 
 @njit(cache=True)
 def _all_sane(alive, nav_state, position, params, limit_radius, limit_speed, bad):

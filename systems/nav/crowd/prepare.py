@@ -49,7 +49,7 @@ def practice_crowd(grid: Grid, methods: list[str], flow_mode: str, navmesh_radiu
     from .config import CrowdConfig
     from .crowd import Crowd
 
-    crowd = Crowd(grid, CrowdConfig(flow_mode=flow_mode, navmesh_radius=navmesh_radius))
+    crowd = Crowd(grid, CrowdConfig(flow_mode=flow_mode, navmesh_radius=navmesh_radius, rebuild_worker=False))
     for k, method in enumerate(methods):
         group = k + 1 if method in FLOCKED else -1
         starts = [(5.5 + i, 5.5 + 2 * k % 50) for i in range(3)]

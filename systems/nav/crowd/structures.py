@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.ndimage import distance_transform_edt  # at load: its first import takes ~0.1 s
 
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
@@ -16,6 +17,7 @@ from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid
 from .config import CrowdConfig
 from .planners import UNIT_RATES, CallJob
+from .rebuild import StructureRebuilds, waypoint_seed
 from .state import F_HAS_TARGET, F_TARGET_DIRTY, CrowdState, NavState
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ class CrowdStructures:
     _fields_version: int
     _clearance_cache: tuple[int, np.ndarray] | None = None     # (grid version, cells to the nearest wall)
     _goal_trees: OrderedDict | None = None
+    rebuilds: StructureRebuilds
 
     #: Navmesh goal trees kept (LRU; ~40 bytes per crossing point each: 27 MB on the 512² highlands).
     GOAL_TREES = 4
@@ -102,8 +105,6 @@ class CrowdStructures:
         """Cells from each open cell to the nearest wall or map edge (cached per grid version)."""
         cached = self._clearance_cache
         if cached is None or cached[0] != self.grid.version:
-            from scipy.ndimage import distance_transform_edt
-
             padded = np.pad(self.grid.passable, 1, constant_values=False)
             cached = (self.grid.version, distance_transform_edt(padded)[1:-1, 1:-1])
             self._clearance_cache = cached
@@ -206,6 +207,7 @@ class CrowdStructures:
             self._navmesh = (NavMesh.cached(self.grid, self.cache_dir, agent_radius=r, progress=progress, subdivide=k)
                              if self.cache_dir is not None
                              else NavMesh.from_grid(self.grid, agent_radius=r, progress=progress, subdivide=k))
+            self.rebuilds.made.add("navmesh")
         return self._navmesh
 
     @property
@@ -225,6 +227,7 @@ class CrowdStructures:
 
             self._hierarchy = (Hierarchy.cached(self.grid, self.cache_dir, progress=progress)
                                if self.cache_dir is not None else Hierarchy.build(self.grid, progress=progress))
+            self.rebuilds.made.add("hierarchy")
         return self._hierarchy
 
     def waypoints(self):
@@ -232,21 +235,25 @@ class CrowdStructures:
         if self._waypoints is None:
             from ..waypoints.graph import WaypointGraph
 
-            labels = self.grid.components()
-            big = np.bincount(labels[labels >= 0]).argmax()
-            cells = np.argwhere(labels == big)[:, ::-1]
-            seed = tuple(int(v) for v in cells[np.argmin(np.hypot(*(cells - cells.mean(axis=0)).T))])
+            seed = waypoint_seed(self.grid)
             self._waypoints = (WaypointGraph.cached_floodfill(self.grid, self.cache_dir, seed, spacing=4)
                                if self.cache_dir is not None else WaypointGraph.floodfill(self.grid, seed, spacing=4))
+            self.rebuilds.made.add("waypoints")
         return self._waypoints
 
     def cells_changed(self, cells: np.ndarray) -> None:
         """Cells were opened, blocked or re-costed (after ``Grid.set_passable`` / ``set_cost``):
-        the hierarchy and tiles update what was touched, and every walking agent re-plans."""
-        if self._hierarchy is not None:
-            self._hierarchy.update(cells)
+        agents standing in cells now blocked step to the nearest open cell, the tiles update
+        what was touched, the navmesh, waypoint graph and hierarchy are rebuilt off the tick
+        (``crowd/rebuild.py``; their agents plan on the grid meanwhile), and every walking agent
+        re-plans."""
+        cells = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
+            self._hierarchy.update(cells)           # the caller's own hierarchy: updated in place
+        self.rebuilds.edited()
         s = self.state
         n = s.size
+        self.free_walled_in(np.flatnonzero(s.alive[:n]))
         state = s.nav_state[:n, 0]
         moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
         s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
@@ -262,13 +269,85 @@ class CrowdStructures:
         self._goal_trees = None
 
     def _grid_changed(self) -> None:
-        """The grid changed without ``cells_changed``: drop what depended on it, re-plan everyone."""
+        """The grid changed without ``cells_changed`` (its version stamp moved): the edits the
+        grid recorded are treated as if announced; an edit it could not record (a wholesale
+        change) drops every structure that depended on the grid and re-plans everyone."""
+        edited = self.grid.passability_edits_since(self._fields_version)
+        if edited is not None and len(edited):
+            self.cells_changed(edited)
+            return
         self._fields.clear()
         self._goal_trees = None
+        self._tiles = None
+        if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
+            self._hierarchy = None
+        self.rebuilds.edited()
         self.groups.orders.clear()
         n = self.state.size
         s = self.state
+        self.free_walled_in(np.flatnonzero(s.alive[:n]))
         state = s.nav_state[:n, 0]
         s.agent_flags[:n, F_TARGET_DIRTY] |= (((state == NavState.FOLLOWING) | (state == NavState.PLANNING))
                                               & s.agent_flags[:n, F_HAS_TARGET] & s.alive[:n])
         self._fields_version = self.grid.version
+
+    def free_walled_in(self, ids: np.ndarray) -> np.ndarray:
+        """Agents among ``ids`` whose centre is in a blocked cell (a gate closed on them) step to
+        the nearest point of the nearest open cell; returns those moved. Searches a window
+        around them (doubling until an open cell is in it), so a gate costs microseconds."""
+        grid, s = self.grid, self.state
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(ids) == 0:
+            return ids
+        cs, origin = grid.cell_size, np.asarray(grid.origin)
+        c = np.floor((s.position[ids, :2] - origin) / cs).astype(np.int64)
+        c[:, 0] = np.clip(c[:, 0], 0, grid.width - 1)
+        c[:, 1] = np.clip(c[:, 1], 0, grid.height - 1)
+        walled = ~grid.passable[c[:, 1], c[:, 0]]
+        ids, c = ids[walled], c[walled]
+        if len(ids) == 0 or not grid.passable.any():
+            return ids[:0]
+        margin = 4
+        while True:
+            x0, y0 = np.maximum(c.min(axis=0) - margin, 0)
+            x1, y1 = np.minimum(c.max(axis=0) + margin + 1, (grid.width, grid.height))
+            window = grid.passable[y0:y1, x0:x1]
+            whole = x0 == 0 and y0 == 0 and x1 == grid.width and y1 == grid.height
+            if window.any() or whole:
+                _, (iy, ix) = distance_transform_edt(~window, return_indices=True)
+                ny, nx = iy[c[:, 1] - y0, c[:, 0] - x0] + y0, ix[c[:, 1] - y0, c[:, 0] - x0] + x0
+                # the nearest open cell found in the window is the nearest of all when it lies
+                # within the window's margin; else look wider
+                gap = np.hypot(nx - c[:, 0], ny - c[:, 1])
+                if whole or gap.max() <= margin:
+                    break
+            margin *= 2
+        inset = 0.25 * cs                     # spread a packed gate's units over the cell, not one point
+        lo = origin + np.c_[nx, ny] * cs + inset
+        s.position[ids, :2] = np.clip(s.position[ids, :2], lo, lo + cs - 2 * inset)
+        s.velocity[ids] = 0.0
+        return ids
+
+    def occupants(self, cells: np.ndarray) -> np.ndarray:
+        """Ids of live agents whose body (centre ± radius) overlaps any of ``cells`` (``(N, 2)``):
+        a game may refuse to close a gate while this is not empty."""
+        grid, s = self.grid, self.state
+        n = s.size
+        cells = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        live = np.flatnonzero(s.alive[:n])
+        if len(cells) == 0 or len(live) == 0:
+            return live[:0]
+        cs, origin = grid.cell_size, np.asarray(grid.origin)
+        lo = origin + cells * cs                                    # (N, 2) cell corners
+        p = s.position[live, :2]
+        r = s.agent_params[live, 1]
+        # distance from each agent centre to each cell's square
+        d = np.maximum(np.maximum(lo[None, :, :] - p[:, None, :], p[:, None, :] - (lo[None, :, :] + cs)), 0.0)
+        inside = np.hypot(d[..., 0], d[..., 1]) < r[:, None]
+        return live[inside.any(axis=1)]
+
+    def finish_rebuilds(self, timeout: float | None = None) -> list[str]:
+        """Wait for the navmesh / waypoint graph / hierarchy rebuilds after map edits (or, with
+        ``rebuild_worker=False``, rebuild them now); returns the kinds swapped in. For loading
+        screens and tests; a game's ticks never wait."""
+        return self.rebuilds.finish(timeout)

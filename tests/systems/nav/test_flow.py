@@ -402,3 +402,26 @@ def test_potential_field_gets_caught_in_a_bay_and_the_crowd_reports_it():
             if len(reached) == 30:
                 break
         assert len(reached) == 30 and (stuck > 0) == expect_stuck
+
+
+def test_incremental_tile_updates_equal_a_fresh_build_after_random_edits():
+    """Gates closed and opened, walls dropped across sector borders: after each ``update`` every
+    sector field of an order equals the one a freshly built ``SectorGraph`` gives."""
+    grid = _map("arena")
+    tiles = SectorGraph(grid, 16)
+    rng = np.random.default_rng(5)
+    open_cells = np.argwhere(grid.passable)[:, ::-1]
+    goal = tuple(int(v) for v in open_cells[len(open_cells) // 2])
+    for k in range(6):
+        x, y = (int(v) for v in rng.integers(0, (grid.width - 6, grid.height - 6)))
+        block = np.array([[x + i, y + j] for i in range(1 + 4 * (k % 2)) for j in range(4 - 3 * (k % 2))])
+        block = block[(block[:, 0] != goal[0]) | (block[:, 1] != goal[1])]
+        grid.set_passable(block, k % 3 == 2)                      # mostly closing, sometimes opening
+        tiles.update(block)
+        fresh = SectorGraph(grid, 16)
+        assert tiles.portal_count == fresh.portal_count
+        mine, theirs = tiles.order(goal), fresh.order(goal)
+        for sid in range(len(tiles.sectors)):
+            a, b = mine.field(sid)[0], theirs.field(sid)[0]
+            assert np.array_equal(np.isinf(a), np.isinf(b)), (k, sid)
+            assert np.allclose(a[np.isfinite(a)], b[np.isfinite(b)]), (k, sid)

@@ -1,0 +1,158 @@
+"""Map edits reach every planner: gates closed on units standing in them, structures rebuilt off
+the tick (in-process and in the worker process) equal to fresh bakes, edits the crowd was not told
+about, and the game's choice to keep a gate open while units stand in it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rtsnav.levels import load_level
+from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav.crowd import Crowd, CrowdConfig
+from rtsnav.systems.nav.navmesh import NavMesh
+from rtsnav.systems.nav.waypoints.graph import WaypointGraph
+from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
+
+DT = 1 / 20
+SINGLES = ("astar", "navmesh", "waypoints", "hierarchy")
+GROUPS = ("flowfield", "leader")
+
+# (level, gate, target across it): closing the gate leaves one other way round
+GATES = [("river", "north bridge", (80.5, 10.5)), ("river", "south bridge", (80.5, 50.5)),
+         ("fortress", "east gate", (56.5, 40.5))]
+
+
+def _centres_blocked(crowd: Crowd) -> int:
+    g = crowd.grid
+    c = g.world_to_cells(crowd.positions[crowd.alive])
+    return int((~g.passable[c[:, 1], c[:, 0]]).sum())
+
+
+@pytest.mark.parametrize("rebuilt_at_once", [True, False], ids=["rebuilt", "on-the-grid-meanwhile"])
+@pytest.mark.parametrize("level_name, gate, target", GATES, ids=[f"{n}-{g}" for n, g, _ in GATES])
+def test_closing_a_gate_on_units_standing_in_it_frees_them_and_every_planner_reroutes(level_name, gate, target,
+                                                                                      rebuilt_at_once):
+    level = load_level(level_name)
+    grid = level.grid
+    crowd = Crowd(grid, CrowdConfig(rebuild_worker=False))
+    cells = level.gates[gate].cells
+    on_gate = grid.cells_to_world(cells)[:, :2]
+    ids = []
+    for k, planner in enumerate(SINGLES + GROUPS):
+        spots = on_gate[[(2 * k + j) % len(on_gate) for j in range(2)]] + 0.2 * np.array([[-1, 0], [1, 0]])
+        group = 10 + k if planner in GROUPS else -1
+        new = crowd.add_agents(spots, group=group)
+        crowd.move(new, target, planner=planner)
+        ids.append(new)
+    crowd.prepare(SINGLES + GROUPS)
+    for _ in range(2):
+        crowd.update(DT)
+    changed = level.set_gate(gate, False)
+    crowd.cells_changed(changed)
+    assert _centres_blocked(crowd) == 0, "a unit was left standing inside the closed gate"
+    if rebuilt_at_once:
+        assert sorted(crowd.finish_rebuilds()) == ["hierarchy", "navmesh", "waypoints"]
+        assert not crowd.rebuilds.stale
+    else:
+        assert crowd.rebuilds.stale == {"hierarchy", "navmesh", "waypoints"}
+    everyone = np.concatenate(ids)
+    reached: set[int] = set()
+    failed: list[str] = []
+    gone: set[int] = set()
+    for _ in range(3000):
+        ev = crowd.update(DT)
+        reached |= set(ev.reached.tolist())
+        failed += ev.reasons
+        gone |= set(ev.failed.tolist())
+        assert _centres_blocked(crowd) == 0
+        if len(reached | gone) == len(everyone):
+            break
+    if level_name == "river" and rebuilt_at_once:
+        # the radius-0.4 navmesh's conservative erosion cuts the south bridge's west end off (a
+        # diagonal squeeze past a rock that grid planners pass): a navmesh unit west of the gate
+        # has no way over on the mesh — it is told so, it does not stand stuck (issue 16's
+        # clearance work is open)
+        assert gone <= set(ids[SINGLES.index("navmesh")].tolist()) and len(gone) == 1, failed
+        assert all("not reachable" in r for r in failed), failed
+        everyone = np.array(sorted(set(everyone.tolist()) - gone))
+    else:
+        assert not failed, failed
+    assert reached >= set(everyone.tolist()), f"{len(reached & set(everyone.tolist()))}/{len(everyone)} arrived"
+
+
+def test_rebuilt_structures_equal_fresh_bakes_and_answer_as_fresh_queries():
+    """The worker process's rebuilds after an edit are the structures a fresh bake makes; a
+    navmesh query on the swapped mesh costs what a query on a fresh mesh costs."""
+    level = load_level("fortress")
+    grid = level.grid
+    crowd = Crowd(grid)                                           # the worker process (default)
+    for make in (crowd.navmesh, crowd.waypoints, crowd.hierarchy):
+        make()
+    old = crowd.navmesh()
+    crowd.cells_changed(level.set_gate("east gate", False))
+    assert crowd.rebuilds.stale == {"hierarchy", "navmesh", "waypoints"}
+    assert crowd.navmesh() is old                                 # not baked in the caller's frame
+    assert sorted(crowd.finish_rebuilds()) == ["hierarchy", "navmesh", "waypoints"], crowd.rebuilds.errors
+    mesh = crowd.navmesh()
+    fresh = NavMesh.from_grid(grid, 0.4, subdivide=crowd.navmesh_subdivide)
+    for name in ("poly_of_cell", "rects", "tri_points", "vis_start", "vis_dst", "landmarks"):
+        assert np.array_equal(getattr(mesh, name), getattr(fresh, name)), name
+    a, b = (80.5, 40.5, 0.0), (56.5, 40.5, 0.0)                 # outside the gate, inside the fort
+    assert old.find_path(a, b).found                              # the old mesh still had the gate
+    got, want = mesh.find_path(a, b), fresh.find_path(a, b)       # the only way in is closed
+    assert (got.status, got.closest) == (want.status, want.closest) and not got.found
+    assert got.cost == pytest.approx(want.cost)
+    graph = crowd.waypoints()
+    assert graph.grid is grid and crowd.hierarchy().grid is grid
+    seed = tuple(int(v) for v in graph.cells[0])
+    assert np.array_equal(graph.cells, WaypointGraph.floodfill(grid, seed, spacing=4).cells)
+    fresh_h = Hierarchy.build(grid)
+    got, want = crowd.hierarchy().find_path((80, 40), (80, 70)), fresh_h.find_path((80, 40), (80, 70))
+    assert got.found and got.cost == pytest.approx(want.cost)
+    assert not crowd.hierarchy().find_path((80, 40), (56, 40)).found
+
+
+def test_an_edit_the_crowd_was_not_told_about_is_followed_all_the_same():
+    """``Grid.set_passable`` without ``cells_changed``: the grid's version stamp moved, so the
+    next tick treats the recorded edit as announced (units freed, structures rebuilt)."""
+    level = load_level("fortress")
+    grid = level.grid
+    crowd = Crowd(grid, CrowdConfig(rebuild_worker=False))
+    cells = level.gates["east gate"].cells
+    ids = crowd.add_agents(grid.cells_to_world(cells[:4])[:, :2])
+    crowd.navmesh()
+    crowd.move(ids, (56.5, 40.5), planner="navmesh")
+    crowd.update(DT)
+    grid.set_passable(cells, False)                               # no cells_changed
+    crowd.update(DT)
+    assert _centres_blocked(crowd) == 0
+    assert crowd.rebuilds.stale == {"navmesh"}
+    reached: set[int] = set()
+    for _ in range(2000):
+        reached |= set(crowd.update(DT).reached.tolist())
+        if len(reached) == len(ids):
+            break
+    assert reached == set(ids.tolist())
+
+
+def test_a_game_can_keep_a_gate_open_while_units_stand_in_it():
+    grid = Grid(np.ones((20, 20), dtype=bool))
+    crowd = Crowd(grid)
+    gate = np.array([[10, y] for y in range(5, 9)])
+    inside, beside, away = crowd.add_agents([(10.5, 6.5), (9.7, 7.5), (3.5, 3.5)], radius=0.4)
+    assert sorted(crowd.occupants(gate).tolist()) == [inside, beside]   # a body overlapping counts
+    crowd.remove([inside, beside])
+    assert len(crowd.occupants(gate)) == 0
+
+
+def test_units_walled_in_far_from_any_open_cell_are_still_freed():
+    """The window search widens until it finds an open cell."""
+    passable = np.zeros((40, 40), dtype=bool)
+    passable[0, 0] = True
+    grid = Grid(passable)
+    crowd = Crowd(grid)
+    crowd.add_agents([(30.5, 30.5), (0.5, 0.5)])
+    moved = crowd.free_walled_in(np.arange(2))
+    assert moved.tolist() == [0]
+    assert grid.world_to_cell(*crowd.positions[0, :2]) == (0, 0)
