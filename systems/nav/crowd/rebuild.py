@@ -275,7 +275,8 @@ def serve() -> None:
             return
         ticket, request = message
         try:
-            reply = (ticket, True, pickle.dumps(bake_structure(request), protocol=pickle.HIGHEST_PROTOCOL))
+            reply: tuple[int, bool, bytes | str] = (ticket, True, pickle.dumps(bake_structure(request),
+                                                                            protocol=pickle.HIGHEST_PROTOCOL))
         except Exception as exc:  # noqa: BLE001 - the game is told what failed; the worker lives on
             reply = (ticket, False, f"{type(exc).__name__}: {exc}")
         try:
