@@ -84,6 +84,8 @@ class SectorGraph:
         self._node_cell: list[tuple[int, int]] = []
         self._rings: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._intra: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.node_sector = np.zeros(0, dtype=np.int64)
+        self.node_cell = np.zeros((0, 2), dtype=np.int64)
         for border in range(2 * len(self.sectors)):
             self._set_border(border)
         for sid in range(len(self.sectors)):
@@ -134,6 +136,7 @@ class SectorGraph:
             self.sectors[sid_a].nodes.remove(2 * q)
             self.sectors[sid_b].nodes.remove(2 * q + 1)
             self._node_sector[2 * q] = self._node_sector[2 * q + 1] = -1
+            self.node_sector[2 * q: 2 * q + 2] = -1          # the assembled copy (when there is one)
         fresh = []
         for ca, cb in runs:
             q = len(self.portal_cells)
@@ -165,23 +168,32 @@ class SectorGraph:
         self._intra[sid] = (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
                             np.asarray(cost, dtype=np.float64))
 
-    def _assemble(self) -> None:
-        """The portal graph's CSR from the live portals' crossings and every sector's edges."""
-        self.node_sector = np.asarray(self._node_sector, dtype=np.int64)
-        self.node_cell = np.asarray(self._node_cell, dtype=np.int64).reshape(-1, 2)
+    def _assemble(self, redone: list[int] | None = None) -> None:
+        """The portal graph's CSR from the live portals' crossings and every sector's edges;
+        ``redone``: the only sectors whose edges changed since the last assembly (None: all)."""
+        k = len(self.node_sector) if redone is not None else 0
+        self.node_sector = np.concatenate([self.node_sector[:k], np.asarray(self._node_sector[k:], dtype=np.int64)])
+        self.node_cell = np.concatenate([self.node_cell[:k],
+                                         np.asarray(self._node_cell[k:], dtype=np.int64).reshape(-1, 2)])
         n_nodes = len(self.node_sector)
+        if redone is None:
+            parts = [self._intra[sid] for sid in range(len(self.sectors))]
+            owner = np.repeat(np.arange(len(self.sectors)), [len(p[0]) for p in parts])
+        else:
+            keep = ~np.isin(self._table[3], redone)
+            parts = [tuple(a[keep] for a in self._table[:3])] + [self._intra[sid] for sid in redone]
+            owner = np.concatenate([self._table[3][keep]] + [np.full(len(self._intra[sid][0]), sid) for sid in redone])
+        self._table = tuple(np.concatenate([p[i] for p in parts]) for i in range(3)) + (owner,)
         live = np.flatnonzero(self.node_sector[0::2] >= 0)
         a, b = self.node_cell[2 * live], self.node_cell[2 * live + 1]
         c = self.grid.cost
         cross = 0.5 * (c[a[:, 1], a[:, 0]] + c[b[:, 1], b[:, 0]]).astype(np.float64)
-        parts = list(self._intra.values())
-        src = np.concatenate([2 * live, 2 * live + 1] + [p[0] for p in parts])
-        dst = np.concatenate([2 * live + 1, 2 * live] + [p[1] for p in parts])
-        cost = np.concatenate([cross, cross] + [p[2] for p in parts])
-        order = np.lexsort((dst, src))
+        src = np.concatenate([2 * live, 2 * live + 1, self._table[0]])
+        dst = np.concatenate([2 * live + 1, 2 * live, self._table[1]])
+        cost = np.concatenate([cross, cross, self._table[2]])
+        self.adj_start, order = _group_by_source(src, n_nodes)
         self.adj_target = dst[order]
         self.adj_cost = cost[order]
-        self.adj_start = np.searchsorted(src[order], np.arange(n_nodes + 1)).astype(np.int64)
 
     @property
     def portal_count(self) -> int:
@@ -272,7 +284,7 @@ class SectorGraph:
         for sid in sorted(touched):
             self._set_intra(sid)
             self._rings.pop(sid, None)
-        self._assemble()
+        self._assemble(sorted(touched))
         self.version = self.grid.version
         self.touched = sorted(touched)
         return self.touched
@@ -472,3 +484,20 @@ def _sample_directions(direction, built, size, cols, cell_size, origin_x, origin
         out[i, 0] = direction[cy, cx, 0]
         out[i, 1] = direction[cy, cx, 1]
     return missing[:m]
+
+
+@njit(cache=True)
+def _group_by_source(src, n_nodes):
+    """CSR start offsets and the edge order grouping edges by source node (a counting sort,
+    stable: O(edges), where a general sort of ~70,000 edges took milliseconds)."""
+    start = np.zeros(n_nodes + 1, dtype=np.int64)
+    for e in range(src.size):
+        start[src[e] + 1] += 1
+    for i in range(n_nodes):
+        start[i + 1] += start[i]
+    fill = start[:-1].copy()
+    order = np.empty(src.size, dtype=np.int64)
+    for e in range(src.size):
+        order[fill[src[e]]] = e
+        fill[src[e]] += 1
+    return start, order
