@@ -160,15 +160,21 @@ def gate_rows(grid, ticks_after: int = 1500, profile: bool = False) -> dict:
     wall = wall[grid.passable[wall[:, 1], wall[:, 0]]]
     walking = np.concatenate(list(singles.values()))
     walking = walking[crowd.state.nav_state[walking, 0] == NavState.FOLLOWING]
+    if profile:
+        import cProfile
+
+        pr = cProfile.Profile()
+        pr.enable()
     t0 = time.perf_counter()
     grid.set_passable(wall, False)
     crowd.cells_changed(wall)
     crowd.update(1 / 20)
     frame_ms = (time.perf_counter() - t0) * 1e3
     if profile:
-        import cProfile
+        pr.disable()
         import pstats
 
+        pstats.Stats(pr).sort_stats("cumtime").print_stats(20)
         grid.set_passable(wall, True)
         crowd.cells_changed(wall)
         crowd.update(1 / 20)

@@ -86,6 +86,8 @@ class SectorGraph:
         self._intra: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.node_sector = np.zeros(0, dtype=np.int64)
         self.node_cell = np.zeros((0, 2), dtype=np.int64)
+        # every sector's edges in one table: (source, target, cost, owning sector)
+        self._table: tuple[np.ndarray, ...] = ()
         for border in range(2 * len(self.sectors)):
             self._set_border(border)
         for sid in range(len(self.sectors)):
@@ -176,6 +178,7 @@ class SectorGraph:
         self.node_cell = np.concatenate([self.node_cell[:k],
                                          np.asarray(self._node_cell[k:], dtype=np.int64).reshape(-1, 2)])
         n_nodes = len(self.node_sector)
+        parts: list[tuple[np.ndarray, ...]]
         if redone is None:
             parts = [self._intra[sid] for sid in range(len(self.sectors))]
             owner = np.repeat(np.arange(len(self.sectors)), [len(p[0]) for p in parts])
