@@ -186,7 +186,7 @@ def gate_rows(grid, ticks_after: int = 1500, profile: bool = False) -> dict:
         pr.disable()
         pstats.Stats(pr).sort_stats("cumtime").print_stats(25)
     changed = set()
-    after, rerouted_at, swapped_at = [], None, None
+    after, rerouted_at, swapped = [], None, {}
     for tick in range(ticks_after):
         t, ev = _ms(lambda: crowd.update(1 / 20))
         after.append(t)
@@ -194,13 +194,14 @@ def gate_rows(grid, ticks_after: int = 1500, profile: bool = False) -> dict:
         queued = {key[1] for key in crowd.queue.keys() if key[0] == "agent"}
         if rerouted_at is None and set(walking.tolist()) <= changed | queued:
             rerouted_at = tick + 1
-        if swapped_at is None and not crowd.rebuilds.in_flight:
-            swapped_at = tick + 1
+        for kind in set(crowd.rebuilds.made) - set(crowd.rebuilds.in_flight) - set(swapped):
+            swapped[kind] = (tick + 1, round(time.perf_counter() - t0, 2))
     base = float(np.median(steady))
     return {"wall_cells": int(len(wall)), "steady_median_ms": base, "edit_frame_ms": frame_ms,
             "edit_frame_over_steady_ms": frame_ms - base, "worst_after_over_steady_ms": float(max(after)) - base,
+            "worst_after_at_tick": int(np.argmax(after)) + 1,
             "ticks_until_every_walking_single_replanned_or_queued": rerouted_at,
-            "walking_singles": int(len(walking)), "ticks_until_structures_swapped": swapped_at,
+            "walking_singles": int(len(walking)), "structures_swapped_at_tick_and_s": swapped,
             "rebuild_errors": list(crowd.rebuilds.errors)}
 
 

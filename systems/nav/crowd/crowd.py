@@ -238,12 +238,12 @@ class Crowd(CrowdStructures, CrowdMotion):
         if not math.isfinite(dt) or dt < 0:
             raise NavError(f"dt must be a finite number of seconds >= 0, got {dt!r}")
         self._events = _Collect()
+        if self.rebuilds.in_flight:
+            self.rebuilds.take()
         if dt == 0 or self.state.size == 0:
             return CrowdEvents()
         if self._fields_version != self.grid.version:
             self._grid_changed()
-        if self.rebuilds.in_flight:
-            self.rebuilds.take()
         s = self.state
         self._refuse_bad_agents()
         self._take_orders()

@@ -34,7 +34,7 @@ from ..grid import Grid
 
 __all__ = ["RebuildWorker", "StructureRebuilds", "bake_structure", "structure_request", "waypoint_seed"]
 
-KINDS = ("navmesh", "waypoints", "hierarchy")
+KINDS = ("hierarchy", "navmesh", "waypoints")     # rebuilt in this order: quickest first
 
 
 def waypoint_seed(grid: Grid) -> tuple[int, int]:
@@ -156,7 +156,7 @@ class RebuildWorker:
         while True:
             try:
                 reply = _read(self._process.stdout)
-            except (OSError, ValueError, EOFError, pickle.UnpicklingError):
+            except Exception:  # noqa: BLE001 - a broken stream ends the worker's replies
                 reply = None
             with self._arrived:
                 if reply is not None:
@@ -268,7 +268,11 @@ class StructureRebuilds:
 def serve() -> None:
     """The worker's loop: read requests from stdin, answer each with the pickled structure
     (kept pickled until the game takes it, so the reply thread never holds the GIL long)."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    stdin = sys.stdin.buffer
+    # replies go out on a private copy of fd 1; fd 1 itself now points at stderr, so anything a
+    # library prints (numba's debug output, a warning) cannot corrupt them
+    stdout = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
     while True:
         message = _read(stdin)
         if message is None:
