@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from .errors import NavError
+from .grid_edits import labels_after_closing, labels_after_opening, legal_moves, refresh_moves
 
 __all__ = ["Grid", "GridView"]
 
@@ -272,8 +273,23 @@ class Grid:
         c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
         for cell in c:
             self.check_cell(cell, "cell")
-        self.passable[c[:, 1], c[:, 0]] = bool(passable)
+        value = bool(passable)
+        changed = np.unique(c[self.passable[c[:, 1], c[:, 0]] != value], axis=0)
+        self.passable[c[:, 1], c[:, 0]] = value
+        padded, labels = self._padded, self._components
         self._invalidate(c)
+        # the derived arrays follow the edit in place (grid_edits.py): a gate costs microseconds
+        if padded is not None:
+            refresh_moves(padded[0], padded[2], self.width + 2, changed, np.uint8(value))
+            self._padded = padded
+        if labels is not None:
+            if len(changed) == 0:
+                self._components = labels
+            elif value:
+                labels_after_opening(labels, self.passable, changed)
+                self._components = labels
+            elif labels_after_closing(labels, self.passable, changed):
+                self._components = labels
 
     def set_cost(self, cells: np.ndarray, cost: float) -> None:
         """Set the terrain cost (≥ 1) of cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
@@ -419,38 +435,6 @@ def finite_point(point, what: str = "point", dims: int | tuple[int, ...] = (2, 3
         raise NavError(f"{what} must be {' or '.join(map(str, allowed))} finite numbers, got {point!r}")
     return values
 
-
-@njit(cache=True)
-def legal_moves(passable: np.ndarray, wp: int) -> np.ndarray:
-    """Bitmask of legal 8-connected moves (no corner cutting) for each padded flat cell."""
-    n = passable.size
-    out = np.zeros(n, dtype=np.uint8)
-    for u in range(wp, n - wp):
-        if passable[u] == 0:
-            continue
-        e = passable[u + 1] != 0
-        w = passable[u - 1] != 0
-        s = passable[u + wp] != 0
-        no = passable[u - wp] != 0
-        m = 0
-        if e:
-            m |= 1
-        if w:
-            m |= 2
-        if s:
-            m |= 4
-        if no:
-            m |= 8
-        if e and s and passable[u + wp + 1] != 0:
-            m |= 16
-        if w and s and passable[u + wp - 1] != 0:
-            m |= 32
-        if e and no and passable[u - wp + 1] != 0:
-            m |= 64
-        if w and no and passable[u - wp - 1] != 0:
-            m |= 128
-        out[u] = m
-    return out
 
 @njit(cache=True)
 def _label_components(passable: np.ndarray, wp: int) -> np.ndarray:

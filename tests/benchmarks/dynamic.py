@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from pathlib import Path
@@ -126,13 +127,15 @@ def structure_rows(grid) -> dict:
             "sector_tiles_update_ms": t_tiles, "hierarchy_update_ms": t_h}
 
 
-def gate_rows(grid, ticks_after: int = 1500, profile: bool = False) -> dict:
+def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
     """A gate closing across a walking crowd's way on ``grid`` (see the module docs)."""
     from rtsnav.systems.nav.crowd import Crowd, NavState
 
     crowd = Crowd(grid)
     planners = ["flowfield", "astar", "navmesh", "waypoints", "hierarchy"]
     crowd.prepare(planners)
+    gc.collect()
+    gc.freeze()                 # as a game does after loading (Navigation.prepare's freeze_gc)
     labels = grid.components()
     big = np.bincount(labels[labels >= 0]).argmax()
     rng = np.random.default_rng(3)

@@ -6,7 +6,7 @@ time from the tick, so the worker here is a process (``python -m ...rebuild_work
 process, started on the first rebuild or by ``prepare``; numba limited to one thread there so the
 game keeps its core). A request carries the grid's arrays and the structure's parameters; the
 reply is the pickled structure, swapped in at the start of the first tick after it arrives
-(unpickling costs ≤ 6 ms for a 1024² map's navmesh or hierarchy, 1 ms for its waypoint graph).
+(its arrays travel in shared memory and are mapped, not copied: see ``pack_structure``).
 Meanwhile the crowd plans those agents on the grid (A*, exact on the edited map), and a later
 edit supersedes a rebuild in flight. Measured rebuild times (one worker core): the river level
 30 ms, the 512² highlands 0.5–0.7 s, a 1024² map 0.3–4 s.
@@ -18,21 +18,26 @@ loading screen).
 
 from __future__ import annotations
 
+import atexit
+import mmap
 import os
 import pickle
 import queue
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from ..grid import Grid
 
-__all__ = ["RebuildWorker", "StructureRebuilds", "bake_structure", "structure_request", "waypoint_seed"]
+__all__ = ["RebuildWorker", "StructureRebuilds", "bake_structure", "grid_snapshot", "structure_request",
+           "waypoint_seed"]
 
 KINDS = ("hierarchy", "navmesh", "waypoints")     # rebuilt in this order: quickest first
 
@@ -46,11 +51,18 @@ def waypoint_seed(grid: Grid) -> tuple[int, int]:
     return tuple(int(v) for v in cells[np.argmin(np.hypot(*(cells - cells.mean(axis=0)).T))])  # type: ignore[return-value]
 
 
-def structure_request(kind: str, grid: Grid, params: dict) -> dict:
-    """What a rebuild needs: the grid's arrays (copies: the game may edit on) and parameters."""
-    return {"kind": kind, "passable": grid.passable.copy(), "cost": grid.cost.copy(),
+def structure_request(kind: str, grid: Grid, params: dict, snapshot: dict | None = None) -> dict:
+    """What a rebuild needs: the grid's arrays (copies: the game may edit on; ``snapshot``
+    shares one copy between the requests of one edit) and parameters."""
+    arrays = snapshot if snapshot is not None else grid_snapshot(grid)
+    return {"kind": kind, **arrays, "params": dict(params)}
+
+
+def grid_snapshot(grid: Grid) -> dict:
+    """Copies of the grid's arrays (no cost layer for a uniform grid: ~8 MB less at 1024²)."""
+    return {"passable": grid.passable.copy(), "cost": None if grid.is_uniform else grid.cost.copy(),
             "heights": None if grid.heights is None else grid.heights.copy(), "cell_size": grid.cell_size,
-            "origin": tuple(grid.origin), "params": dict(params)}
+            "origin": tuple(grid.origin)}
 
 
 def bake_structure(request: dict):
@@ -69,7 +81,7 @@ def bake_structure(request: dict):
     if kind == "hierarchy":
         from ..waypoints.hierarchy import Hierarchy
 
-        return Hierarchy.build(grid, **params)
+        return Hierarchy.build(grid, **params).compact()
     raise ValueError(f"unknown structure {kind!r}; expected one of {KINDS}")
 
 
@@ -78,6 +90,36 @@ def _write(stream, obj) -> None:
     stream.write(struct.pack("<Q", len(data)))
     stream.write(data)
     stream.flush()
+
+
+def pack_structure(obj) -> tuple[bytes, str, list[tuple[int, int]]]:
+    """Pickle ``obj`` with its arrays out of band (protocol 5) in one file in shared memory
+    (``/dev/shm`` where there is one): the game maps them instead of copying ~30 MB through a
+    pipe and unpickling it inside a tick."""
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    folder = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    fd, path = tempfile.mkstemp(prefix="rtsnav-rebuild-", dir=folder)
+    spans = []
+    with os.fdopen(fd, "wb") as f:
+        for b in buffers:
+            raw = b.raw()
+            spans.append((f.tell(), raw.nbytes))
+            f.write(raw)
+    return data, path, spans
+
+
+def unpack_structure(data: bytes, path: str, spans: list[tuple[int, int]]):
+    """The structure ``pack_structure`` wrote: its arrays are copy-on-write views of the file's
+    pages (mapped, not read), and the file is gone from the folder at once."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            mapped = mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY) if size else None
+    finally:
+        os.unlink(path)
+    view = memoryview(mapped) if mapped is not None else memoryview(b"")
+    return pickle.loads(data, buffers=[view[o: o + n] for o, n in spans])
 
 
 def _read(stream):
@@ -118,6 +160,7 @@ class RebuildWorker:
         # with the last, and a full pipe must block that thread, not the game's tick
         self._writer = threading.Thread(target=self._write_requests, name="rtsnav-rebuild-requests", daemon=True)
         self._writer.start()
+        atexit.register(self._discard_replies)
 
     @property
     def alive(self) -> bool:
@@ -150,7 +193,16 @@ class RebuildWorker:
         if reply is None:
             return None
         ok, payload = reply
-        return ok, (pickle.loads(payload) if ok else payload)   # unpickled in the tick that takes it
+        return ok, (unpack_structure(*payload) if ok else payload)   # mapped in the tick that takes it
+
+    def _discard_replies(self) -> None:
+        """Remove the files of replies nobody took (at exit)."""
+        for ok, payload in self._replies.values():
+            if ok:
+                try:
+                    os.unlink(payload[1])
+                except OSError:
+                    pass
 
     def _read_replies(self) -> None:
         while True:
@@ -181,6 +233,7 @@ class StructureRebuilds:
         self.in_flight: dict[str, tuple[int, int]] = {}     # kind -> (ticket, grid version asked for)
         self.errors: list[str] = []           # rebuilds that failed (the kind stays on the grid)
         self.swapped = 0                      # structures swapped in so far
+        self._threads: int | None = None      # numba's thread count to restore when none are in flight
 
     def _structure(self, kind: str):
         return getattr(self.crowd, f"_{kind}")
@@ -198,20 +251,36 @@ class StructureRebuilds:
 
     def edited(self) -> None:
         """The grid changed: every structure the crowd made is stale until its rebuild arrives."""
+        snapshot = None
         for kind in KINDS:
             if kind in self.made and self._structure(kind) is not None:
                 self.stale.add(kind)
                 if self.use_worker and kind not in self.in_flight:
-                    self._submit(kind)
+                    snapshot = snapshot or grid_snapshot(self.crowd.grid)
+                    self._submit(kind, snapshot)
 
-    def _submit(self, kind: str) -> None:
+    def start_worker(self) -> None:
+        """Start the worker now (``prepare`` does, at load) rather than at the first edit."""
+        if self.use_worker and self.made:
+            try:
+                RebuildWorker.shared()
+            except OSError as exc:
+                self.use_worker = False
+                self.errors.append(f"rebuild worker unavailable ({exc}); rebuilding on finish_rebuilds()")
+
+    def _submit(self, kind: str, snapshot: dict | None = None) -> None:
         try:
             worker = RebuildWorker.shared()
-            ticket = worker.submit(structure_request(kind, self.crowd.grid, self._params(kind)))
+            ticket = worker.submit(structure_request(kind, self.crowd.grid, self._params(kind), snapshot))
         except OSError as exc:                  # no worker here: rebuilt by finish_rebuilds
             self.use_worker = False
             self.errors.append(f"rebuild worker unavailable ({exc}); rebuilding on finish_rebuilds()")
             return
+        if not self.in_flight and self._threads is None:
+            # the worker takes one core: parallel kernels here keep to the other meanwhile, else
+            # their threads wait on the busy core (flocking 50 units went 0.1 -> 8 ms a tick)
+            self._threads = numba.get_num_threads()
+            numba.set_num_threads(1)
         self.in_flight[kind] = (ticket, self.crowd.grid.version)
 
     def take(self, wait: float | None = 0.0) -> list[str]:
@@ -230,6 +299,9 @@ class StructureRebuilds:
             else:
                 self.install(kind, built)
                 done.append(kind)
+        if not self.in_flight and self._threads is not None:
+            numba.set_num_threads(self._threads)
+            self._threads = None
         return done
 
     def install(self, kind: str, built) -> None:
@@ -267,24 +339,33 @@ class StructureRebuilds:
 
 def serve() -> None:
     """The worker's loop: read requests from stdin, answer each with the pickled structure
-    (kept pickled until the game takes it, so the reply thread never holds the GIL long)."""
+    (its arrays in a shared-memory file the game maps when it takes the reply)."""
     stdin = sys.stdin.buffer
     # replies go out on a private copy of fd 1; fd 1 itself now points at stderr, so anything a
     # library prints (numba's debug output, a warning) cannot corrupt them
     stdout = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    while True:
-        message = _read(stdin)
-        if message is None:
-            return
-        ticket, request = message
-        try:
-            reply: tuple[int, bool, bytes | str] = (ticket, True, pickle.dumps(bake_structure(request),
-                                                                            protocol=pickle.HIGHEST_PROTOCOL))
-        except Exception as exc:  # noqa: BLE001 - the game is told what failed; the worker lives on
-            reply = (ticket, False, f"{type(exc).__name__}: {exc}")
-        try:
-            _write(stdout, reply)
-        except OSError:                                   # the game has gone: so do we
-            return
+    files: list[str] = []                  # reply files; the game removes each one it takes
+    try:
+        while True:
+            message = _read(stdin)
+            if message is None:
+                return
+            ticket, request = message
+            try:
+                packed = pack_structure(bake_structure(request))
+                files.append(packed[1])
+                reply: tuple[int, bool, object] = (ticket, True, packed)
+            except Exception as exc:  # noqa: BLE001 - the game is told what failed; the worker lives on
+                reply = (ticket, False, f"{type(exc).__name__}: {exc}")
+            try:
+                _write(stdout, reply)
+            except OSError:                               # the game has gone: so do we
+                return
+    finally:
+        for path in files:                                # replies the game never took
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 

@@ -77,6 +77,7 @@ class Hierarchy:
         self._intra: list[dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = [{} for _ in range(levels)]
         self._node_sets: list[dict[int, frozenset]] = [{} for _ in range(levels)]
         self.rebuilt = [0] * levels
+        self._compact = False             # see ``compact``
         self._scratch: GraphScratch | None = None
 
     # ================================================================== building
@@ -427,8 +428,18 @@ class Hierarchy:
         cells = np.atleast_2d(np.asarray(changed_cells, dtype=np.int64))
         for c in cells:
             self.grid.check_cell(c, "changed cell")
-        self._refresh(cells)
+        self._refresh(None if self._compact else cells)     # compact: no per-cluster tables to reuse
+        self._compact = False
         return list(self.rebuilt)
+
+    def compact(self) -> "Hierarchy":
+        """Drop the per-cluster tables only ``update`` reuses (thousands of small arrays and
+        sets), keeping everything queries need; a later ``update`` rebuilds in full. What the
+        rebuild worker sends: the hierarchy of a 1024² map then unpickles in a few milliseconds."""
+        self._intra = [{} for _ in range(self.levels)]
+        self._node_sets = [{} for _ in range(self.levels)]
+        self._compact = True
+        return self
 
     # ============================================================== persistence
     def grid_checksum(self) -> str:

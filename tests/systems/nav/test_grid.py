@@ -215,3 +215,35 @@ def test_world_segments_clear_respects_cell_size_and_origin():
     g = Grid(np.array([[1, 0, 1]], dtype=bool), cell_size=2.0, origin=(10.0, 0.0))
     assert not g.segments_clear(np.array([[11.0, 1.0]]), np.array([[15.0, 1.0]]))[0]
     assert g.segments_clear(np.array([[11.0, 1.0]]), np.array([[11.9, 1.5]]))[0]
+
+
+def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two label arrays describe the same regions (label numbers may differ)."""
+    if not np.array_equal(a < 0, b < 0):
+        return False
+    pairs = np.unique(np.stack([a[a >= 0], b[b >= 0]], axis=1), axis=0)
+    return len(np.unique(pairs[:, 0])) == len(pairs) == len(np.unique(pairs[:, 1]))
+
+
+def test_move_masks_and_regions_follow_edits_in_place_equal_to_a_rebuild():
+    """Walls that split regions, gates that join them, cells opened alone in a wall: after each
+    ``set_passable`` the kept move masks and labels equal freshly computed ones."""
+    from rtsnav.levels import load_level
+
+    grid = load_level("river").grid
+    fresh = lambda: Grid(grid.passable.copy(), grid.cost.copy())          # noqa: E731
+    rng = np.random.default_rng(2)
+    grid.components()
+    grid.move_masks()
+    wall = np.array([[x, 30] for x in range(0, grid.width)])             # splits the map in two
+    edits = [(wall, False), (wall[40:43], True), (wall[41:42], False), (wall, True)]
+    for _ in range(12):
+        x, y = (int(v) for v in rng.integers(0, (grid.width - 4, grid.height - 4)))
+        edits.append((np.array([[x + i, y + j] for i in range(3) for j in range(3)]), bool(rng.integers(0, 2))))
+    for cells, value in edits:
+        labels_before = grid.components()
+        grid.set_passable(cells, value)
+        other = fresh()
+        assert np.array_equal(grid.move_masks(), other.move_masks())
+        assert _same_partition(grid.components(), other.components())
+        assert grid.components() is labels_before or not value      # kept, unless a split was possible
