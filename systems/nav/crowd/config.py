@@ -30,8 +30,9 @@ class CrowdConfig:
         flow_cache_bytes: memory for flow fields of goals no order uses any more (LRU), bytes.
         navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.
         navmesh_subdivide: sub-cells per cell edge the default navmesh is rasterised at (see
-            ``NavMesh.from_grid``), 1..8; 0 = automatic: 2 on maps up to 256×256 cells when the
-            radius is under half a cell (narrow bridges stay open), else 1.
+            ``NavMesh.from_grid``), 1..8; 0 = automatic: for a radius under half a cell 6 on maps
+            up to 128×128 cells, 2 up to 256×256, else 1 (narrow bridges and diagonal squeezes
+            stay open; see ``Crowd.navmesh_subdivide``).
         stuck_after: seconds without progress before a ``stuck`` event, > 0.
         max_recoveries: stuck recoveries before the order fails, ≥ 1.
         max_radius_cells: largest agent radius, cells; larger agents fail with a reason.
