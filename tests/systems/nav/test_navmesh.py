@@ -206,15 +206,22 @@ def test_subdivided_raster_keeps_narrow_bridges_open_and_still_clears_the_walls(
     assert not whole.find_path(a, b).found                      # whole-cell erosion closes both bridges
     r = fine.find_path(a, b)
     assert r.found
-    # every point of the path clears the walls by the radius (sampled along the path)
-    pts = np.concatenate([np.linspace(p, q, 40) for p, q in zip(r.points[:-1, :2], r.points[1:, :2])])
+    # the south bridge's west end is a diagonal squeeze past a rock: closed at 1/2 cell, open at
+    # 1/6 (the crowd's choice on small maps)
+    c, d = (40.2, 47.3, 0.0), (80.5, 50.5, 0.0)
+    assert fine.find_path(c, d).cost > 80                       # round by the north bridge
+    sixth = NavMesh.from_grid(grid, agent_radius=0.4, subdivide=6).find_path(c, d)
+    assert sixth.found and sixth.cost < 45
     blocked = np.argwhere(~grid.passable)[:, ::-1] + 0.5          # blocked cell centres (x, y)
     from scipy.spatial import cKDTree
 
-    _, near = cKDTree(blocked).query(pts, k=9)
-    gap = np.maximum(np.abs(pts[:, None, :] - blocked[near]) - 0.5, 0.0)     # point to square cell
-    clearance = np.hypot(gap[..., 0], gap[..., 1]).min(axis=1)
-    assert clearance.min() >= 0.4 - 1e-6
+    for path in (r, sixth):
+        # every point of the path clears the walls by the radius (sampled along the path)
+        pts = np.concatenate([np.linspace(p, q, 40) for p, q in zip(path.points[:-1, :2], path.points[1:, :2])])
+        _, near = cKDTree(blocked).query(pts, k=9)
+        gap = np.maximum(np.abs(pts[:, None, :] - blocked[near]) - 0.5, 0.0)     # point to square cell
+        clearance = np.hypot(gap[..., 0], gap[..., 1]).min(axis=1)
+        assert clearance.min() >= 0.4 - 1e-6
     with pytest.raises(NavError, match="subdivide"):
         NavMesh.from_grid(grid, agent_radius=0.4, subdivide=0)
 
@@ -224,7 +231,7 @@ def test_the_crowds_navmesh_planner_crosses_the_river():
     from rtsnav.systems.nav import Crowd
 
     crowd = Crowd(load_level("river").grid)
-    assert crowd.navmesh_subdivide == 2                          # small map, radius under half a cell
+    assert crowd.navmesh_subdivide == 6                          # small map, radius under half a cell
     ids = crowd.add_agents([(11.5, 31.5)], radius=0.35, max_speed=5.0)
     crowd.move(ids, (84.5, 20.5), planner="navmesh")
     reached = []
