@@ -119,7 +119,8 @@ class Crowd(CrowdStructures, CrowdMotion):
                    flock_radius: float = 4.0, avoidance: bool = False) -> np.ndarray:
         """Add agents at world ``positions`` (``(N, 2|3)``); returns their ids (stable until
         removed). ``group`` ≥ 0 puts them in a flock (flocking weights and radius);
-        ``avoidance`` turns on reciprocal avoidance with every other agent."""
+        ``avoidance`` turns on reciprocal avoidance with every other agent. Agents wider than
+        half a cell plan only through cells that clear their radius (``clearance.py``)."""
         try:
             pos = np.asarray(positions, dtype=np.float64)
         except (TypeError, ValueError):
@@ -146,6 +147,8 @@ class Crowd(CrowdStructures, CrowdMotion):
         s.flock_group[ids, 0] = int(group)
         s.flock_params[ids] = (separation, cohesion, alignment, flock_radius)
         s.agent_flags[ids, F_AVOIDANCE] = bool(avoidance)
+        if radius > 0.5 * cs:
+            self.sized_grids().warm(radius)     # its class grid made now, not in the first order's tick
         return ids
 
     def add_rows(self, count: int) -> np.ndarray:
@@ -434,6 +437,9 @@ class Crowd(CrowdStructures, CrowdMotion):
         target = s.target[i].copy()
         if method in self.rebuilds.stale:
             method = "astar"              # its structure predates a map edit: exact on the grid until rebuilt
+        radius = float(s.agent_params[i, P_RADIUS])
+        if radius > 0.5 * grid.cell_size:
+            return self._sized_job(i, method, radius, target, start, goal)
         if method in GRID_METHODS or method == "hierarchy":
             start = start if start is not None else grid.world_to_cell(*s.position[i, :2])
             goal = goal if goal is not None else grid.world_to_cell(*target[:2])
@@ -447,6 +453,25 @@ class Crowd(CrowdStructures, CrowdMotion):
         graph = self.waypoints()
         return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
                        lambda r: route_from_cells(grid, r, None, target))      # its cells are already smoothed
+
+    def _sized_job(self, i: int, method: str, radius: float, target, start, goal):
+        """An agent wider than half a cell plans on its radius class's grid (``clearance.py``):
+        grid methods as asked, the structure planners by A* there (one bake per size is what the
+        class grids avoid). Standing where it does not fit (against a wall), it plans from the
+        nearest cell where it does; a goal it cannot fit to fails with the reason."""
+        sized = self.sized_grids()
+        grid = sized.grid_for(radius)
+        start = start if start is not None else grid.world_to_cell(*self.state.position[i, :2])
+        goal = goal if goal is not None else grid.world_to_cell(*target[:2])
+        start = sized.nearest_fit(grid, start)
+        what = f"an agent of radius {radius:g}"
+        if start is None:
+            return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=f"{what} fits nowhere on this map"), 1, _same)
+        if not grid.passable[goal[1], goal[0]] or not grid.connected(start, goal):
+            reason = f"goal {goal} is not reachable for {what} (a passage on the way is too narrow)"
+            return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=reason), 1, _same)
+        method = method if method in GRID_METHODS else "astar"
+        return GridJob(grid, start, goal, method, target, self.config.smoothing, self.pool, self.config.weight)
 
     def _plan_done(self, key, job) -> None:
         kind, who = key
@@ -552,6 +577,10 @@ def _all_sane(alive, nav_state, position, params, limit_radius, limit_speed, bad
             bad[a] = True
             found = True
     return not found
+
+
+def _same(route: Route) -> Route:
+    return route
 
 
 def _mesh_route(result) -> Route:

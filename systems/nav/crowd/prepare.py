@@ -143,6 +143,7 @@ def prepare_crowd(crowd, methods: Iterable[str] | None,
         else:
             bake(crowd, stage)
         seconds[stage] = time.perf_counter() - t0
+    crowd.sized_grids()                    # the clearance map of agents wider than half a cell
     crowd.rebuilds.start_worker()          # map edits later rebuild in it; it loads while the game does
     if progress is not None:
         progress("done", len(stages), len(stages))

@@ -21,6 +21,7 @@ from .rebuild import StructureRebuilds, waypoint_seed
 from .state import F_HAS_TARGET, F_TARGET_DIRTY, CrowdState, NavState
 
 if TYPE_CHECKING:
+    from ..clearance import SizedGrids
     from ..navmesh import NavMesh
     from ..navmesh.goal_tree import GoalTree
     from ..waypoints.graph import WaypointGraph
@@ -54,6 +55,7 @@ class CrowdStructures:
     _clearance_cache: tuple[int, np.ndarray] | None = None     # (grid version, cells to the nearest wall)
     _goal_trees: OrderedDict | None = None
     rebuilds: StructureRebuilds
+    _sized: SizedGrids | None = None
 
     #: Navmesh goal trees kept (LRU; ~40 bytes per crossing point each: 27 MB on the 512² highlands).
     GOAL_TREES = 4
@@ -247,6 +249,15 @@ class CrowdStructures:
             self.rebuilds.made.add("waypoints")
         return self._waypoints
 
+    def sized_grids(self):
+        """The grids of agents wider than half a cell, one per radius class, derived from one
+        clearance map (``clearance.py``; made on first use or by ``prepare``)."""
+        if self._sized is None:
+            from ..clearance import SizedGrids
+
+            self._sized = SizedGrids(self.grid)
+        return self._sized
+
     def cells_changed(self, cells: np.ndarray) -> None:
         """Cells were opened, blocked or re-costed (after ``Grid.set_passable`` / ``set_cost``):
         agents standing in cells now blocked step to the nearest open cell, the tiles update
@@ -257,6 +268,8 @@ class CrowdStructures:
         if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
             self._hierarchy.update(cells)           # the caller's own hierarchy: updated in place
         self.rebuilds.edited()
+        if self._sized is not None:
+            self._sized.cells_changed(cells)
         s = self.state
         n = s.size
         self.free_walled_in(np.flatnonzero(s.alive[:n]))
@@ -285,6 +298,7 @@ class CrowdStructures:
         self._fields.clear()
         self._goal_trees = None
         self._tiles = None
+        self._sized = None
         if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
             self._hierarchy = None
         self.rebuilds.edited()

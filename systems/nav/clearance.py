@@ -1,0 +1,136 @@
+"""Clearance: agents of several sizes on one grid.
+
+``clearance_map`` gives, per open cell, the distance from its centre to the nearest wall — the
+nearest point of a blocked cell or of the map's edge, exactly (to the cell's square, not to its
+centre), up to ``REACH`` cells. An agent of radius ``r`` (cells) fits standing at a cell centre
+when the clearance there is at least ``r``; so ``SizedGrids`` derives, for each radius class, a
+grid whose open cells are those — and every grid planner, unchanged, plans for that size on it:
+a straight segment between two of its cells that its line-of-sight test accepts passes only
+through cells that clear the radius. Agents up to half a cell plan on the level's own grid (any
+open cell clears 0.5). The classes are derived, never baked: a threshold of the one clearance
+map (a few milliseconds on a 1024² map), and map edits update the map and the class grids in a
+window around the edit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .grid import Grid
+
+__all__ = ["REACH", "clearance_map", "SizedGrids"]
+
+#: Clearance is exact up to ``REACH - 0.5`` cells (2.5: radii up to 2 cells, the issue's range,
+#: and a margin); farther walls are not looked for, so larger values read as ``REACH - 0.5``.
+REACH = 3
+#: Radius classes are rounded up to this fraction of a cell.
+CLASS_STEP = 0.25
+
+
+@njit(cache=True)
+def _clearance(padded, x0, y0, x1, y1, reach, out):
+    """Clearance of cells ``[x0, x1) × [y0, y1)`` (``padded``: passable with a ``reach``-cell
+    blocked border; ``out`` indexed without the border)."""
+    cap = reach - 0.5
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if not padded[y + reach, x + reach]:
+                out[y, x] = 0.0
+                continue
+            best = cap * cap
+            for dy in range(-reach, reach + 1):
+                gy = max(abs(dy) - 0.5, 0.0)
+                for dx in range(-reach, reach + 1):
+                    if not padded[y + reach + dy, x + reach + dx]:
+                        gx = max(abs(dx) - 0.5, 0.0)
+                        d = gx * gx + gy * gy
+                        if d < best:
+                            best = d
+            out[y, x] = math.sqrt(best)
+
+
+def clearance_map(passable: np.ndarray, reach: int = REACH) -> np.ndarray:
+    """``float64 [H, W]``: distance (cells) from each open cell's centre to the nearest wall,
+    exact up to ``reach - 0.5``; 0 on blocked cells."""
+    padded = np.pad(np.asarray(passable, dtype=np.bool_), reach, constant_values=False)
+    out = np.zeros(passable.shape, dtype=np.float64)
+    _clearance(padded, 0, 0, passable.shape[1], passable.shape[0], reach, out)
+    return out
+
+
+class SizedGrids:
+    """The grids agents of each radius class plan on, derived from ``grid`` and its clearance;
+    ``grid_for(radius)`` (world units) gives the level's own grid for radii up to half a cell."""
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
+        self.clearance = clearance_map(grid.passable)
+        self._classes: dict[float, Grid] = {}
+        self.version = grid.version
+
+    @staticmethod
+    def radius_class(radius_cells: float) -> float:
+        """The class (cells) an agent of ``radius_cells`` plans in: rounded up to a quarter."""
+        return math.ceil(radius_cells / CLASS_STEP - 1e-9) * CLASS_STEP
+
+    def grid_for(self, radius: float) -> Grid:
+        """The grid an agent of ``radius`` (world units) plans on."""
+        r = radius / self.grid.cell_size
+        if r <= 0.5:
+            return self.grid
+        key = self.radius_class(r)
+        sized = self._classes.get(key)
+        if sized is None:
+            g = self.grid
+            sized = Grid(g.passable & (self.clearance >= key - 1e-9), g.cost, g.heights, cell_size=g.cell_size,
+                         origin=g.origin, name=f"{g.name} (radius {key:g})")
+            self._classes[key] = sized
+        return sized
+
+    def warm(self, radius: float) -> None:
+        """Make the class grid of ``radius`` and its search tables now (outside a tick)."""
+        sized = self.grid_for(radius)
+        sized.components()
+        sized.move_masks()
+
+    @staticmethod
+    def nearest_fit(sized: Grid, cell: tuple[int, int]) -> tuple[int, int] | None:
+        """``cell`` when it is open on ``sized``, else the nearest open cell there (searching a
+        window that doubles until it holds one); None when none is open."""
+        x, y = cell
+        if sized.passable[y, x]:
+            return x, y
+        margin = 4
+        while True:
+            x0, y0 = max(x - margin, 0), max(y - margin, 0)
+            x1, y1 = min(x + margin + 1, sized.width), min(y + margin + 1, sized.height)
+            ys, xs = np.nonzero(sized.passable[y0:y1, x0:x1])
+            if len(xs):
+                k = int(np.argmin((xs + x0 - x) ** 2 + (ys + y0 - y) ** 2))
+                if math.hypot(xs[k] + x0 - x, ys[k] + y0 - y) <= margin or (x1 - x0, y1 - y0) == (sized.width,
+                                                                                                   sized.height):
+                    return int(xs[k] + x0), int(ys[k] + y0)
+            elif (x1 - x0, y1 - y0) == (sized.width, sized.height):
+                return None
+            margin *= 2
+
+    def cells_changed(self, cells: np.ndarray) -> None:
+        """Follow an edit of ``cells`` on the level's grid: the clearance around them, and each
+        class grid's cells whose fit changed (``Grid.set_passable``, so their own caches follow)."""
+        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        g = self.grid
+        if len(c):
+            x0, y0 = np.maximum(c.min(axis=0) - REACH, 0)
+            x1, y1 = np.minimum(c.max(axis=0) + REACH + 1, (g.width, g.height))
+            padded = np.pad(g.passable, REACH, constant_values=False)
+            _clearance(padded, int(x0), int(y0), int(x1), int(y1), REACH, self.clearance)
+            for key, sized in self._classes.items():
+                fits = g.passable[y0:y1, x0:x1] & (self.clearance[y0:y1, x0:x1] >= key - 1e-9)
+                for value in (True, False):
+                    ys, xs = np.nonzero((fits == value) & (sized.passable[y0:y1, x0:x1] != value))
+                    if len(xs):
+                        sized.set_passable(np.c_[xs + x0, ys + y0], value)
+        self.version = g.version

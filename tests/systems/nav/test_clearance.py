@@ -1,0 +1,123 @@
+"""Agents of several sizes on one grid: the clearance map, class grids that follow edits, and
+the crowd keeping wide units out of passages they cannot fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav.clearance import SizedGrids, clearance_map
+from rtsnav.systems.nav.crowd import Crowd
+from tests.conftest import ascii_grid
+
+
+def _brute_clearance(passable: np.ndarray) -> np.ndarray:
+    """Distance from each open cell centre to the nearest blocked square or the map edge."""
+    h, w = passable.shape
+    walls = [(x, y) for y in range(-1, h + 1) for x in range(-1, w + 1)
+             if not (0 <= x < w and 0 <= y < h) or not passable[y, x]]
+    out = np.zeros((h, w))
+    for y in range(h):
+        for x in range(w):
+            if passable[y, x]:
+                out[y, x] = min(np.hypot(max(abs(x - bx) - 0.5, 0), max(abs(y - by) - 0.5, 0)) for bx, by in walls)
+    return out
+
+
+def test_clearance_is_the_distance_to_the_nearest_wall_square():
+    rng = np.random.default_rng(4)
+    passable = rng.random((14, 17)) > 0.15
+    want = np.minimum(_brute_clearance(passable), 2.5)
+    assert np.allclose(clearance_map(passable), want)
+
+
+def test_class_grids_follow_edits_like_fresh_ones():
+    grid = Grid(np.ones((40, 40), dtype=bool))
+    sized = SizedGrids(grid)
+    wide = sized.grid_for(1.5)
+    for cells, value in ((np.array([[20, y] for y in range(5, 30)]), False), (np.array([[20, 12], [20, 13]]), True)):
+        grid.set_passable(cells, value)
+        sized.cells_changed(cells)
+        fresh = SizedGrids(Grid(grid.passable.copy()))
+        assert np.allclose(sized.clearance, fresh.clearance)
+        assert np.array_equal(wide.passable, fresh.grid_for(1.5).passable)
+
+
+GAP = ascii_grid("""
+....................
+....................
+....................
+....................
+....................
+#########.##########
+....................
+....................
+....................
+....................
+....................
+""")
+
+
+@pytest.mark.parametrize("radius, fits", [(0.3, True), (0.4, True), (1.5, False), (2.0, False)])
+def test_a_one_cell_gap_is_unreachable_for_a_wide_unit_and_reachable_for_a_small_one(radius, fits):
+    crowd = Crowd(GAP)
+    (unit,) = crowd.add_agents([(9.5, 1.5)], radius=radius)
+    crowd.move([unit], (9.5, 9.5), planner="astar")
+    reached, reasons = [], []
+    for _ in range(400):
+        ev = crowd.update(1 / 20)
+        reached += ev.reached.tolist()
+        reasons += ev.reasons
+        if reached or reasons:
+            break
+    if fits:
+        assert reached == [unit] and not reasons
+    else:
+        assert not reached and len(reasons) == 1 and f"radius {radius:g}" in reasons[0], reasons
+
+
+ROOMS = ascii_grid("""
+..................................
+..................................
+..................................
+..................................
+..................................
+..................................
+..............######..............
+..............######..............
+..............######..............
+######....########################
+######....########################
+......................############
+......................############
+..........................########
+..................................
+..................................
+..................................
+..................................
+..................................
+""")
+
+
+@pytest.mark.parametrize("planner", ["astar", "jps", "navmesh", "hierarchy"])
+def test_a_wide_unit_never_enters_a_cell_closer_to_a_wall_than_its_radius(planner):
+    """Radius 1.5 through a 4-cell door (centre cells clear 1.5) and round corners: every tick
+    its centre is in a cell that clears 1.5; a radius-2 unit is told the door is too narrow."""
+    clearance = clearance_map(ROOMS.passable)
+    crowd = Crowd(ROOMS)
+    (wide,) = crowd.add_agents([(3.5, 3.5)], radius=1.5, max_speed=3.0)
+    (wider,) = crowd.add_agents([(30.5, 2.5)], radius=2.0)
+    crowd.move([wide], (30.5, 16.5), planner=planner)
+    crowd.move([wider], (30.5, 16.5), planner=planner)
+    reached, failed = set(), []
+    for _ in range(1500):
+        ev = crowd.update(1 / 20)
+        reached |= set(ev.reached.tolist())
+        failed += list(zip(ev.failed.tolist(), ev.reasons))
+        x, y = ROOMS.world_to_cell(*crowd.positions[wide, :2])
+        assert clearance[y, x] >= 1.5, f"the wide unit stood at {(x, y)}, {clearance[y, x]:.2f} from a wall"
+        if wide in reached and failed:
+            break
+    assert wide in reached
+    assert [f for f, _ in failed] == [wider] and "too narrow" in failed[0][1]
