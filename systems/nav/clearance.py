@@ -69,6 +69,7 @@ class SizedGrids:
         self.grid = grid
         self.clearance = clearance_map(grid.passable)
         self._classes: dict[float, Grid] = {}
+        self._tiles: dict[float, object] = {}
         self.version = grid.version
 
     @staticmethod
@@ -90,11 +91,25 @@ class SizedGrids:
             self._classes[key] = sized
         return sized
 
-    def warm(self, radius: float) -> None:
-        """Make the class grid of ``radius`` and its search tables now (outside a tick)."""
+    def warm(self, radius: float, sector_size: int | None = None) -> None:
+        """Make the class grid of ``radius`` and its search tables now (outside a tick), and its
+        sector tiles when ``sector_size`` is given (maps large enough for tiles)."""
         sized = self.grid_for(radius)
         sized.components()
         sized.move_masks()
+        if sector_size is not None:
+            self.tiles_for(radius, sector_size)
+
+    def tiles_for(self, radius: float, sector_size: int):
+        """The sector tiles of ``radius``'s class grid (made on first use: ``warm`` makes them
+        when such agents are added); they follow edits with the class grid."""
+        from .flow.sectors import SectorGraph
+
+        key = self.radius_class(radius / self.grid.cell_size)
+        tiles = self._tiles.get(key)
+        if tiles is None:
+            tiles = self._tiles[key] = SectorGraph(self.grid_for(radius), sector_size)
+        return tiles
 
     @staticmethod
     def nearest_fit(sized: Grid, cell: tuple[int, int]) -> tuple[int, int] | None:
@@ -129,8 +144,13 @@ class SizedGrids:
             _clearance(padded, int(x0), int(y0), int(x1), int(y1), REACH, self.clearance)
             for key, sized in self._classes.items():
                 fits = g.passable[y0:y1, x0:x1] & (self.clearance[y0:y1, x0:x1] >= key - 1e-9)
+                changed = []
                 for value in (True, False):
                     ys, xs = np.nonzero((fits == value) & (sized.passable[y0:y1, x0:x1] != value))
                     if len(xs):
-                        sized.set_passable(np.c_[xs + x0, ys + y0], value)
+                        changed.append(np.c_[xs + x0, ys + y0])
+                        sized.set_passable(changed[-1], value)
+                tiles = self._tiles.get(key)
+                if tiles is not None and changed:
+                    tiles.update(np.concatenate(changed))
         self.version = g.version

@@ -147,8 +147,8 @@ class Crowd(CrowdStructures, CrowdMotion):
         s.flock_group[ids, 0] = int(group)
         s.flock_params[ids] = (separation, cohesion, alignment, flock_radius)
         s.agent_flags[ids, F_AVOIDANCE] = bool(avoidance)
-        if radius > 0.5 * cs:
-            self.sized_grids().warm(radius)     # its class grid made now, not in the first order's tick
+        if radius > 0.5 * cs:                   # its class grid (and tiles) made now, not in an order's tick
+            self.sized_grids().warm(radius, self.config.sector_size if self.uses_tiles else None)
         return ids
 
     def add_rows(self, count: int) -> np.ndarray:

@@ -361,6 +361,8 @@ class GroupSteering:
             crowd.queue.submit(("group", key), _LeaderPlan(job, crowd, order))
         elif key[3] == POTENTIAL:
             crowd.queue.submit(("group", key), crowd.potential_job(goal))
+        elif r_max > 0.5 * grid.cell_size:
+            crowd.queue.submit(("group", key), crowd.sized_field_job(goal, r_max))     # wide units
         elif crowd.config.congestion and not crowd.uses_tiles:
             crowd.queue.submit(("group", key), crowd.congested_field_job(key, goal, order.start, len(members)))
         else:
@@ -390,8 +392,9 @@ class GroupSteering:
             order.failed = f"flow field failed ({type(job.value).__name__}: {job.value})"
             return
         elif isinstance(job.value, PotentialField) or (getattr(job.value, "grid", None) is not None
-                                                       and job.value.grid is not self.crowd.grid):
-            order.field = job.value                           # a potential field, or planned around traffic
+                                                       and job.value.grid is not self.crowd.grid) or (
+                isinstance(job.value, SectorOrder) and job.value.graph.grid is not self.crowd.grid):
+            order.field = job.value       # a potential field, planned around traffic, or for wide units
         order.ready = True
 
     def _arrival_radius(self, goal, count: int, radius: float) -> float:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.ndimage import distance_transform_edt  # at load: its first import takes ~0.1 s
 
+from ..errors import NavError
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
@@ -146,6 +147,22 @@ class CrowdStructures:
         if old is not None:
             self.traffic[old[0]] -= old[1]
             np.maximum(self.traffic, 0.0, out=self.traffic)
+
+    def sized_field_job(self, goal: tuple[int, int], radius: float) -> CallJob:
+        """A group's flow toward ``goal`` on the class grid of its widest member (``radius``,
+        world units): a whole-map field, or that class's sector tiles on large maps (made when
+        such agents were added); the goal moves to the nearest cell they fit."""
+        sized = self.sized_grids()
+        grid = sized.grid_for(radius)
+        fit = sized.nearest_fit(grid, goal)
+        if fit is None:
+            return CallJob(lambda: NavError(f"an agent of radius {radius:g} fits nowhere on this map"), 1)
+        if self.uses_tiles:
+            tiles = sized.tiles_for(radius, self.config.sector_size)
+            return CallJob(lambda: tiles.order(fit), 2_000)
+        return CallJob(lambda: FlowField.build(grid, [fit], integration=self.config.flow_integration,
+                                               rule=self.config.flow_rule),
+                       int(UNIT_RATES["field_per_cell"] * int(grid.passable.sum())))
 
     def congested_field_job(self, key, goal: tuple[int, int], start: tuple[int, int], units: float) -> CallJob:
         """A group's own flow field planned around the traffic registered when the job runs

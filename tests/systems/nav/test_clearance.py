@@ -121,3 +121,42 @@ def test_a_wide_unit_never_enters_a_cell_closer_to_a_wall_than_its_radius(planne
             break
     assert wide in reached
     assert [f for f, _ in failed] == [wider] and "too narrow" in failed[0][1]
+
+
+DETOUR = ascii_grid("""
+..............................
+..............................
+..............................
+..............................
+..............................
+##############.##########.....
+..............................
+..............................
+..............................
+..............................
+..............................
+""")
+
+
+@pytest.mark.parametrize("flow_mode", ["full", "tiles"])
+def test_a_wide_group_flows_round_by_the_opening_it_fits_not_through_the_gap(flow_mode):
+    from rtsnav.systems.nav.crowd import CrowdConfig
+
+    crowd = Crowd(DETOUR, CrowdConfig(flow_mode=flow_mode, sector_size=8))
+    wide = crowd.add_agents([(3.5 + 2.5 * i, 1.5 + 2 * (i % 2)) for i in range(4)], radius=1.0, group=1)
+    small = crowd.add_agents([(12.5 + i, 2.5) for i in range(3)], radius=0.4, group=2)
+    crowd.move(wide, (8.5, 8.5), planner="flowfield")
+    crowd.move(small, (16.5, 8.5), planner="flowfield")
+    reached: set[int] = set()
+    through_gap: set[int] = set()
+    for _ in range(1500):
+        ev = crowd.update(1 / 20)
+        reached |= set(ev.reached.tolist())
+        assert not ev.reasons, ev.reasons
+        cells = DETOUR.world_to_cells(crowd.positions)
+        through_gap |= set(np.flatnonzero((cells[:, 0] == 14) & (cells[:, 1] == 5)).tolist())
+        if len(reached) == 7:
+            break
+    assert reached == set(wide.tolist()) | set(small.tolist())
+    assert not through_gap & set(wide.tolist()), "a radius-1 unit squeezed through the one-cell gap"
+    assert through_gap & set(small.tolist()), "the small units should take the short way"
