@@ -15,11 +15,15 @@ window around the edit.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
 from .grid import Grid
+
+if TYPE_CHECKING:
+    from .flow.sectors import SectorGraph
 
 __all__ = ["REACH", "clearance_map", "SizedGrids"]
 
@@ -69,7 +73,7 @@ class SizedGrids:
         self.grid = grid
         self.clearance = clearance_map(grid.passable)
         self._classes: dict[float, Grid] = {}
-        self._tiles: dict[float, object] = {}
+        self._tiles: dict[float, SectorGraph] = {}
         self.version = grid.version
 
     @staticmethod
