@@ -14,6 +14,9 @@
   way. The edit's frame (``cells_changed`` + the tick) and every tick after it against the
   median steady tick; ticks until every walking single unit has a new path (or is queued); when
   the navmesh, waypoint graph and hierarchy rebuilt in the worker process were swapped in.
+* Re-plans equal fresh queries (``replan_rows``, the 512² highlands level): blocks dropped on
+  followed paths; after each, every planner's query cost on the crowd's structures against the
+  same query on structures built fresh.
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ def _ms(fn):
     return (time.perf_counter() - t) * 1e3, out
 
 
-def edits(grid, count: int, seed: int = 1):
-    """``count`` (start, goal, walked path, block) cases: a 3×3 block 5–30 steps ahead."""
+def edits(grid, count: int, seed: int = 1, min_length: int = 200):
+    """``count`` (start, goal, walked path, block) cases: a 3×3 block 5–30 steps ahead on paths
+    of at least ``min_length`` cells."""
     labels = grid.components()
     ys, xs = np.nonzero(labels == np.bincount(labels[labels >= 0]).argmax())
     rng = np.random.default_rng(seed)
@@ -52,7 +56,7 @@ def edits(grid, count: int, seed: int = 1):
         i, j = rng.integers(0, len(xs), 2)
         a, b = (int(xs[i]), int(ys[i])), (int(xs[j]), int(ys[j]))
         path = find_path(grid, a, b, "jps").cells
-        if len(path) < 200:
+        if len(path) < min_length:
             continue
         c = path[10 + rng.integers(5, 30)]
         block = np.array([(c[0] + dx, c[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
@@ -208,6 +212,63 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
             "rebuild_errors": list(crowd.rebuilds.errors)}
 
 
+def _gap(mine: float, fresh: float) -> float:
+    if not (np.isfinite(mine) or np.isfinite(fresh)):
+        return 0.0                                   # both say unreachable
+    return abs(float(mine) - float(fresh))
+
+
+def fresh_query_gaps(crowd, start_cell, goal_cell) -> dict:
+    """Per planner, |cost on the crowd's current structures − cost on structures built fresh
+    from the grid as it is now| for one query (0: the crowd answers as a fresh query would).
+    Grid methods compare with ``find_path`` on a fresh copy of the grid; the sector tiles, the
+    cost to go at the start."""
+    from rtsnav.systems.nav import Grid, NavMesh, WaypointGraph, find_path
+    from rtsnav.systems.nav.crowd.rebuild import waypoint_seed
+
+    grid = crowd.grid
+    copy = Grid(grid.passable.copy(), grid.cost.copy(), grid.heights, cell_size=grid.cell_size, origin=grid.origin)
+    a, b = grid.cell_to_world(*start_cell), grid.cell_to_world(*goal_cell)
+    gaps = {}
+    for method in ("astar", "jps", "jps+", "bidirectional"):
+        gaps[method] = _gap(find_path(grid, start_cell, goal_cell, method).cost,
+                            find_path(copy, start_cell, goal_cell, method).cost)
+    gaps["hierarchy"] = _gap(crowd.hierarchy().find_path(start_cell, goal_cell).cost,
+                             Hierarchy.build(copy).find_path(start_cell, goal_cell).cost)
+    mesh = crowd.navmesh()
+    k = max(1, round(grid.cell_size / mesh.config.cell_size))
+    fresh_mesh = NavMesh.from_grid(copy, mesh.config.agent_radius, subdivide=k)
+    gaps["navmesh"] = _gap(mesh.find_path(a, b).cost, fresh_mesh.find_path(a, b).cost)
+    graph = WaypointGraph.floodfill(copy, waypoint_seed(copy), spacing=4)
+    gaps["waypoints"] = _gap(crowd.waypoints().find_path(a, b).cost, graph.find_path(a, b).cost)
+    point = np.array([a[:2]])
+    mine, fresh = crowd.sector_graph().order(goal_cell), SectorGraph(copy, crowd.config.sector_size).order(goal_cell)
+    mine.sample(point)
+    fresh.sample(point)
+    x, y = start_cell
+    gaps["tiles"] = _gap(float(mine.built_cost_map()[y, x]), float(fresh.built_cost_map()[y, x]))
+    return gaps
+
+
+def replan_rows(grid, edits_count: int = 10, min_length: int = 200) -> dict:
+    """Random 3×3 blocks dropped on followed paths (``edits``) of ``grid``, each announced with
+    ``cells_changed`` and its rebuilds waited for: per planner the largest gap between the crowd's
+    query cost and a fresh structure's (see ``fresh_query_gaps``)."""
+    from rtsnav.systems.nav.crowd import Crowd
+
+    crowd = Crowd(grid)
+    crowd.prepare(["astar", "jps+", "hierarchy", "navmesh", "waypoints", "flowfield"])
+    worst: dict[str, float] = {}
+    for a, b, path, block in edits(grid, edits_count, seed=5, min_length=min_length):
+        grid.set_passable(block, False)
+        crowd.cells_changed(block)
+        crowd.finish_rebuilds()
+        start = tuple(int(v) for v in path[10])
+        for method, gap in fresh_query_gaps(crowd, start, b).items():
+            worst[method] = max(worst.get(method, 0.0), gap)
+    return {"map": grid.name, "edits": edits_count, "largest_cost_gap_per_planner": worst}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edits", type=int, default=20)
@@ -224,6 +285,10 @@ def main(argv=None) -> int:
     print(report["structures"])
     report["gate_in_game"] = gate_rows(scaled_cape(1024))
     print(report["gate_in_game"], flush=True)
+    from rtsnav.levels import load_level
+
+    report["replan_equals_fresh"] = replan_rows(load_level("highlands").grid)
+    print(report["replan_equals_fresh"], flush=True)
     save_json(args.json, report)
     return 0
 

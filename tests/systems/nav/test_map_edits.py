@@ -147,3 +147,14 @@ def test_units_walled_in_far_from_any_open_cell_are_still_freed():
     moved = crowd.free_walled_in(np.arange(2))
     assert moved.tolist() == [0]
     assert grid.world_to_cell(*crowd.positions[0, :2]) == (0, 0)
+
+
+def test_after_edits_on_followed_paths_every_planner_answers_as_a_fresh_query():
+    """Blocks dropped on walked paths, each announced and its rebuilds waited for: grid methods,
+    JPS+ table, hierarchy, navmesh, waypoint graph and sector tiles give the same costs as
+    structures built fresh from the edited grid (the benchmark runs it on the 512² highlands)."""
+    from tests.benchmarks.dynamic import replan_rows
+
+    row = replan_rows(load_level("river").grid, 3, min_length=40)
+    assert set(row["largest_cost_gap_per_planner"]) >= {"astar", "jps+", "hierarchy", "navmesh", "waypoints", "tiles"}
+    assert all(gap < 1e-6 for gap in row["largest_cost_gap_per_planner"].values()), row
