@@ -85,7 +85,9 @@ class SlicedSearch:
         workspace: the search arrays to use (from a ``WorkspacePool``); by default the grid's
             shared workspace, which is only safe when no other search runs in between.
 
-    ``"bidirectional"`` cannot be suspended: its first ``step`` runs to the end.
+    ``"bidirectional"`` cannot be suspended: its first ``step`` runs to the end. A grid edit
+    while the search runs (the grid's version stamp moved) makes the next ``step`` start over on
+    the edited map (``restarts`` counts it): the answer is never a path through a closed cell.
     Bad input raises ``NavError`` at construction; blocked, unreachable and trivial queries are
     answered at construction too (``done`` is True at once, no expansions).
     """
@@ -134,6 +136,9 @@ class SlicedSearch:
         self.expanded = 0
         self.work = 0                      # budget units spent (expansions, plus scans for JPS)
         self._begun = False
+        self._version = grid.version
+        #: times the search started over because the grid was edited while it ran
+        self.restarts = 0
         self._backtrack = int(backtrack)
 
     # ---------------------------------------------------------------- public
@@ -152,6 +157,8 @@ class SlicedSearch:
         if self.method == "bstar":
             self._result = self._run_bstar()
             return self._result.status
+        if self._begun and self.grid.version != self._version:
+            self._restart()                  # the map changed under the search: what it knew is stale
         if not self._begun:
             self._begin()
         grid, ws = self.grid, self._ws
@@ -228,8 +235,17 @@ class SlicedSearch:
             self._result = PathResult.unreachable(f"goal {self.goal} is not reachable from start {self.start}",
                                                   self.expanded)
 
+    def _restart(self) -> None:
+        """Start over on the edited grid (its trivial answers and JPS+ table brought up to date)."""
+        self._begun = False
+        self.restarts += 1
+        self._result = self._trivial_answer()
+        if self.method == "jps+":
+            self._jump_table = self.grid.kept("jps+", JumpTable.build).current()
+
     def _begin(self) -> None:
         self._begun = True
+        self._version = self.grid.version
         grid = self.grid
         if self._ws is None:
             self._ws = grid.workspace("search", SearchWorkspace.for_grid)

@@ -158,3 +158,24 @@ def test_after_edits_on_followed_paths_every_planner_answers_as_a_fresh_query():
     row = replan_rows(load_level("river").grid, 3, min_length=40)
     assert set(row["largest_cost_gap_per_planner"]) >= {"astar", "jps+", "hierarchy", "navmesh", "waypoints", "tiles"}
     assert all(gap < 1e-6 for gap in row["largest_cost_gap_per_planner"].values()), row
+
+
+@pytest.mark.parametrize("method", ["astar", "jps", "jps+", "dijkstra"])
+def test_a_search_in_flight_when_the_map_changes_starts_over_and_never_answers_stale(method):
+    from rtsnav.systems.nav import find_path
+    from rtsnav.systems.nav.search.sliced import SlicedSearch
+
+    passable = np.ones((60, 60), dtype=bool)
+    passable[1:, 20] = False                                       # the way round is by the top
+    grid = Grid(passable)
+    search = SlicedSearch(grid, (2, 30), (57, 30), method)
+    search.step(1)
+    assert not search.done
+    wall = np.array([[40, y] for y in range(0, 58)])               # and now by the bottom too
+    grid.set_passable(wall, False)
+    while not search.done:
+        search.step(200)
+    result = search.result()
+    assert search.restarts == 1
+    assert grid.passable[result.cells[:, 1], result.cells[:, 0]].all()
+    assert result.cost == pytest.approx(find_path(grid, (2, 30), (57, 30), method).cost)
