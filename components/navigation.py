@@ -22,7 +22,7 @@ __all__ = ["NavigationAgent", "NavState", "PLANNERS", "GRID_PLANNERS"]
 GRID_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
 #: Every planner name an agent accepts; the last ones arrive with later features and until
 #: then a request made with them fails with a reason (``path_failed``).
-PLANNERS = GRID_PLANNERS + ("navmesh", "waypoints", "hierarchy", "flowfield", "leader", "potential")
+PLANNERS = GRID_PLANNERS + ("navmesh", "waypoints", "hierarchy", "flowfield", "leader", "potential", "dstar")
 
 
 class NavState(enum.IntEnum):

@@ -72,6 +72,9 @@ class CrowdConfig:
             rebuilt in a worker process while the game goes on (their agents plan on the grid
             meanwhile; see ``crowd/rebuild.py``). False: no process; they are rebuilt when
             ``Crowd.finish_rebuilds`` is called (a loading screen), on the grid until then.
+        dstar_agents: ``"dstar"`` agents that may hold D* Lite state at once, ≥ 0. Each keeps
+            40 bytes per cell (10.5 MB on a 512² map, 42 MB at 1024²) and repairs its path
+            after map edits instead of searching again; agents over the cap plan by A*.
     """
 
     planning_units: int = 20_000
@@ -104,13 +107,14 @@ class CrowdConfig:
     contacts: bool = False
     team_contacts: bool = True
     rebuild_worker: bool = True
+    dstar_agents: int = 8
 
     def __post_init__(self) -> None:
         checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
                   ("smoothing", self.smoothing in ("precise", "fast", None)), ("weight", self.weight >= 1),
                   ("flow_mode", self.flow_mode in ("auto", "full", "tiles")), ("sector_size", self.sector_size >= 4),
                   ("corridor_width", self.corridor_width >= 1), ("wall_avoidance", self.wall_avoidance >= 0),
-                  ("navmesh_radius", self.navmesh_radius >= 0),
+                  ("navmesh_radius", self.navmesh_radius >= 0), ("dstar_agents", self.dstar_agents >= 0),
                   ("navmesh_subdivide", 0 <= self.navmesh_subdivide <= 8), ("stuck_after", self.stuck_after > 0),
                   ("max_recoveries", self.max_recoveries >= 1), ("max_radius_cells", self.max_radius_cells > 0),
                   ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0),

@@ -37,8 +37,9 @@ from .chaining import chained_arrivals
 from .config import CrowdConfig, CrowdEvents, _Collect
 from .following import follow_paths
 from .groups import FLOW_CODES, GroupSteering
+from .jobs import CrowdJobs
 from .motion import CrowdMotion
-from .planners import UNITS, CallJob, GridJob, HierarchyJob, MeshJob, PlanQueue, Route, route_from_cells
+from .planners import GridJob, PlanQueue, Route
 from .progress import watch_progress
 from .rebuild import StructureRebuilds
 from .state import (
@@ -55,16 +56,14 @@ from .state import (
     NavState,
 )
 from .steering import apply_flocking
-from .structures import CrowdStructures
 
 __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
 
-GRID_METHODS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
 #: Ticks between checks of single units settling beside units already at their target.
 CHAIN_CHECK_EVERY = 4
 
 
-class Crowd(CrowdStructures, CrowdMotion):
+class Crowd(CrowdJobs, CrowdMotion):
     """All agents of one level (see the module docs). ``state`` holds the arrays; ``config`` the
     settings; ``navmesh`` / ``waypoint_graph`` / ``hierarchy`` may be given, else they are baked
     (or loaded from ``cache_dir``) by ``prepare`` or on first use."""
@@ -89,6 +88,7 @@ class Crowd(CrowdStructures, CrowdMotion):
         self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
         self._fields_version = grid.version
         self.rebuilds = StructureRebuilds(self, self.config.rebuild_worker)
+        self._dstar: dict = {}                   # agent id -> its DStarLite search ("dstar" planner)
         self._events = _Collect()
         self._last_velocity = np.zeros((0, 2))
         #: planned group traffic per cell (units whose group route runs there), for congestion
@@ -432,47 +432,6 @@ class Crowd(CrowdStructures, CrowdMotion):
                 problems[k] = f"goal {g} is not reachable from start {st}"
         return problems
 
-    def _job(self, i: int, method: str, start: tuple[int, int] | None = None, goal: tuple[int, int] | None = None):
-        s, grid = self.state, self.grid
-        target = s.target[i].copy()
-        if method in self.rebuilds.stale:
-            method = "astar"              # its structure predates a map edit: exact on the grid until rebuilt
-        radius = float(s.agent_params[i, P_RADIUS])
-        if radius > 0.5 * grid.cell_size:
-            return self._sized_job(i, method, radius, target, start, goal)
-        if method in GRID_METHODS or method == "hierarchy":
-            start = start if start is not None else grid.world_to_cell(*s.position[i, :2])
-            goal = goal if goal is not None else grid.world_to_cell(*target[:2])
-            if method == "hierarchy":
-                return HierarchyJob(self.hierarchy(), start, goal, target)
-            return GridJob(grid, start, goal, method, target, self.config.smoothing, self.pool, self.config.weight)
-        here = s.position[i].copy()
-        if method == "navmesh":
-            mesh = self.navmesh()
-            return MeshJob(mesh, here, target, _mesh_route, self.goal_tree(mesh, target))
-        graph = self.waypoints()
-        return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
-                       lambda r: route_from_cells(grid, r, None, target))      # its cells are already smoothed
-
-    def _sized_job(self, i: int, method: str, radius: float, target, start, goal):
-        """An agent wider than half a cell plans on its radius class's grid (``clearance.py``):
-        grid methods as asked, the structure planners by A* there (one bake per size is what the
-        class grids avoid). Standing where it does not fit (against a wall), it plans from the
-        nearest cell where it does; a goal it cannot fit to fails with the reason."""
-        sized = self.sized_grids()
-        grid = sized.grid_for(radius)
-        start = start if start is not None else grid.world_to_cell(*self.state.position[i, :2])
-        goal = goal if goal is not None else grid.world_to_cell(*target[:2])
-        start = sized.nearest_fit(grid, start)
-        what = f"an agent of radius {radius:g}"
-        if start is None:
-            return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=f"{what} fits nowhere on this map"), 1, _same)
-        if not grid.passable[goal[1], goal[0]] or not grid.connected(start, goal):
-            reason = f"goal {goal} is not reachable for {what} (a passage on the way is too narrow)"
-            return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=reason), 1, _same)
-        method = method if method in GRID_METHODS else "astar"
-        return GridJob(grid, start, goal, method, target, self.config.smoothing, self.pool, self.config.weight)
-
     def _plan_done(self, key, job) -> None:
         kind, who = key
         if kind == "group":
@@ -577,15 +536,3 @@ def _all_sane(alive, nav_state, position, params, limit_radius, limit_speed, bad
             bad[a] = True
             found = True
     return not found
-
-
-def _same(route: Route) -> Route:
-    return route
-
-
-def _mesh_route(result) -> Route:
-    """A navmesh ``MeshPath`` as a ``Route``."""
-    if len(result.points) == 0:
-        return Route(result.status, reason=result.reason)
-    links = dict(zip(result.links, result.link_kinds)) if result.links else {}
-    return Route(result.status, np.array(result.points, dtype=np.float64), None, float(result.cost), result.reason, links)

@@ -46,7 +46,7 @@ class Mode(enum.IntEnum):
 
 #: Planner names, in the order of their codes in ``agent_method`` (components mirror it).
 PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints", "hierarchy",
-            "flowfield", "leader", "potential")
+            "flowfield", "leader", "potential", "dstar")
 #: Planners that move agents as groups (keyed by flock group, goal cell and planner).
 GROUP_PLANNERS = ("flowfield", "leader", "potential")
 

@@ -57,6 +57,7 @@ class CrowdStructures:
     _goal_trees: OrderedDict | None = None
     rebuilds: StructureRebuilds
     _sized: SizedGrids | None = None
+    _dstar: dict
 
     #: Navmesh goal trees kept (LRU; ~40 bytes per crossing point each: 27 MB on the 512² highlands).
     GOAL_TREES = 4
@@ -287,6 +288,8 @@ class CrowdStructures:
         self.rebuilds.edited()
         if self._sized is not None:
             self._sized.cells_changed(cells)
+        for search in self._dstar.values():          # D* Lite agents repair when they re-plan
+            search.cells_changed(cells)
         s = self.state
         n = s.size
         self.free_walled_in(np.flatnonzero(s.alive[:n]))
@@ -316,6 +319,7 @@ class CrowdStructures:
         self._goal_trees = None
         self._tiles = None
         self._sized = None
+        self._dstar.clear()
         if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
             self._hierarchy = None
         self.rebuilds.edited()

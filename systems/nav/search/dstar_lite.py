@@ -263,6 +263,11 @@ class DStarLite:
         """Bytes of this agent's search state."""
         return sum(a.nbytes for a in (self.g, self.rhs, self.k1, self.k2, self.nodes, self.pos))
 
+    @property
+    def goal_cell(self) -> tuple[int, int]:
+        """The goal ``(x, y)``."""
+        return self.goal % self.wp - 1, self.goal // self.wp - 1
+
     def _flat(self, x: int, y: int) -> int:
         return (y + 1) * self.wp + x + 1
 

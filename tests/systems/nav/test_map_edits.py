@@ -179,3 +179,45 @@ def test_a_search_in_flight_when_the_map_changes_starts_over_and_never_answers_s
     assert search.restarts == 1
     assert grid.passable[result.cells[:, 1], result.cells[:, 0]].all()
     assert result.cost == pytest.approx(find_path(grid, (2, 30), (57, 30), method).cost)
+
+
+def test_dstar_agents_repair_their_paths_after_edits_and_only_a_few_hold_the_state():
+    from rtsnav.systems.nav import find_path
+    from rtsnav.systems.nav.search.sliced import SlicedSearch
+
+    level = load_level("river")
+    grid = level.grid
+    crowd = Crowd(grid, CrowdConfig(dstar_agents=2, rebuild_worker=False))
+    ids = crowd.add_agents([(10.5, 12.5), (10.5, 14.5), (10.5, 16.5)])
+    crowd.move(ids, (80.5, 10.5), planner="dstar")
+    for _ in range(40):
+        crowd.update(DT)
+    assert len(crowd._dstar) == 2                                  # the third planned by A*
+    searches = dict(crowd._dstar)
+    # a 3×3 block on the first agent's way, 12 cells ahead of it
+    here = crowd.positions[ids[0], :2]
+    walk = np.concatenate([np.linspace(p, q, 20) for p, q in zip(crowd.path(ids[0])[:-1, :2], crowd.path(ids[0])[1:, :2])])
+    ahead = walk[np.argmax(np.hypot(*(walk - here).T) >= 12)]
+    cx, cy = grid.world_to_cell(*ahead)
+    block = np.array([[cx + dx, cy + dy] for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
+    block = block[grid.passable[block[:, 1], block[:, 0]]]
+    grid.set_passable(block, False)
+    crowd.cells_changed(block)
+    reached: set[int] = set()
+    for tick in range(3000):
+        ev = crowd.update(DT)
+        assert not ev.reasons, ev.reasons
+        reached |= set(ev.reached.tolist())
+        if tick == 0:                                              # the re-plans: repairs, not searches
+            for i, search in searches.items():
+                assert crowd._dstar.get(i) is search
+                repair = search.expanded                           # what the crowd's re-plan expanded
+                cell = (search.start % search.wp - 1, search.start // search.wp - 1)
+                fresh = SlicedSearch(grid, cell, (80, 10), "astar")
+                fresh.run()
+                assert search.plan().cost == pytest.approx(find_path(grid, cell, (80, 10)).cost)
+                assert 0 < repair < 0.5 * fresh.expanded, (repair, fresh.expanded)    # the 1024² benchmark: 0.02%
+        assert _centres_blocked(crowd) == 0
+        if len(reached) == 3:
+            break
+    assert reached == set(ids.tolist())
