@@ -144,8 +144,14 @@ class SizedGrids:
         if len(c):
             x0, y0 = np.maximum(c.min(axis=0) - REACH, 0)
             x1, y1 = np.minimum(c.max(axis=0) + REACH + 1, (g.width, g.height))
-            padded = np.pad(g.passable, REACH, constant_values=False)
-            _clearance(padded, int(x0), int(y0), int(x1), int(y1), REACH, self.clearance)
+            # the window and a REACH-cell ring around it (outside the map: walls), not the map
+            ring = np.zeros((y1 - y0 + 2 * REACH, x1 - x0 + 2 * REACH), dtype=np.bool_)
+            ax0, ay0 = max(x0 - REACH, 0), max(y0 - REACH, 0)
+            ax1, ay1 = min(x1 + REACH, g.width), min(y1 + REACH, g.height)
+            ring[ay0 - y0 + REACH: ay1 - y0 + REACH, ax0 - x0 + REACH: ax1 - x0 + REACH] = g.passable[ay0:ay1, ax0:ax1]
+            window = np.zeros((y1 - y0, x1 - x0))
+            _clearance(ring, 0, 0, x1 - x0, y1 - y0, REACH, window)
+            self.clearance[y0:y1, x0:x1] = window
             for key, sized in self._classes.items():
                 fits = g.passable[y0:y1, x0:x1] & (self.clearance[y0:y1, x0:x1] >= key - 1e-9)
                 changed = []

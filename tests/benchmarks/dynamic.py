@@ -133,7 +133,7 @@ def structure_rows(grid) -> dict:
 
 def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
     """A gate closing across a walking crowd's way on ``grid`` (see the module docs)."""
-    from rtsnav.systems.nav.crowd import Crowd, NavState
+    from rtsnav.systems.nav.crowd import Crowd, Mode, NavState
 
     crowd = Crowd(grid)
     planners = ["flowfield", "astar", "navmesh", "waypoints", "hierarchy"]
@@ -193,7 +193,7 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
         pr.disable()
         pstats.Stats(pr).sort_stats("cumtime").print_stats(25)
     changed = set()
-    after, rerouted_at, swapped = [], None, {}
+    after, rerouted_at, swapped, group_at = [], None, {}, None
     for tick in range(ticks_after):
         t, ev = _ms(lambda: crowd.update(1 / 20))
         after.append(t)
@@ -201,6 +201,9 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
         queued = {key[1] for key in crowd.queue.keys() if key[0] == "agent"}
         if rerouted_at is None and set(walking.tolist()) <= changed | queued:
             rerouted_at = tick + 1
+        orders = [o for o in crowd.groups.orders.values() if o.ready]
+        if group_at is None and orders and not crowd.state.mode[group].tolist().count(Mode.NONE):
+            group_at = tick + 1                   # the group's order re-planned and every unit on it
         for kind in set(crowd.rebuilds.made) - set(crowd.rebuilds.in_flight) - set(swapped):
             swapped[kind] = (tick + 1, round(time.perf_counter() - t0, 2))
     base = float(np.median(steady))
@@ -208,7 +211,7 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
             "edit_frame_over_steady_ms": frame_ms - base, "worst_after_over_steady_ms": float(max(after)) - base,
             "worst_after_at_tick": int(np.argmax(after)) + 1,
             "ticks_until_every_walking_single_replanned_or_queued": rerouted_at,
-            "walking_singles": int(len(walking)), "structures_swapped_at_tick_and_s": swapped,
+            "walking_singles": int(len(walking)), "ticks_until_the_group_follows_its_new_plan": group_at, "structures_swapped_at_tick_and_s": swapped,
             "rebuild_errors": list(crowd.rebuilds.errors)}
 
 
