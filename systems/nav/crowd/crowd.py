@@ -89,6 +89,7 @@ class Crowd(CrowdJobs, CrowdMotion):
         self._fields_version = grid.version
         self.rebuilds = StructureRebuilds(self, self.config.rebuild_worker)
         self._dstar: dict = {}                   # agent id -> its DStarLite search ("dstar" planner)
+        self._tile_edits: list = []              # edited cells the sector tiles have yet to follow
         self._events = _Collect()
         self._last_velocity = np.zeros((0, 2))
         #: planned group traffic per cell (units whose group route runs there), for congestion
@@ -443,6 +444,8 @@ class Crowd(CrowdJobs, CrowdMotion):
         if kind == "field":
             if not isinstance(job.value, Exception):
                 self._cache_field(who, job.value)
+            return
+        if kind == "tiles":                      # an edit's tile update, done under the budget
             return
         i = int(who)
         s = self.state

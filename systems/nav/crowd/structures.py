@@ -17,7 +17,7 @@ from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid
 from .config import CrowdConfig
-from .planners import UNIT_RATES, CallJob
+from .planners import UNIT_RATES, UNITS, CallJob, PlanQueue
 from .rebuild import StructureRebuilds, waypoint_seed
 from .state import F_HAS_TARGET, F_TARGET_DIRTY, CrowdState, NavState
 
@@ -58,6 +58,8 @@ class CrowdStructures:
     rebuilds: StructureRebuilds
     _sized: SizedGrids | None = None
     _dstar: dict
+    _tile_edits: list
+    queue: PlanQueue
 
     #: Navmesh goal trees kept (LRU; ~40 bytes per crossing point each: 27 MB on the 512² highlands).
     GOAL_TREES = 4
@@ -88,8 +90,22 @@ class CrowdStructures:
             return self.grid.width * self.grid.height > TILES_ABOVE_CELLS
         return self.config.flow_mode == "tiles"
 
+    def apply_tile_edits(self) -> None:
+        """Bring the tiles and the orders on them up to date with the edits since the last call."""
+        if not self._tile_edits or self._tiles is None:
+            self._tile_edits.clear()
+            return
+        cells = np.concatenate(self._tile_edits)
+        self._tile_edits.clear()
+        self._tiles.update(cells)
+        for order in self._fields.values():
+            if isinstance(order, SectorOrder):
+                order.replan()
+
     def sector_graph(self, progress=None) -> SectorGraph:
         """The level's sector tiles (built on first use; ``prepare`` builds them at load)."""
+        if self._tile_edits:
+            self.apply_tile_edits()
         if self._tiles is None or self._tiles.version != self.grid.version:
             self._tiles = SectorGraph(self.grid, self.config.sector_size, progress)
         return self._tiles
@@ -186,6 +202,8 @@ class CrowdStructures:
 
     def field_job(self, goal: tuple[int, int]) -> CallJob:
         """A job building the flow toward ``goal`` (cached when done)."""
+        if self._tile_edits:
+            self.apply_tile_edits()                   # a cached order re-planned first
         cached = self._fields.get(goal)
         if cached is not None:
             return CallJob(lambda: cached, 1)
@@ -199,6 +217,8 @@ class CrowdStructures:
     def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
         """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
         key = (int(goal[0]), int(goal[1]))
+        if self._tile_edits:
+            self.apply_tile_edits()
         found = self._fields.get(key)
         if found is not None:
             self._fields.move_to_end(key)
@@ -297,10 +317,11 @@ class CrowdStructures:
         moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
         s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
         if self._tiles is not None:
-            self._tiles.update(cells)
-            for order in self._fields.values():
-                if isinstance(order, SectorOrder):
-                    order.replan()
+            # the tiles follow the edit in the first planning step after it (a job under the
+            # budget, before any group's new field: they are submitted later), not in the frame
+            # that made it; anything asking for the tiles first applies it (``sector_graph``)
+            self._tile_edits.append(cells)
+            self.queue.submit(("tiles", 0), CallJob(self.apply_tile_edits, UNITS["tiles_update"]))
         else:
             self._fields.clear()
         self.groups.orders.clear()
@@ -318,6 +339,7 @@ class CrowdStructures:
         self._fields.clear()
         self._goal_trees = None
         self._tiles = None
+        self._tile_edits.clear()
         self._sized = None
         self._dstar.clear()
         if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
