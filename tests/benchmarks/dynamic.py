@@ -131,8 +131,9 @@ def structure_rows(grid) -> dict:
             "sector_tiles_update_ms": t_tiles, "hierarchy_update_ms": t_h}
 
 
-def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
-    """A gate closing across a walking crowd's way on ``grid`` (see the module docs)."""
+def gate_rows(grid, ticks_after: int = 6000, profile: bool = False, edit: bool = True) -> dict:
+    """A gate closing across a walking crowd's way on ``grid`` (see the module docs); with
+    ``edit=False`` the same run without the gate (the control: how high ticks go anyway)."""
     from rtsnav.systems.nav.crowd import Crowd, Mode, NavState
 
     crowd = Crowd(grid)
@@ -173,8 +174,9 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False) -> dict:
         pr = cProfile.Profile()
         pr.enable()
     t0 = time.perf_counter()
-    grid.set_passable(wall, False)
-    crowd.cells_changed(wall)
+    if edit:
+        grid.set_passable(wall, False)
+        crowd.cells_changed(wall)
     crowd.update(1 / 20)
     frame_ms = (time.perf_counter() - t0) * 1e3
     if profile:
@@ -288,6 +290,8 @@ def main(argv=None) -> int:
     print(report["structures"])
     report["gate_in_game"] = gate_rows(scaled_cape(1024))
     print(report["gate_in_game"], flush=True)
+    report["gate_in_game_control"] = gate_rows(scaled_cape(1024), edit=False)
+    print(report["gate_in_game_control"], flush=True)
     from rtsnav.levels import load_level
 
     report["replan_equals_fresh"] = replan_rows(load_level("highlands").grid)

@@ -66,23 +66,30 @@ def grid_snapshot(grid: Grid) -> dict:
 
 
 def bake_structure(request: dict):
-    """Build the structure a ``structure_request`` describes (in the worker, or in-process)."""
+    """Build the structure a ``structure_request`` describes (in the worker, or in-process), with
+    one first query made, so the lazy tables queries build are made here too (as ``prepare``
+    does), not in the game's first query after the swap."""
+    from .prepare import first_query
+
     grid = Grid(request["passable"], request["cost"], request["heights"], cell_size=request["cell_size"],
                 origin=request["origin"])
     kind, params = request["kind"], request["params"]
     if kind == "navmesh":
         from ..navmesh import NavMesh
 
-        return NavMesh.from_grid(grid, **params)
-    if kind == "waypoints":
+        built = NavMesh.from_grid(grid, **params)
+    elif kind == "waypoints":
         from ..waypoints.graph import WaypointGraph
 
-        return WaypointGraph.floodfill(grid, waypoint_seed(grid), **params)
-    if kind == "hierarchy":
+        built = WaypointGraph.floodfill(grid, waypoint_seed(grid), **params)
+    elif kind == "hierarchy":
         from ..waypoints.hierarchy import Hierarchy
 
-        return Hierarchy.build(grid, **params).compact()
-    raise ValueError(f"unknown structure {kind!r}; expected one of {KINDS}")
+        built = Hierarchy.build(grid, **params)
+    else:
+        raise ValueError(f"unknown structure {kind!r}; expected one of {KINDS}")
+    first_query(built, grid, three_d=kind != "hierarchy")
+    return built.compact() if kind == "hierarchy" else built
 
 
 def _write(stream, obj) -> None:
