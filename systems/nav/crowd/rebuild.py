@@ -74,6 +74,7 @@ def bake_structure(request: dict):
     grid = Grid(request["passable"], request["cost"], request["heights"], cell_size=request["cell_size"],
                 origin=request["origin"])
     kind, params = request["kind"], request["params"]
+    built: Any
     if kind == "navmesh":
         from ..navmesh import NavMesh
 
