@@ -231,6 +231,13 @@ class JumpTable:
         crowd's plan queue, so no tick pays for the whole build."""
         return cls(grid, np.zeros((8, (grid.width + 2) * (grid.height + 2)), dtype=np.int32), 0)
 
+    def restart_build(self) -> None:
+        """Start the table over, to be built again with ``build_next`` (a fresh zeroed array:
+        ``calloc``'d, so no tick pays for clearing it)."""
+        self.table = np.zeros(self.table.shape, dtype=self.table.dtype)
+        self.layers_done = self.lines_done = 0
+        self.version = self.grid.version
+
     @property
     def ready(self) -> bool:
         """True when all 8 layers are built."""

@@ -221,3 +221,33 @@ def test_dstar_agents_repair_their_paths_after_edits_and_only_a_few_hold_the_sta
         if len(reached) == 3:
             break
     assert reached == set(ids.tolist())
+
+
+def test_on_a_large_map_the_jps_plus_table_is_rebuilt_in_budgeted_bands_after_an_edit():
+    """Over 256² cells the table's one-piece incremental update would stall a tick: the crowd
+    rebuilds it band by band instead; the agents still arrive and the table ends exact."""
+    from rtsnav.systems.nav.search.jps_plus import build_table
+
+    passable = np.ones((300, 300), dtype=bool)
+    passable[50:250, 150] = False
+    grid = Grid(passable)
+    crowd = Crowd(grid)
+    crowd.prepare(["jps+"])
+    ids = crowd.add_agents([(20.5, 150.5), (20.5, 160.5)])
+    crowd.move(ids, (280.5, 150.5), planner="jps+")
+    for _ in range(5):
+        crowd.update(DT)
+    wall = np.array([[150, y] for y in range(0, 50)])
+    grid.set_passable(wall, False)
+    crowd.cells_changed(wall)
+    crowd.update(DT)
+    table = grid.kept("jps+", None)
+    assert not table.ready                                         # being rebuilt, not updated in one go
+    reached: set[int] = set()
+    for _ in range(3000):
+        reached |= set(crowd.update(DT).reached.tolist())
+        if len(reached) == 2:
+            break
+    assert reached == set(ids.tolist())
+    (free, _), wp = grid.padded()
+    assert np.array_equal(table.current(), build_table(free, wp, grid.height + 2))
