@@ -425,3 +425,15 @@ def test_incremental_tile_updates_equal_a_fresh_build_after_random_edits():
             a, b = mine.field(sid)[0], theirs.field(sid)[0]
             assert np.array_equal(np.isinf(a), np.isinf(b)), (k, sid)
             assert np.allclose(a[np.isfinite(a)], b[np.isfinite(b)]), (k, sid)
+
+
+def test_eikonal_field_stops_at_its_limit_and_keeps_the_times_inside_it():
+    grid = _map("arena")
+    goal = _goal(grid, 3)
+    from rtsnav.systems.nav.flow.field import build_field
+
+    whole = build_field(grid, np.array([goal]), eikonal=True).integration
+    near = build_field(grid, np.array([goal]), eikonal=True, limit=20.0).integration
+    inside = np.isfinite(whole) & (whole <= 19.0)
+    assert np.allclose(near[inside], whole[inside], rtol=1e-3)
+    assert not np.isfinite(near[np.isfinite(whole) & (whole > 21.0)]).any()
