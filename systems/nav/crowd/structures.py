@@ -17,7 +17,7 @@ from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid
 from .config import CrowdConfig
-from .planners import UNIT_RATES, UNITS, CallJob, PlanQueue
+from .planners import UNIT_RATES, UNITS, CallJob, PlanQueue, TilesOrderJob
 from .rebuild import StructureRebuilds, waypoint_seed
 from .state import F_HAS_TARGET, F_TARGET_DIRTY, CrowdState, NavState
 
@@ -103,11 +103,22 @@ class CrowdStructures:
                 order.replan()
 
     def sector_graph(self, progress=None) -> SectorGraph:
-        """The level's sector tiles (built on first use; ``prepare`` builds them at load)."""
+        """The level's sector tiles, built now if need be (``prepare`` builds them at load; a
+        group order builds them under the planning budget: ``tiles_in_progress``)."""
         if self._tile_edits:
             self.apply_tile_edits()
-        if self._tiles is None or self._tiles.version != self.grid.version:
+        if self._tiles is None or (self._tiles.ready and self._tiles.version != self.grid.version):
             self._tiles = SectorGraph(self.grid, self.config.sector_size, progress)
+        while not self._tiles.ready:
+            self._tiles.build_some(1 << 30)
+        return self._tiles
+
+    def tiles_in_progress(self) -> SectorGraph:
+        """The level's sector tiles, possibly still being built (``SectorGraph.build_some``)."""
+        if self._tile_edits:
+            self.apply_tile_edits()
+        if self._tiles is None or (self._tiles.ready and self._tiles.version != self.grid.version):
+            self._tiles = SectorGraph.start(self.grid, self.config.sector_size)
         return self._tiles
 
     def planning_grid(self) -> Grid:
@@ -200,7 +211,7 @@ class CrowdStructures:
         return CallJob(lambda: PotentialField.build(self.grid, goal), int(UNIT_RATES["field_per_cell"] * self.grid.width
                                                                           * self.grid.height))
 
-    def field_job(self, goal: tuple[int, int]) -> CallJob:
+    def field_job(self, goal: tuple[int, int]) -> CallJob | TilesOrderJob:
         """A job building the flow toward ``goal`` (cached when done)."""
         if self._tile_edits:
             self.apply_tile_edits()                   # a cached order re-planned first
@@ -208,7 +219,7 @@ class CrowdStructures:
         if cached is not None:
             return CallJob(lambda: cached, 1)
         if self.uses_tiles:
-            return CallJob(lambda: self.sector_graph().order(goal), 2_000)
+            return TilesOrderJob(self.tiles_in_progress, goal)
         cells = int(self.grid.passable.sum())
         return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration,
                                                rule=self.config.flow_rule),

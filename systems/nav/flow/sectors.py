@@ -66,13 +66,31 @@ class SectorGraph:
         self.cols = -(-grid.width // self.size)
         self.rows = -(-grid.height // self.size)
         self.version = grid.version
-        self._build(progress)
+        self._begin()
+        total = 3 * len(self.sectors)
+        while not self.ready:
+            done = self.build_some(64)
+            if progress is not None:
+                progress(min(done, total), total)
+
+    @classmethod
+    def start(cls, grid: Grid, sector_size: int = 16) -> "SectorGraph":
+        """A graph to build in steps (``build_some`` until ``ready``), e.g. under a crowd's
+        planning budget so that no tick pays for the whole build (0.4 s on a 1024² map)."""
+        graph = cls.__new__(cls)
+        if sector_size < 4:
+            raise NavError(f"sector_size must be >= 4, got {sector_size}")
+        graph.grid, graph.size = grid, int(sector_size)
+        graph.cols, graph.rows = -(-grid.width // graph.size), -(-grid.height // graph.size)
+        graph.version = grid.version
+        graph._begin()
+        return graph
 
     # ------------------------------------------------------------------ build
     # Portals are kept per sector border and in-sector edges per sector, so an edit redoes only
     # the borders and sectors it touched. Portal ids are stable: a portal that an edit removes
     # stays as a dead id (no cells, no edges) and new ones are appended.
-    def _build(self, progress=None) -> None:
+    def _begin(self) -> None:
         s, grid = self.size, self.grid
         self.sectors = [
             _Sector(cx * s, cy * s, min(s, grid.width - cx * s), min(s, grid.height - cy * s))
@@ -88,15 +106,27 @@ class SectorGraph:
         self.node_cell = np.zeros((0, 2), dtype=np.int64)
         # every sector's edges in one table: (source, target, cost, owning sector)
         self._table: tuple[np.ndarray, ...] = ()
-        for border in range(2 * len(self.sectors)):
-            self._set_border(border)
-        for sid in range(len(self.sectors)):
-            if progress is not None and sid % 64 == 0:
-                progress(sid, len(self.sectors))
-            self._set_intra(sid)
-        if progress is not None:
-            progress(len(self.sectors), len(self.sectors))
-        self._assemble()
+        self._cursor = 0                 # build steps done: every border, then every sector
+        self.ready = False
+
+    def build_some(self, count: int) -> int:
+        """Do up to ``count`` build steps (a border's portals or a sector's edges each); the
+        last assembles the graph and sets ``ready``. Returns the steps done so far."""
+        borders, sectors = 2 * len(self.sectors), len(self.sectors)
+        if self.version != self.grid.version:          # edited mid-build: start over
+            self.version = self.grid.version
+            self._begin()
+        end = min(self._cursor + max(1, int(count)), borders + sectors)
+        for step in range(self._cursor, end):
+            if step < borders:
+                self._set_border(step)
+            else:
+                self._set_intra(step - borders)
+        self._cursor = end
+        if end == borders + sectors and not self.ready:
+            self._assemble()
+            self.ready = True
+        return self._cursor + (sectors if self.ready else 0)
 
     def _border_runs(self, border: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], int, int]:
         """Runs of open cell pairs across one sector border, and the sectors on either side."""
@@ -239,6 +269,8 @@ class SectorGraph:
             raise NavError(f"goal {(gx, gy)} is a blocked cell")
         if self.version != self.grid.version:
             raise NavError("the grid changed since this SectorGraph was built; call update(cells)")
+        while not self.ready:
+            self.build_some(1 << 30)
         return SectorOrder(self, (gx, gy))
 
     def ring(self, sid: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -266,6 +298,8 @@ class SectorGraph:
         ~0.4 s for a full build). Cached sector fields of live orders are dropped only for
         touched sectors and for sectors whose portal costs changed (``SectorOrder.replan``).
         """
+        if not self.ready:                # mid-build: the build starts over on the edited grid
+            return []
         c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
         touched = set(self.sector_of(c).tolist())
         # a changed cell on a border also changes the neighbour's portals

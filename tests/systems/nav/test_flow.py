@@ -437,3 +437,16 @@ def test_eikonal_field_stops_at_its_limit_and_keeps_the_times_inside_it():
     inside = np.isfinite(whole) & (whole <= 19.0)
     assert np.allclose(near[inside], whole[inside], rtol=1e-3)
     assert not np.isfinite(near[np.isfinite(whole) & (whole > 21.0)]).any()
+
+
+def test_sector_tiles_built_in_steps_equal_the_ones_built_at_once():
+    grid = _map("arena")
+    whole = SectorGraph(grid, 16)
+    stepped = SectorGraph.start(grid, 16)
+    steps = 0
+    while not stepped.ready:
+        stepped.build_some(2)
+        steps += 1
+    assert steps > 10
+    assert np.array_equal(stepped.adj_start, whole.adj_start) and np.array_equal(stepped.adj_target, whole.adj_target)
+    assert np.allclose(stepped.adj_cost, whole.adj_cost)

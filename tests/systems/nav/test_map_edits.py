@@ -251,3 +251,28 @@ def test_on_a_large_map_the_jps_plus_table_is_rebuilt_in_budgeted_bands_after_an
     assert reached == set(ids.tolist())
     (free, _), wp = grid.padded()
     assert np.array_equal(table.current(), build_table(free, wp, grid.height + 2))
+
+
+def test_an_unprepared_crowd_builds_its_sector_tiles_under_the_budget_not_in_one_tick():
+    """A flow order on a large map with no ``prepare``: the tiles are built a slice per tick
+    (the order's job), the group then walks and arrives."""
+    passable = np.ones((320, 320), dtype=bool)
+    passable[40:280, 160] = False
+    grid = Grid(passable)
+    crowd = Crowd(grid, CrowdConfig(flow_mode="tiles"))
+    ids = crowd.add_agents([(20.5 + i, 150.5) for i in range(6)], group=1)
+    crowd.move(ids, (300.5, 150.5), planner="flowfield")
+    crowd.update(DT)                                               # the group's order is made
+    crowd.update(DT)                                               # its job begins the tiles
+    assert crowd._tiles is not None and not crowd._tiles.ready          # begun, not finished in one tick
+    ticks_to_build = 1
+    while not crowd._tiles.ready:
+        crowd.update(DT)
+        ticks_to_build += 1
+    assert ticks_to_build > 2
+    reached: set[int] = set()
+    for _ in range(4000):
+        reached |= set(crowd.update(DT).reached.tolist())
+        if len(reached) == len(ids):
+            break
+    assert reached == set(ids.tolist())
