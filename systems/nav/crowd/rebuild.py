@@ -243,6 +243,15 @@ class StructureRebuilds:
         self.swapped = 0                      # structures swapped in so far
         self._threads: int | None = None      # numba's thread count to restore when none are in flight
 
+    def __del__(self) -> None:
+        # a crowd dropped with rebuilds in flight must not leave numba on one thread
+        threads = getattr(self, "_threads", None)
+        if threads is not None:
+            try:
+                numba.set_num_threads(threads)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+
     def _structure(self, kind: str):
         return getattr(self.crowd, f"_{kind}")
 
