@@ -47,6 +47,51 @@ def _solve(dist, closed, wp, v, c):
 
 
 @njit(cache=True)
+def _cost_range(free, cost):
+    c_min, c_max = np.inf, 0.0
+    for u in range(free.size):
+        if free[u]:
+            c_min = min(c_min, cost[u])
+            c_max = max(c_max, cost[u])
+    return c_min, c_max
+
+
+@njit(cache=True)
+def _set_seeds(free, seeds, seed_values, dist):
+    """Seed times into ``dist``; returns the smallest (inf when no seed is open)."""
+    low = np.inf
+    for k in range(seeds.size):
+        s = seeds[k]
+        if free[s]:
+            dist[s] = min(dist[s], seed_values[k])
+    for k in range(seeds.size):
+        if free[seeds[k]]:
+            low = min(low, dist[seeds[k]])
+    return low
+
+
+@njit(cache=True, inline="always")
+def _push(cell, nxt, head, b, v, spare, used):
+    """Put cell ``v`` on bucket ``b``'s stack in a reused entry (or the next new one); the
+    caller grows the arrays first when neither is left."""
+    if spare >= 0:
+        e = spare
+        spare = nxt[e]
+    else:
+        e = used
+        used += 1
+    cell[e] = v
+    nxt[e] = head[b]
+    head[b] = e
+    return spare, used
+
+
+@njit(cache=True)
+def _grown(a):
+    return np.concatenate((a, np.empty(a.size, dtype=a.dtype)))
+
+
+@njit(cache=True)
 def fast_marching(free, cost, wp, seeds, seed_values, dist, limit):
     """Fill ``dist`` (padded flat float, pre-set to inf) with first-order travel times from the
     ``seeds`` (padded flat cells at ``seed_values``) over the open cells of ``free``; cells
@@ -55,61 +100,34 @@ def fast_marching(free, cost, wp, seeds, seed_values, dist, limit):
     The queue is untidy (Yatziv, Bartesaghi & Sapiro, "O(N) implementation of the fast marching
     algorithm", 2006): a ring of buckets ``BUCKET`` × the cheapest cost wide, each a stack; a
     cell is accepted in bucket order, not exactly in time order. O(1) a push and a pop instead
-    of the heap's O(log n): 2.6× faster on a 1024² map, travel times within 0.012% of the exact
-    order's there (the error is of the order of the bucket width, well under the scheme's own).
-    A cell whose time improves is pushed again; the stale entry, in the same or a later bucket,
-    pops after the fresh one and finds the cell accepted."""
-    n = free.size
-    c_min, c_max = np.inf, 0.0
-    for u in range(n):
-        if free[u]:
-            c_min = min(c_min, cost[u])
-            c_max = max(c_max, cost[u])
-    if not c_min < np.inf:
+    of the heap's O(log n): 2× faster on a 1024² map, travel times within 0.013% of scikit-fmm's
+    exact-order ones there (the error is of the order of the bucket width, well under the
+    scheme's own). A cell whose time improves is pushed again; the stale entry, in the same or a
+    later bucket, pops after the fresh one and finds the cell accepted."""
+    c_min, c_max = _cost_range(free, cost)
+    low = _set_seeds(free, seeds, seed_values, dist)
+    if not (c_min < np.inf and low < np.inf):
         return 0
     delta = BUCKET * c_min
     inv = 1.0 / delta
     ring = int(math.ceil((c_max + 2.0 * delta) * inv)) + 2       # a push lands at most c_max ahead
     head = np.full(ring, -1, dtype=np.int64)
-    cap = 1024
-    cell = np.empty(cap, dtype=np.int64)
-    nxt = np.empty(cap, dtype=np.int64)
-    spare = -1                                  # popped entries, reused
-    used = 0
-    closed = np.zeros(n, dtype=np.bool_)
+    cell = np.empty(1024, dtype=np.int64)
+    nxt = np.empty(1024, dtype=np.int64)
+    spare, used, count = -1, 0, 0               # spare: popped entries, reused
+    closed = np.zeros(free.size, dtype=np.bool_)
+    base = math.floor(low * inv) * delta
     for k in range(seeds.size):
-        s = seeds[k]
-        if free[s] and seed_values[k] < dist[s]:
-            dist[s] = seed_values[k]
-    base = np.inf
-    for k in range(seeds.size):
-        if free[seeds[k]]:
-            base = min(base, dist[seeds[k]])
-    if not base < np.inf:
-        return 0
-    base = math.floor(base * inv) * delta
-    count = 0
-    for k in range(seeds.size):
-        s = seeds[k]
-        if free[s]:                               # a seed listed twice: its second entry is stale
-            b = int((dist[s] - base) * inv) % ring
-            cell[used] = s
-            nxt[used] = head[b]
-            head[b] = used
-            used += 1
+        if free[seeds[k]]:                        # a seed listed twice: its second entry is stale
+            if used == cell.size:
+                cell, nxt = _grown(cell), _grown(nxt)
+            spare, used = _push(cell, nxt, head, int((dist[seeds[k]] - base) * inv) % ring, seeds[k], spare, used)
             count += 1
-            if used == cap:
-                cell = np.concatenate((cell, np.empty(cap, dtype=np.int64)))
-                nxt = np.concatenate((nxt, np.empty(cap, dtype=np.int64)))
-                cap *= 2
-    cur = 0
-    accepted = 0
+    cur, accepted = 0, 0
     while count > 0:
         e = head[cur]
         if e < 0:
-            cur += 1
-            if cur == ring:
-                cur = 0
+            cur = cur + 1 if cur + 1 < ring else 0
             base += delta
             continue
         head[cur] = nxt[e]
@@ -138,10 +156,8 @@ def fast_marching(free, cost, wp, seeds, seed_values, dist, limit):
                     e = spare
                     spare = nxt[e]
                 else:
-                    if used == cap:
-                        cell = np.concatenate((cell, np.empty(cap, dtype=np.int64)))
-                        nxt = np.concatenate((nxt, np.empty(cap, dtype=np.int64)))
-                        cap *= 2
+                    if used == cell.size:
+                        cell, nxt = _grown(cell), _grown(nxt)
                     e = used
                     used += 1
                 cell[e] = v
