@@ -23,6 +23,16 @@ GATES = [("river", "north bridge", (80.5, 10.5)), ("river", "south bridge", (80.
          ("fortress", "east gate", (56.5, 40.5))]
 
 
+def _reach_all(crowd: Crowd, ids: np.ndarray, max_ticks: int) -> set[int]:
+    """Tick until every agent of ``ids`` reported ``reached`` (or ``max_ticks``); who did."""
+    reached: set[int] = set()
+    for _ in range(max_ticks):
+        reached |= set(crowd.update(DT).reached.tolist())
+        if reached >= set(ids.tolist()):
+            break
+    return reached
+
+
 def _centres_blocked(crowd: Crowd) -> int:
     g = crowd.grid
     c = g.world_to_cells(crowd.positions[crowd.alive])
@@ -119,12 +129,7 @@ def test_an_edit_the_crowd_was_not_told_about_is_followed_all_the_same():
     crowd.update(DT)
     assert _centres_blocked(crowd) == 0
     assert crowd.rebuilds.stale == {"navmesh"}
-    reached: set[int] = set()
-    for _ in range(2000):
-        reached |= set(crowd.update(DT).reached.tolist())
-        if len(reached) == len(ids):
-            break
-    assert reached == set(ids.tolist())
+    assert _reach_all(crowd, ids, 2000) == set(ids.tolist())
 
 
 def test_a_game_can_keep_a_gate_open_while_units_stand_in_it():
@@ -243,12 +248,7 @@ def test_on_a_large_map_the_jps_plus_table_is_rebuilt_in_budgeted_bands_after_an
     crowd.update(DT)
     table = grid.kept("jps+", None)
     assert not table.ready                                         # being rebuilt, not updated in one go
-    reached: set[int] = set()
-    for _ in range(3000):
-        reached |= set(crowd.update(DT).reached.tolist())
-        if len(reached) == 2:
-            break
-    assert reached == set(ids.tolist())
+    assert _reach_all(crowd, ids, 3000) == set(ids.tolist())
     (free, _), wp = grid.padded()
     assert np.array_equal(table.current(), build_table(free, wp, grid.height + 2))
 
@@ -270,9 +270,4 @@ def test_an_unprepared_crowd_builds_its_sector_tiles_under_the_budget_not_in_one
         crowd.update(DT)
         ticks_to_build += 1
     assert ticks_to_build > 2
-    reached: set[int] = set()
-    for _ in range(4000):
-        reached |= set(crowd.update(DT).reached.tolist())
-        if len(reached) == len(ids):
-            break
-    assert reached == set(ids.tolist())
+    assert _reach_all(crowd, ids, 4000) == set(ids.tolist())
