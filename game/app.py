@@ -381,7 +381,8 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
         if gate.open and self.gates_wait_for_units:
             standing = self.navigation.crowd.occupants(gate.cells)
             if len(standing):
-                self.say(f"{name} stays open: {len(standing)} units stand in it")
+                n = len(standing)
+                self.say(f"{name} stays open: {n} unit{' stands' if n == 1 else 's stand'} in it")
                 return name
         cells = self.level.set_gate(name, not gate.open)
         self.navigation.cells_changed(cells)

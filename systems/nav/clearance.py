@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .grid import Grid
+from .grid_edits import nearest_open_cells
 
 if TYPE_CHECKING:
     from .flow.sectors import SectorGraph
@@ -117,24 +118,15 @@ class SizedGrids:
 
     @staticmethod
     def nearest_fit(sized: Grid, cell: tuple[int, int]) -> tuple[int, int] | None:
-        """``cell`` when it is open on ``sized``, else the nearest open cell there (searching a
-        window that doubles until it holds one); None when none is open."""
+        """``cell`` when it is open on ``sized``, else the nearest open cell there
+        (``nearest_open_cells``); None when none is open."""
         x, y = cell
         if sized.passable[y, x]:
             return x, y
-        margin = 4
-        while True:
-            x0, y0 = max(x - margin, 0), max(y - margin, 0)
-            x1, y1 = min(x + margin + 1, sized.width), min(y + margin + 1, sized.height)
-            ys, xs = np.nonzero(sized.passable[y0:y1, x0:x1])
-            if len(xs):
-                k = int(np.argmin((xs + x0 - x) ** 2 + (ys + y0 - y) ** 2))
-                if math.hypot(xs[k] + x0 - x, ys[k] + y0 - y) <= margin or (x1 - x0, y1 - y0) == (sized.width,
-                                                                                                   sized.height):
-                    return int(xs[k] + x0), int(ys[k] + y0)
-            elif (x1 - x0, y1 - y0) == (sized.width, sized.height):
-                return None
-            margin *= 2
+        if not sized.passable.any():
+            return None
+        nx, ny = nearest_open_cells(sized.passable, np.array([[x, y]]))[0]
+        return int(nx), int(ny)
 
     def cells_changed(self, cells: np.ndarray) -> None:
         """Follow an edit of ``cells`` on the level's grid: the clearance around them, and each

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from scipy.ndimage import distance_transform_edt
 
-__all__ = ["legal_moves", "refresh_moves", "labels_after_closing", "labels_after_opening"]
+__all__ = ["legal_moves", "refresh_moves", "labels_after_closing", "labels_after_opening", "nearest_open_cells"]
 
 #: Cells around a closing edit searched for its open neighbours to still meet.
 WINDOW_MARGIN = 32
@@ -103,6 +104,27 @@ def _meet_in_window(passable, x0, y0, x1, y1, starts):
         if not seen[starts[i, 1] - y0, starts[i, 0] - x0]:
             return False
     return True
+
+
+def nearest_open_cells(passable: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """For each of ``cells`` (``(N, 2)`` x, y, on the map) the nearest open cell — itself when
+    open. Searches a window around them that doubles until the nearest open cell found is
+    nearer than the window's edge (so it is the nearest of all): a gate costs microseconds.
+    ``passable`` must hold an open cell."""
+    c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+    h, w = passable.shape
+    margin = 4
+    while True:
+        x0, y0 = np.maximum(c.min(axis=0) - margin, 0)
+        x1, y1 = np.minimum(c.max(axis=0) + margin + 1, (w, h))
+        window = passable[y0:y1, x0:x1]
+        whole = x0 == 0 and y0 == 0 and x1 == w and y1 == h
+        if window.any() or whole:
+            _, (iy, ix) = distance_transform_edt(~window, return_indices=True)
+            near = np.c_[ix[c[:, 1] - y0, c[:, 0] - x0] + x0, iy[c[:, 1] - y0, c[:, 0] - x0] + y0]
+            if whole or np.hypot(*(near - c).T).max() <= margin:
+                return near
+        margin *= 2
 
 
 def _open_neighbours(passable: np.ndarray, cells: np.ndarray) -> np.ndarray:

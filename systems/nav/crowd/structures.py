@@ -16,6 +16,7 @@ from ..flow.field import FlowField
 from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid
+from ..grid_edits import nearest_open_cells
 from .config import CrowdConfig
 from .planners import UNIT_RATES, UNITS, CallJob, PlanQueue, TilesOrderJob
 from .rebuild import StructureRebuilds, waypoint_seed
@@ -321,12 +322,7 @@ class CrowdStructures:
             self._sized.cells_changed(cells)
         for search in self._dstar.values():          # D* Lite agents repair when they re-plan
             search.cells_changed(cells)
-        s = self.state
-        n = s.size
-        self.free_walled_in(np.flatnonzero(s.alive[:n]))
-        state = s.nav_state[:n, 0]
-        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
-        s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
+        self._free_and_replan()
         if self._tiles is not None:
             # the tiles follow the edit in the first planning step after it (a job under the
             # budget, before any group's new field: they are submitted later), not in the frame
@@ -357,18 +353,21 @@ class CrowdStructures:
             self._hierarchy = None
         self.rebuilds.edited()
         self.groups.orders.clear()
-        n = self.state.size
+        self._free_and_replan()
+        self._fields_version = self.grid.version
+
+    def _free_and_replan(self) -> None:
+        """After an edit: units in closed cells step out; every unit on its way re-plans."""
         s = self.state
+        n = s.size
         self.free_walled_in(np.flatnonzero(s.alive[:n]))
         state = s.nav_state[:n, 0]
-        s.agent_flags[:n, F_TARGET_DIRTY] |= (((state == NavState.FOLLOWING) | (state == NavState.PLANNING))
-                                              & s.agent_flags[:n, F_HAS_TARGET] & s.alive[:n])
-        self._fields_version = self.grid.version
+        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
+        s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
 
     def free_walled_in(self, ids: np.ndarray) -> np.ndarray:
         """Agents among ``ids`` whose centre is in a blocked cell (a gate closed on them) step to
-        the nearest point of the nearest open cell; returns those moved. Searches a window
-        around them (doubling until an open cell is in it), so a gate costs microseconds."""
+        the nearest point of the nearest open cell (``nearest_open_cells``); returns those moved."""
         grid, s = self.grid, self.state
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) == 0:
@@ -381,23 +380,8 @@ class CrowdStructures:
         ids, c = ids[walled], c[walled]
         if len(ids) == 0 or not grid.passable.any():
             return ids[:0]
-        margin = 4
-        while True:
-            x0, y0 = np.maximum(c.min(axis=0) - margin, 0)
-            x1, y1 = np.minimum(c.max(axis=0) + margin + 1, (grid.width, grid.height))
-            window = grid.passable[y0:y1, x0:x1]
-            whole = x0 == 0 and y0 == 0 and x1 == grid.width and y1 == grid.height
-            if window.any() or whole:
-                _, (iy, ix) = distance_transform_edt(~window, return_indices=True)
-                ny, nx = iy[c[:, 1] - y0, c[:, 0] - x0] + y0, ix[c[:, 1] - y0, c[:, 0] - x0] + x0
-                # the nearest open cell found in the window is the nearest of all when it lies
-                # within the window's margin; else look wider
-                gap = np.hypot(nx - c[:, 0], ny - c[:, 1])
-                if whole or gap.max() <= margin:
-                    break
-            margin *= 2
         inset = 0.25 * cs                     # spread a packed gate's units over the cell, not one point
-        lo = origin + np.c_[nx, ny] * cs + inset
+        lo = origin + nearest_open_cells(grid.passable, c) * cs + inset
         s.position[ids, :2] = np.clip(s.position[ids, :2], lo, lo + cs - 2 * inset)
         s.velocity[ids] = 0.0
         return ids

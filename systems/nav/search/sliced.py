@@ -132,7 +132,7 @@ class SlicedSearch:
         self._ws = workspace
         self._table: np.ndarray | None = None
         # JPS+ reads the grid's jump table (built on first use, then kept in step with edits)
-        self._jump_table = grid.kept("jps+", JumpTable.build).current() if method == "jps+" else None
+        self._jump_table = self._current_jump_table() if method == "jps+" else None
         self.expanded = 0
         self.work = 0                      # budget units spent (expansions, plus scans for JPS)
         self._begun = False
@@ -235,13 +235,16 @@ class SlicedSearch:
             self._result = PathResult.unreachable(f"goal {self.goal} is not reachable from start {self.start}",
                                                   self.expanded)
 
+    def _current_jump_table(self) -> np.ndarray:
+        return self.grid.kept("jps+", JumpTable.build).current()
+
     def _restart(self) -> None:
         """Start over on the edited grid (its trivial answers and JPS+ table brought up to date)."""
         self._begun = False
         self.restarts += 1
         self._result = self._trivial_answer()
         if self.method == "jps+":
-            self._jump_table = self.grid.kept("jps+", JumpTable.build).current()
+            self._jump_table = self._current_jump_table()
 
     def _begin(self) -> None:
         self._begun = True
