@@ -175,22 +175,27 @@ class TilesOrderJob(Job):
     (for a crowd that was not prepared: 0.4 s of building on a 1024² map, spread over ticks),
     then the order itself (one Dijkstra over the portal graph)."""
 
+    #: units of the order itself (a Dijkstra over the portal graph): the queue keeps a job this
+    #: big for the next tick when less is left, as it did when the order was a plain call
+    ORDER_UNITS = 2_000
+
     def __init__(self, tiles: Callable[[], Any], goal) -> None:
         self.tiles, self.goal = tiles, goal
-        self.step_units = UNITS["tiles_build_step"]
+        self.step_units = self.ORDER_UNITS
 
     def advance(self, units: int) -> int:
         graph = self.tiles()
         if not graph.ready:
             steps = max(1, units // UNITS["tiles_build_step"])
             graph.build_some(steps)
+            self.step_units = self.ORDER_UNITS if graph.ready else UNITS["tiles_build_step"]
             return steps * UNITS["tiles_build_step"]
         try:
             self.value = graph.order(self.goal)
         except Exception as e:                              # noqa: BLE001 - fails one group, not the tick
             self.value = e
         self.done = True
-        return 2_000
+        return self.ORDER_UNITS
 
     def call(self):
         """Finish now (outside the budget) and return the order."""
