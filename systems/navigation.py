@@ -48,6 +48,9 @@ class Navigation:
         flow_rule: ``"descent"`` or ``"kernel"`` flow directions (``CrowdConfig.flow_rule``).
         flow_acceleration: 0, or the field as an acceleration in world units/s²
             (``CrowdConfig.flow_acceleration``).
+        leader_fallback: ``"field"``, ``"astar"`` or ``"roles"``: how a leader group's follower
+            gets back to its group (``CrowdConfig.leader_fallback``).
+        leader_sight: cells within which ``"roles"`` followers see a mate (``CrowdConfig.leader_sight``).
         cache_dir: where bakes (hierarchy, navmesh, waypoint graph) are cached: by default the
             user's cache directory (``$RTSNAV_CACHE_DIR``, else ``~/.cache/rtsnav`` on Linux), never
             the installed package; ``False`` keeps bakes in memory. An unwritable folder falls back
@@ -63,7 +66,8 @@ class Navigation:
                  smoothing: str | None = "precise", weight: float = 1.5, flow_mode: str = "auto",
                  sector_size: int = 16, corridor_width: float = 3.0, wall_avoidance: float = 3.0,
                  stuck_after: float = 4.0, congestion: bool = False, contacts: bool = False,
-                 flow_integration: str = "dijkstra", flow_rule: str = "descent", flow_acceleration: float = 0.0, cache_dir: str | Path | None | bool = None,
+                 flow_integration: str = "dijkstra", flow_rule: str = "descent", flow_acceleration: float = 0.0,
+                 leader_fallback: str = "field", leader_sight: float = 6.0, cache_dir: str | Path | None | bool = None,
                  waypoint_graph: WaypointGraph | None = None, navmesh: NavMesh | None = None,
                  navmesh_radius: float = 0.4, rebuild_worker: bool = True) -> None:
         if not isinstance(grid, Grid):
@@ -78,7 +82,8 @@ class Navigation:
                              wall_avoidance=float(wall_avoidance), navmesh_radius=float(navmesh_radius),
                              stuck_after=float(stuck_after), congestion=bool(congestion),
                              contacts=bool(contacts), flow_integration=flow_integration, flow_rule=flow_rule,
-                             flow_acceleration=float(flow_acceleration), rebuild_worker=bool(rebuild_worker))
+                             flow_acceleration=float(flow_acceleration), leader_fallback=leader_fallback,
+                             leader_sight=float(leader_sight), rebuild_worker=bool(rebuild_worker))
         self.crowd = Crowd(grid, config, navmesh=navmesh, waypoint_graph=waypoint_graph, cache_dir=self.cache_dir)
         #: which components hold positions / velocities (``install(position=...)`` sets it)
         self.binding = ComponentBinding()

@@ -16,6 +16,8 @@ from .errors import NavError
 __all__ = ["HEURISTICS", "Heuristic", "heuristic_mode", "heuristic_array"]
 
 ZERO, OCTILE, EUCLIDEAN, MANHATTAN, TABLE = 0, 1, 2, 3, 4
+#: Internal: distance to the nearest anchor of a goal region minus its slack (``search/region.py``).
+ANCHORS = 5
 HEURISTICS = {"zero": ZERO, "octile": OCTILE, "euclidean": EUCLIDEAN, "manhattan": MANHATTAN}
 
 #: A heuristic: a name from ``HEURISTICS`` or ``f(xs, ys, goal_x, goal_y) -> estimates`` taking

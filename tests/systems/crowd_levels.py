@@ -93,6 +93,20 @@ def spawn_crowd(level: CrowdLevel, count: int, method: str, seed: int | None = 0
     return ents
 
 
+def far_cells(level: CrowdLevel, count: int) -> list[tuple[int, int]]:
+    """Open cells at least 10 cells from the spawn box, no farther (by path) from the goal than
+    the box's farthest cell, spread by a fixed seed."""
+    cost = FlowField.build(level.grid, [level.goal]).integration
+    x0, y0, x1, y1 = level.spawn
+    box = cost[y0:y1, x0:x1]
+    far = float(box[np.isfinite(box)].max())
+    ys, xs = np.nonzero(np.isfinite(cost) & (cost <= far))
+    gap = np.maximum.reduce([x0 - xs, xs - (x1 - 1), y0 - ys, ys - (y1 - 1), np.zeros_like(xs)])
+    keep = gap >= 10
+    picks = np.random.default_rng(3).choice(int(keep.sum()), size=count, replace=False)
+    return list(zip(xs[keep][picks].tolist(), ys[keep][picks].tolist(), strict=True))
+
+
 def tick_bound(level: CrowdLevel, count: int, speed: float, dt: float) -> int:
     """Walking time of the farthest unit at ``speed`` plus queueing through the narrowest gap."""
     ff = FlowField.build(level.grid, [level.goal])

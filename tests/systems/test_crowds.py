@@ -12,6 +12,7 @@ from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav.crowd.groups import CHAIN_REACH
 from tests.systems.crowd_levels import (
     LEVELS,
+    far_cells,
     gap_by_the_corner,
     narrow_passage,
     open_field,
@@ -54,6 +55,30 @@ def test_crowd_of_200_arrives_with_the_seed_field_options(make, option):
     steering: everyone arrives, nobody in a wall, nobody stuck."""
     result = run_crowd(make(), CROWD, "flowfield", navigation_kw={**option, "flow_mode": "full"})
     _check(result)
+
+
+@pytest.mark.parametrize("fallback", ["astar", "roles"])
+@pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
+def test_leader_crowd_with_stragglers_arrives_with_each_seed_fallback(make, fallback):
+    """The flocking article's two ways back to the group, each on the four levels: the corridor
+    A* fallback (``"astar"``) and the Leader/Target election (``"roles"``). Twelve of the 200
+    start scattered far from the group, out of its corridor and out of touch: they take detours,
+    and everyone arrives, nobody in a wall, nobody stuck."""
+    level = make()
+    holder = {}
+
+    def scatter(tick, nav, ents):
+        if tick == 0:
+            holder["nav"] = nav
+            for e, (x, y) in zip(ents[-12:], far_cells(level, 12), strict=True):
+                pos = esper.component_for_entity(e, Position)
+                pos.x, pos.y = x + 0.5, y + 0.5
+
+    result = run_crowd(level, CROWD, "leader", navigation_kw={"leader_fallback": fallback}, before_tick=scatter)
+    _check(result)
+    detours = holder["nav"].crowd.groups.detours
+    assert detours.taken >= 6, f"only {detours.taken} detours for 12 stragglers"
+    assert not detours.pending
 
 
 def _disc_radius(nav, level):

@@ -59,6 +59,14 @@ class CrowdConfig:
         flow_acceleration: 0 = group units take the field's direction as their velocity (today's
             steering); > 0 = the vector-field article's steering: the direction is an acceleration
             of this many world units/s², the velocity capped at the unit's speed.
+        leader_fallback: how a ``"leader"`` group's follower gets back to its group
+            (``crowd/detours.py``): ``"field"`` (the corridor's return field near it, the
+            whole-map field beyond), ``"astar"`` (the flocking article's fallback: its own A* that
+            stops at the first corridor cell it reaches) or ``"roles"`` (the article's Leader/Target
+            election: a follower with no chain of mates in sight to the leader becomes a temporary
+            leader on its own A* path to the goal and rejoins the group when it meets one).
+        leader_sight: for ``"roles"``: mates within this many cells, in straight sight, are
+            linked (a follower is in touch when a chain of links reaches the leader), > 0.
         contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
             sum of their radii are pushed apart (never into a wall), so no two units overlap
             even where two armies press into each other; mates otherwise keep only flocking's
@@ -104,6 +112,8 @@ class CrowdConfig:
     flow_integration: str = "dijkstra"
     flow_rule: str = "descent"
     flow_acceleration: float = 0.0
+    leader_fallback: str = "field"
+    leader_sight: float = 6.0
     contacts: bool = False
     team_contacts: bool = True
     rebuild_worker: bool = True
@@ -127,7 +137,9 @@ class CrowdConfig:
                   ("congestion_refresh", self.congestion_refresh > 0),
                   ("flow_integration", self.flow_integration in ("dijkstra", "eikonal")),
                   ("flow_rule", self.flow_rule in ("descent", "kernel")),
-                  ("flow_acceleration", math.isfinite(self.flow_acceleration) and self.flow_acceleration >= 0)]
+                  ("flow_acceleration", math.isfinite(self.flow_acceleration) and self.flow_acceleration >= 0),
+                  ("leader_fallback", self.leader_fallback in ("field", "astar", "roles")),
+                  ("leader_sight", math.isfinite(self.leader_sight) and self.leader_sight > 0)]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")

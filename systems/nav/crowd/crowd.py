@@ -254,6 +254,7 @@ class Crowd(CrowdJobs, CrowdMotion):
         for key, job in self.queue.service():
             self._plan_done(key, job)
         followed = follow_paths(s, self.grid, dt, self.tick, self.report_waypoints)
+        self._detours_ended(followed)
         self.arrive(followed.arrived)
         if self.tick % CHAIN_CHECK_EVERY == 0:
             self._chain_arrivals()
@@ -281,6 +282,16 @@ class Crowd(CrowdJobs, CrowdMotion):
                            np.array(ev.failed, dtype=np.int64), ev.reasons, followed.waypoints,
                            np.array(ev.path_changed, dtype=np.int64), stuck, followed.links, moving,
                            s.velocity[moving].copy())
+
+    def _detours_ended(self, followed) -> None:
+        """Group members at the end of their detour, or off it, go back to the group's steering."""
+        s = self.state
+        for name in ("arrived", "drifted"):
+            ids = getattr(followed, name)
+            detour = s.mode[ids] == Mode.DETOUR
+            if detour.any():
+                self.groups.detours.end(ids[detour])
+                setattr(followed, name, ids[~detour])
 
     def _chain_arrivals(self) -> None:
         """Single units sent to one point spread around it instead of stacking (``chaining``)."""
@@ -446,6 +457,9 @@ class Crowd(CrowdJobs, CrowdMotion):
                 self._cache_field(who, job.value)
             return
         if kind == "tiles":                      # an edit's tile update, done under the budget
+            return
+        if kind == "detour":
+            self.groups.detours.plan_done(int(who), job)
             return
         i = int(who)
         s = self.state

@@ -1,4 +1,5 @@
-"""Path following, one numba pass over every agent that walks its own path (modes PATH, LEADER).
+"""Path following, one numba pass over every agent that walks its own path (modes PATH, LEADER,
+DETOUR).
 
 An agent passes its waypoint within ``path_desired_distance``, but early only when the next
 waypoint is in sight from where it *really* stands — its centre and both sides of its body
@@ -93,7 +94,8 @@ def _clear_with_body(passable, cs, ox, oy, ax, ay, bx, by, radius):
 def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path_len, path_idx, params, points,
             link_at, passable, cs, ox, oy, dt, check_drift, flags):
     for a in range(alive.shape[0]):
-        if not alive[a] or paused[a] or nav_state[a] != 2 or path_len[a] == 0 or (mode[a] != 1 and mode[a] != 3):
+        walks_a_path = mode[a] == 1 or mode[a] == 3 or mode[a] == 5
+        if not alive[a] or paused[a] or nav_state[a] != 2 or path_len[a] == 0 or not walks_a_path:
             continue
         px, py = position[a, 0], position[a, 1]
         s0 = path_start[a]
@@ -143,4 +145,4 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
 
 # the indices the kernel reads, stated once (``_follow`` uses literals for numba)
 assert (P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX) == (0, 1, 2, 3, 4)
-assert (int(NavState.FOLLOWING), int(Mode.PATH), int(Mode.LEADER)) == (2, 1, 3)
+assert (int(NavState.FOLLOWING), int(Mode.PATH), int(Mode.LEADER), int(Mode.DETOUR)) == (2, 1, 3, 5)

@@ -21,7 +21,6 @@ target by settled mates).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
@@ -32,9 +31,10 @@ from ..flow.corridor import CorridorField
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
 from ..flow.sectors import SectorOrder
-from ..result import PathStatus
 from ..steering.proximity_grid import near_any_in_group
-from .planners import UNIT_RATES, CallJob, GridJob, Route
+from .detours import Detours
+from .leader_plan import LeaderPlan, raw_cells
+from .planners import GridJob
 from .slots import claim_free_slots
 from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, Mode, NavState
 
@@ -78,6 +78,7 @@ class GroupOrder:
     members: int = 0
     leader: int | None = None                # agent id (leader groups)
     corridor: CorridorField | None = None
+    corridor_path: np.ndarray | None = None   # the leader's A* cells the corridor widens
     ready: bool = False                      # the plan arrived: members may move
     failed: str = ""
     pack_radius: float = 0.0                 # radius of the ideal hexagonal packing of the group
@@ -97,6 +98,7 @@ class GroupSteering:
     def __init__(self, crowd) -> None:
         self.crowd = crowd
         self.orders: dict[tuple[int, int, int, int], GroupOrder] = {}
+        self.detours = Detours(crowd)
 
     # ------------------------------------------------------------------ groups
     def keys(self, agents: np.ndarray) -> np.ndarray:
@@ -134,7 +136,8 @@ class GroupSteering:
         direction = np.zeros((len(rows), 2))
         follower = np.zeros(len(rows), dtype=bool)
         # per-row facts computed once, not per group
-        steerable = (s.mode[rows] != Mode.LEADER) & ~s.agent_flags[rows, F_PAUSED]
+        steerable = _steerable(s, rows)
+        detours = self.crowd.config.leader_fallback != "field"
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=len(uniq)) > 0
         for gi in range(len(uniq)):
             key = _group_key(keys[first[gi]])
@@ -153,7 +156,10 @@ class GroupSteering:
                 ready[gi] = True
                 if planning[gi]:
                     self._begin_walking(order, members)
-                    steerable[members_at] = (s.mode[members] != Mode.LEADER) & ~s.agent_flags[members, F_PAUSED]
+                if detours and order.corridor is not None:
+                    self.detours.update(order, members, dt)
+                if planning[gi] or detours:
+                    steerable[members_at] = _steerable(s, members)
                 moving = members_at[steerable[members_at]]
                 if len(moving):
                     direction[moving] = self.directions(order, rows[moving])
@@ -281,6 +287,7 @@ class GroupSteering:
         """A group order ended: its plan is cancelled and its route stops counting as traffic."""
         self.crowd.queue.cancel(("group", key))
         self.crowd.remove_route(key)
+        self.detours.forget(key)
         del self.orders[key]
 
     def _begin_walking(self, order: GroupOrder, members: np.ndarray) -> None:
@@ -339,6 +346,17 @@ class GroupSteering:
         keep = found & (fin_keys[:, 0] >= 0)
         return np.ascontiguousarray(s.position[fin[keep], :2]), mate_group[keep]
 
+    def arrived_mates(self, order: GroupOrder) -> np.ndarray:
+        """Agents of ``order``'s group that arrived at its goal (ids)."""
+        s = self.crowd.state
+        n = s.size
+        if order.key[0] < 0:                                   # a lone agent has no mates
+            return np.zeros(0, dtype=np.int64)
+        fin = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n]
+                             & (s.agent_method[:n, 0] == order.key[3]) & (s.flock_group[:n, 0] == order.key[0]))
+        goal = self.crowd.grid.world_to_cells(s.target[fin])
+        return fin[(goal[:, 0] == order.goal[0]) & (goal[:, 1] == order.goal[1])]
+
     def _start(self, key, members: np.ndarray) -> GroupOrder:
         crowd = self.crowd
         s, grid = crowd.state, crowd.grid
@@ -358,7 +376,7 @@ class GroupSteering:
             order.leader = leader
             start = grid.world_to_cell(*s.position[leader, :2])
             job = GridJob(grid, start, goal, "astar", s.target[leader].copy(), crowd.config.smoothing, crowd.pool)
-            crowd.queue.submit(("group", key), _LeaderPlan(job, crowd, order))
+            crowd.queue.submit(("group", key), LeaderPlan(job, crowd, order))
         elif key[3] == POTENTIAL:
             crowd.queue.submit(("group", key), crowd.potential_job(goal))
         elif r_max > 0.5 * grid.cell_size:
@@ -375,12 +393,13 @@ class GroupSteering:
         if order is None:
             return
         s = self.crowd.state
-        if isinstance(job, _LeaderPlan):
+        if isinstance(job, LeaderPlan):
             route = job.route
             if route is None or not route.walkable:
                 order.failed = (route.reason if route is not None else "") or "no path for the group's leader"
                 return
             order.corridor = job.corridor
+            order.corridor_path = raw_cells(job.search)
             leader = order.leader
             if s.alive[leader] and s.agent_method[leader, 0] == LEADER:
                 points = route.points.copy()
@@ -505,6 +524,12 @@ def _steer_members(agents, direction, follower, disc, settle_radius, position, v
                 status[k] |= 4
 
 
+def _steerable(s, rows: np.ndarray) -> np.ndarray:
+    """Rows the group's field steers: not its leader, not on a detour, not paused."""
+    mode = s.mode[rows]
+    return (mode != Mode.LEADER) & (mode != Mode.DETOUR) & ~s.agent_flags[rows, F_PAUSED]
+
+
 def _release_slot(state, order: GroupOrder, agent: int) -> None:
     """``agent`` gives its arrival slot back (it will claim another)."""
     order.taken[state.slot[agent]] = False
@@ -524,65 +549,3 @@ def _group_index(keys: np.ndarray, grid):
     ranked[:, 0] = group_rank.reshape(-1)
     uniq, first, inverse = np.unique(_pack(ranked, grid), return_index=True, return_inverse=True)
     return uniq, first, inverse.reshape(-1)
-
-
-class _LeaderPlan(CallJob):
-    """A leader order's plan: the leader's A* (sliced), then its corridor in three steps (band,
-    corridor field, return field)."""
-
-    def __init__(self, search: GridJob, crowd, order: GroupOrder) -> None:
-        self.search, self.crowd, self.order = search, crowd, order
-        self.corridor: CorridorField | None = None
-        self._stages: Iterator[CorridorField | None] | None = None
-        self.step_units = 1
-
-    def advance(self, units: int) -> int:
-        crowd = self.crowd
-        if crowd.config.congestion and not self.search.done:
-            # one congestion-aware route search at a time: each sees the routes planned before it
-            if crowd.route_search not in (None, self.order.key):
-                return 0
-            if self.search.search is None:
-                crowd.route_search = self.order.key
-                self.search.grid = crowd.planning_grid()        # around the traffic registered by now
-        if not self.search.done:
-            used = self.search.advance(units)
-            if self.search.done:
-                route = self.search.route
-                if route is None or not route.found:
-                    self.route = route or Route(PathStatus.UNREACHABLE, reason="no path")
-                    self.done = True
-                else:                                        # the corridor's three stages are next
-                    self.crowd.add_route(self.order.key, _raw_cells(self.search), self.order.members)
-                    band = len(_raw_cells(self.search)) * (2 * self.crowd.config.corridor_width + 1)
-                    self.step_units = int(UNIT_RATES["corridor_per_cell"] * max(band, 1) * 8)
-                if self.crowd.route_search == self.order.key:
-                    self.crowd.route_search = None
-            return used
-        route = self.search.route
-        try:
-            if self._stages is None:                             # band, field, return field: one a step
-                self._stages = CorridorField.stages(self.crowd.grid, _raw_cells(self.search),
-                                                    width=self.crowd.config.corridor_width)
-            built = next(self._stages)
-        except Exception as e:                               # noqa: BLE001
-            self.route = Route(PathStatus.UNREACHABLE, reason=f"corridor failed ({type(e).__name__}: {e})")
-            self.done = True
-            return self.step_units
-        if built is None:
-            return self.step_units
-        self.corridor = built
-        self.route = route
-        self.done = True
-        return self.step_units
-
-    def release(self) -> None:
-        self.search.release()
-        if self.crowd.route_search == self.order.key:
-            self.crowd.route_search = None
-
-
-def _raw_cells(job: GridJob) -> np.ndarray:
-    """The unsmoothed A* cells of a finished grid job (the corridor follows every cell)."""
-    assert job.search is not None                         # finished: it searched
-    return job.search.result().cells

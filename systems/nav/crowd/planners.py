@@ -28,6 +28,7 @@ from ..grid import Grid
 from ..paths import PathSmoother, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.jps_plus import JumpTable
+from ..search.region import GoalRegion
 from ..search.sliced import SlicedSearch, WorkspacePool
 from ..search.workspace import SearchWorkspace
 
@@ -75,14 +76,15 @@ class Route:
 def route_from_cells(grid: Grid, result: PathResult, smoothing: str | None, target,
                      smoothed: np.ndarray | None = None) -> Route:
     """A grid ``PathResult`` as a ``Route``: smoothed cells (``smoothed`` when already made),
-    their centres, ending at ``target``."""
+    their centres, ending at ``target`` (None: at the last cell's centre)."""
     if not result.found:
         return Route(result.status, reason=result.reason)
     cells = result.cells if smoothed is None else smoothed
     if smoothed is None and smoothing and len(cells) > 2:
         cells = smooth_path(grid, cells, smoothing)
     points = grid.cells_to_world(cells)
-    points[-1, :2] = target[:2]
+    if target is not None:
+        points[-1, :2] = target[:2]
     return Route(PathStatus.FOUND, points, cells, float(result.cost))
 
 
@@ -116,8 +118,9 @@ class GridJob(Job):
     (``PathSmoother``): exactly the one-shot result."""
 
     def __init__(self, grid: Grid, start, goal, method: str, target, smoothing: str | None, pool: WorkspacePool,
-                 weight: float = 1.5) -> None:
+                 weight: float = 1.5, goal_region: GoalRegion | None = None) -> None:
         self.grid, self.start, self.goal, self.method = grid, start, goal, method
+        self.goal_region = goal_region
         self.target, self.smoothing, self.pool, self.weight = target, smoothing, pool, weight
         self.search: SlicedSearch | None = None
         self.workspace: SearchWorkspace | None = None
@@ -148,7 +151,7 @@ class GridJob(Job):
             if needs and self.workspace is None:
                 return 0                                   # waits for a free workspace
             self.search = SlicedSearch(self.grid, self.start, self.goal, self.method, weight=self.weight,
-                                       workspace=self.workspace)
+                                       workspace=self.workspace, goal_region=self.goal_region)
         before = self.search.work
         if not self.search.done:
             self.search.step(max(1, units // self.per_expansion))

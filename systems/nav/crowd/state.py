@@ -42,6 +42,7 @@ class Mode(enum.IntEnum):
     FLOW = 2          # a member of a flow-field group: samples the group's field
     LEADER = 3        # leads a "leader" group: walks its own path, the group follows its corridor
     CORRIDOR = 4      # follows its group leader's corridor field
+    DETOUR = 5        # a leader-group member walking its own path back to the group (``crowd/detours.py``)
 
 
 #: Planner names, in the order of their codes in ``agent_method`` (components mirror it).

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..heuristics import EUCLIDEAN, MANHATTAN, OCTILE, TABLE
+from ..heuristics import ANCHORS, EUCLIDEAN, MANHATTAN, OCTILE, TABLE
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_push, heap_sift_up
 from ..kernels.steps import MOVE_DX, MOVE_DY, SQRT2, move_offsets, octile, step_cost
 from .goal_bounds import inside
@@ -39,6 +39,13 @@ def heuristic_xy(x, y, gx, gy, node, mode, table):
         return math.sqrt(dx * dx + dy * dy)
     if mode == MANHATTAN:
         return float(dx + dy)
+    if mode == ANCHORS:                       # a goal region: table = slack, then anchor x, y pairs
+        best = math.inf
+        for k in range(1, table.shape[0] - 1, 2):
+            ax = x - table[k]
+            ay = y - table[k + 1]
+            best = min(best, ax * ax + ay * ay)
+        return max(0.0, math.sqrt(best) - table[0])
     return 0.0
 
 
@@ -68,12 +75,14 @@ def astar_begin(ws, start, goal, wp, hmode, hweight, htable):
 
 
 @njit(cache=True)
-def astar_run(moves, cost, wp, uniform, ws, hmode, hweight, htable, budget, bounds, use_bounds):
+def astar_run(moves, cost, wp, uniform, ws, hmode, hweight, htable, budget, bounds, use_bounds, region, use_region):
     """Expand up to ``budget`` nodes of the search in ``ws`` (``SearchArrays``); returns the
     status (IN_PROGRESS, FOUND or EXHAUSTED).
 
     ``moves`` is the grid's per-cell legal-move bitmask (``Grid.move_masks``); with
-    ``use_bounds``, a move whose goal-bounding box (``bounds``) misses the goal is skipped."""
+    ``use_bounds``, a move whose goal-bounding box (``bounds``) misses the goal is skipped. With
+    ``use_region`` the search ends at the first node of ``region`` (padded flat bools) it pops,
+    which becomes ``state[GOAL]``."""
     g, parent, stamp, pos, heap_key, heap_node, state = ws
     if state[STATUS] != IN_PROGRESS:
         return state[STATUS]
@@ -91,7 +100,8 @@ def astar_run(moves, cost, wp, uniform, ws, hmode, hweight, htable, budget, boun
             break
         u, size = heap_pop(heap_key, heap_node, pos, size)
         pos[u] = CLOSED
-        if u == goal:
+        if u == goal or (use_region and region[u]):
+            state[GOAL] = u
             status = FOUND
             break
         expanded += 1

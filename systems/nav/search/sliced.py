@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import NavError
 from ..grid import Grid
-from ..heuristics import OCTILE, ZERO, Heuristic, heuristic_array, heuristic_mode
+from ..heuristics import ANCHORS, OCTILE, ZERO, Heuristic, heuristic_array, heuristic_mode
 from ..paths import path_cost
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
@@ -35,7 +35,8 @@ from .goal_bounds import NO_BOUNDS, GoalBounds
 from .jps import expand_jumps
 from .jps_plus import JumpTable, jps_plus_query
 from .jump_search import jps_plus_run, jps_run
-from .workspace import EXPANDED, FOUND, IN_PROGRESS, STAMP, WORK, SearchWorkspace
+from .region import GoalRegion
+from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, STAMP, WORK, SearchWorkspace
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
@@ -47,6 +48,10 @@ UNIFORM_ONLY = ("jps", "jps+")
 BOUNDED = ("dijkstra", "astar", "jps+")
 #: Methods that expand jump points (octile heuristic; their path is filled in between them).
 JUMPING = ("jps", "jps+")
+
+
+#: "No goal region" for the A* kernel.
+_NO_REGION = np.zeros(1, dtype=np.bool_)
 
 
 class WorkspacePool:
@@ -84,6 +89,9 @@ class SlicedSearch:
         grid, start, goal, method, heuristic, weight: as for ``find_path``.
         workspace: the search arrays to use (from a ``WorkspacePool``); by default the grid's
             shared workspace, which is only safe when no other search runs in between.
+        goal_region: a ``GoalRegion``: the search ends at the first of its cells it reaches
+            (``goal`` should be one of them; ``"astar"`` and ``"dijkstra"`` only; A* estimates
+            by the region's anchors). The result's last cell is the region cell reached.
 
     ``"bidirectional"`` cannot be suspended: its first ``step`` runs to the end. A grid edit
     while the search runs (the grid's version stamp moved) makes the next ``step`` start over on
@@ -95,7 +103,7 @@ class SlicedSearch:
     def __init__(self, grid: Grid, start: Sequence[int], goal: Sequence[int], method: str = "astar",
                  *, heuristic: Heuristic = "octile", weight: float = 1.5,
                  workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None,
-                 backtrack: int = 0) -> None:
+                 backtrack: int = 0, goal_region: GoalRegion | None = None) -> None:
         if method not in METHODS:
             hint = ""
             if method in ("dstar-lite", "dstar_lite", "dstar"):
@@ -122,6 +130,13 @@ class SlicedSearch:
         self.start = (sx, sy)
         self.goal = (gx, gy)
         self._hmode = ZERO if method == "dijkstra" else OCTILE if method in JUMPING else heuristic_mode(heuristic)
+        self._region = goal_region
+        if goal_region is not None:
+            if method not in ("astar", "dijkstra") or goal_region.mask.shape != grid.shape:
+                raise NavError(f"goal_region needs method 'astar' or 'dijkstra' (got {method!r}) and a mask of "
+                               f"the grid's shape {grid.shape} (got {goal_region.mask.shape})")
+            if method == "astar":
+                self._hmode = ANCHORS
         self._hweight = 1.0
         if method == "weighted":
             self._hweight = float(weight)
@@ -170,13 +185,15 @@ class SlicedSearch:
         elif self.method == "jps+":
             status = jps_plus_run(self._jump_table, free, wp, ws.arrays, budget, self._bounds, self._use_bounds)
         else:
+            region = self._region
             status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.arrays, self._hmode, self._hweight,
-                               self._table, budget, self._bounds, self._use_bounds)
+                               self._table, budget, self._bounds, self._use_bounds,
+                               _NO_REGION if region is None else region.flat, region is not None)
         self.expanded = int(ws.state[EXPANDED])
         self.work = int(ws.state[WORK]) if self.method in JUMPING else self.expanded
         if status == IN_PROGRESS:
             return PathStatus.IN_PROGRESS
-        t = self._flat(self.goal)
+        t = self._flat(self.goal) if self._region is None else int(ws.state[GOAL])
         if status == FOUND:
             cells = expand_jumps(ws.parent, t, wp) if self.method in JUMPING else trace_path(ws.parent, t, wp)
             self._result = PathResult(PathStatus.FOUND, float(ws.g[t]), cells, self.expanded, self.note)
@@ -210,7 +227,7 @@ class SlicedSearch:
             return PathResult.unreachable(f"start {(sx, sy)} is a blocked cell")
         if not grid.passable[gy, gx]:
             return PathResult.unreachable(f"goal {(gx, gy)} is a blocked cell")
-        if (sx, sy) == (gx, gy):
+        if (sx, sy) == (gx, gy) or (self._region is not None and self._region.contains((sx, sy))):
             return PathResult(PathStatus.FOUND, 0.0, np.array([[sx, sy]], dtype=np.int32), 0)
         labels = grid.components()                    # cells already checked: read the labels directly
         if labels[sy, sx] != labels[gy, gx]:
@@ -254,7 +271,11 @@ class SlicedSearch:
             self._ws = grid.workspace("search", SearchWorkspace.for_grid)
         ws = self._ws
         ws.next_stamp()
-        self._table = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
+        if self._hmode == ANCHORS:
+            assert self._region is not None                  # set together in __init__
+            self._table = self._region.table
+        else:
+            self._table = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
         wp = grid.width + 2
         astar_begin(ws.arrays, self._flat(self.start), self._flat(self.goal), wp, self._hmode, self._hweight,
                     self._table)

@@ -1,0 +1,75 @@
+"""A leader group's plan as one budgeted job: the leader's A* (sliced), then its corridor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..flow.corridor import CorridorField
+from ..result import PathStatus
+from .planners import UNIT_RATES, CallJob, GridJob, Route
+
+__all__ = ["LeaderPlan", "raw_cells"]
+
+
+class LeaderPlan(CallJob):
+    """A leader order's plan: the leader's A* (sliced), then its corridor in three steps (band,
+    corridor field, return field)."""
+
+    def __init__(self, search: GridJob, crowd, order) -> None:
+        self.search, self.crowd, self.order = search, crowd, order
+        self.corridor: CorridorField | None = None
+        self._stages: Iterator[CorridorField | None] | None = None
+        self.step_units = 1
+
+    def advance(self, units: int) -> int:
+        crowd = self.crowd
+        if crowd.config.congestion and not self.search.done:
+            # one congestion-aware route search at a time: each sees the routes planned before it
+            if crowd.route_search not in (None, self.order.key):
+                return 0
+            if self.search.search is None:
+                crowd.route_search = self.order.key
+                self.search.grid = crowd.planning_grid()        # around the traffic registered by now
+        if not self.search.done:
+            used = self.search.advance(units)
+            if self.search.done:
+                route = self.search.route
+                if route is None or not route.found:
+                    self.route = route or Route(PathStatus.UNREACHABLE, reason="no path")
+                    self.done = True
+                else:                                        # the corridor's three stages are next
+                    self.crowd.add_route(self.order.key, raw_cells(self.search), self.order.members)
+                    band = len(raw_cells(self.search)) * (2 * self.crowd.config.corridor_width + 1)
+                    self.step_units = int(UNIT_RATES["corridor_per_cell"] * max(band, 1) * 8)
+                if self.crowd.route_search == self.order.key:
+                    self.crowd.route_search = None
+            return used
+        route = self.search.route
+        try:
+            if self._stages is None:                             # band, field, return field: one a step
+                self._stages = CorridorField.stages(self.crowd.grid, raw_cells(self.search),
+                                                    width=self.crowd.config.corridor_width)
+            built = next(self._stages)
+        except Exception as e:                               # noqa: BLE001
+            self.route = Route(PathStatus.UNREACHABLE, reason=f"corridor failed ({type(e).__name__}: {e})")
+            self.done = True
+            return self.step_units
+        if built is None:
+            return self.step_units
+        self.corridor = built
+        self.route = route
+        self.done = True
+        return self.step_units
+
+    def release(self) -> None:
+        self.search.release()
+        if self.crowd.route_search == self.order.key:
+            self.crowd.route_search = None
+
+
+def raw_cells(job: GridJob) -> np.ndarray:
+    """The unsmoothed A* cells of a finished grid job (the corridor follows every cell)."""
+    assert job.search is not None                         # finished: it searched
+    return job.search.result().cells
