@@ -4,6 +4,8 @@ ECS ticks of flocking crowds against PandAI (Panda3D's built-in AI), all in the 
     python tests/benchmarks/flow_crowd.py [--json out.json] [--quick]
 
 Map: AcrosstheCape scaled to 1024×1024 (nearest neighbour), the "1024² map" of the issue.
+  * field per map: the whole-map field on four Moving AI maps scaled to 1024² and a 20%-random
+    map, each against scipy's Dijkstra; ns per cell at 4096² (AcrosstheCape, 20% random).
   * full field: ``FlowField.build`` (integration + directions), with and without the LOS pass;
     scipy: building the CSR graph + ``scipy.sparse.csgraph.dijkstra`` from the goal.
   * tiles: ``SectorGraph`` build (one-off bake), then per order: the portal Dijkstra plus the
@@ -105,6 +107,45 @@ def bench_fields(grid: Grid, runs: int) -> dict:
     return out
 
 
+def scaled_map(name: str, size: int) -> Grid:
+    """A Moving AI map scaled to ``size``² (nearest neighbour), or ``"random20"``: 20% random walls."""
+    if name == "random20":
+        return Grid(np.random.default_rng(0).random((size, size)) >= 0.2, name=f"20% random walls {size}²")
+    m = load_movingai_map(name)
+    iy, ix = np.arange(size) * m.height // size, np.arange(size) * m.width // size
+    return Grid(m.passable[np.ix_(iy, ix)].copy(), name=f"{name.removesuffix('.map')} scaled to {size}²")
+
+
+def bench_field_maps(runs: int, big: bool) -> list[dict]:
+    """Whole-map field (integration + directions, no LOS pass) on several maps at 1024² against
+    scipy's C Dijkstra alone, and per cell at 4096² (scipy skipped there: minutes per run)."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from tests.systems.nav.flow_reference import grid_graph
+
+    rows = []
+    sizes = (1024, 4096) if big else (1024,)
+    for size in sizes:
+        names = (("AcrosstheCape.map", "w_woundedcoast.map", "brc202d.map", "den520d.map", "random20") if size == 1024
+                 else ("AcrosstheCape.map", "random20"))
+        for name in names:
+            grid = scaled_map(name, size)
+            labels = grid.components()
+            cells = np.argwhere(labels == np.bincount(labels[labels >= 0]).argmax())[:, ::-1]
+            goal = tuple(int(v) for v in cells[len(cells) // 2])
+            FlowField.build(grid, [goal], los_radius=0)
+            ms = median_ms(lambda: FlowField.build(grid, [goal], los_radius=0), runs if size == 1024 else 3)
+            row = {"map": grid.name, "field_ms": round(ms, 1), "ns_per_cell": round(ms * 1e6 / size ** 2, 1),
+                   "reachable": round(len(cells) / size ** 2, 2)}
+            if size == 1024:
+                graph = grid_graph(grid)
+                src = goal[1] * grid.width + goal[0]
+                row["scipy_dijkstra_ms"] = round(median_ms(lambda: dijkstra(graph, directed=False, indices=src), 3), 1)
+                row["ratio"] = round(ms / row["scipy_dijkstra_ms"], 2)
+            rows.append(row)
+    return rows
+
+
 def bench_tiles(grid: Grid, orders: int) -> dict:
     t = time.perf_counter()
     tiles = SectorGraph(grid, 16)
@@ -179,6 +220,7 @@ def main(argv=None) -> int:
     warm_up()
     grid = scaled_cape(1024)
     report = {"map": grid.name, "fields": bench_fields(grid, runs), "tiles": bench_tiles(grid, 10 if args.quick else 30)}
+    report["field_maps"] = bench_field_maps(runs, big=not args.quick)
     report["crowds"] = [bench_crowd(grid, n, 40 if args.quick else 120) for n in (1000, 10_000)]
     report["pandai_ms"] = {n: bench_pandai(n, 10 if n > 500 else 30) for n in (200, 1000)}
     f, tl = report["fields"], report["tiles"]
@@ -189,6 +231,10 @@ def main(argv=None) -> int:
           f"-> rtsnav {f['speedup_vs_scipy_dijkstra']:.1f}x faster")
     print(f"  sector tiles: bake {tl['bake_s']:.2f} s ({tl['sectors']} sectors, {tl['portals']} portals); "
           f"order ready to move: median {tl['order_ready_median_ms']:.2f} ms, p95 {tl['order_ready_p95_ms']:.2f} ms")
+    for r in report["field_maps"]:
+        vs = f", scipy {r['scipy_dijkstra_ms']:.1f} ms -> {r['ratio']:.2f}x its time" if "ratio" in r else ""
+        print(f"  field on {r['map']}: {r['field_ms']:.1f} ms ({r['ns_per_cell']:.1f} ns per cell, "
+              f"{r['reachable']:.0%} reachable){vs}")
     for c in report["crowds"]:
         procs = ", ".join(f"{k.replace('Processor', '')} {v:.2f}" for k, v in c["processor_median_ms"].items())
         print(f"  {c['agents']:>6} flocking units, whole tick median {c['tick_median_ms']:.2f} ms "

@@ -61,9 +61,10 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
         nb *= 2                                          # a power of two: bucket = b & (nb - 1)
     mask = nb - 1
     head = np.full(nb, -1, dtype=np.int32)
-    # per node: [bucket (-1 new, -2 settled), next, previous, unused] — one row, one cache line
+    # per node: [bucket (-2 settled), next, previous, unused] — one row, one cache line. A node
+    # whose dist is still inf is new and its row unread: the rows need no initialising pass (a
+    # 16-byte write per cell, most of a sparse map's cost), and unreached areas stay untouched
     st = np.empty((n, 4), dtype=np.int32)
-    st[:, 0] = -1
     offs = move_offsets(wp)
     queued = 0
     lowest = 2**31 - 1
@@ -71,7 +72,7 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
         s = seeds[i]
         v = seed_values[i]
         if v < dist[s] and v <= limit:
-            if st[s, 0] >= 0:
+            if dist[s] < np.inf:                         # queued by an earlier seed
                 b = st[s, 0] & mask
                 if st[s, 2] >= 0:
                     st[st[s, 2], 1] = st[s, 1]
@@ -113,13 +114,14 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
             if (m >> k) & 1 == 0:
                 continue
             v = u + offs[k]
-            bv = st[v, 0]
+            dv = dist[v]
+            bv = st[v, 0] if dv < np.inf else -1
             if bv == -2:
                 continue
             if restrict and allowed[v] == 0:
                 continue
             nd = du + step_cost(cost, cu, v, k, uniform)
-            if nd >= dist[v] or nd > limit:
+            if nd >= dv or nd > limit:
                 continue
             dist[v] = nd
             bn = int(nd)
