@@ -16,6 +16,8 @@ __all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", 
 # units spent, for searches whose expansions are not all alike).
 STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL, WORK = range(7)
 STATE_LEN = 8
+#: The last stamp before the stamps wrap round (int32).
+_LAST_STAMP = int(np.iinfo(np.int32).max) - 1
 # Values of state[STATUS].
 IN_PROGRESS, FOUND, EXHAUSTED = 0, 1, 2
 
@@ -56,7 +58,7 @@ class SearchWorkspace:
 
     def next_stamp(self) -> None:
         """Invalidate every node entry in O(1) (O(n) once every 2³¹ searches)."""
-        if self.state[STAMP] >= np.iinfo(np.int32).max - 1:
+        if self.state[STAMP] >= _LAST_STAMP:
             self.stamp[:] = 0
             self.state[STAMP] = 0
         self.state[STAMP] += 1
