@@ -77,13 +77,33 @@ def bake(args) -> int:
     table = JumpTable.cached(grid, args.cache, progress=_bar("jps+", unit="layer"))
     print(f"JPS+ jump table ready in {time.perf_counter() - t:.2f} s (cached): {table.memory_bytes / 1e6:.1f} MB")
     if args.goal_bounds:
-        from rtsnav.systems.nav.search.goal_bounds import GoalBounds
-
-        GoalBounds.check_size(grid)                     # refuses large maps with an estimate
-        t = time.perf_counter()
-        bounds = GoalBounds.cached(grid, args.cache, progress=_bar("goal bounds", unit="cell"))
-        print(f"goal bounds ready in {time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
+        _bake_goal_bounds(grid, args.cache)
     return 0
+
+
+def _bake_goal_bounds(grid, cache) -> None:
+    """Goal bounds per cell where the map is small enough; on larger maps the crowd's waypoint
+    graph gets them instead (one Dijkstra per waypoint, not per cell)."""
+    from rtsnav.systems.nav.errors import NavError
+    from rtsnav.systems.nav.search.goal_bounds import GoalBounds
+
+    t = time.perf_counter()
+    try:
+        GoalBounds.check_size(grid)
+    except NavError as e:
+        print(f"goal bounds per cell: {e}")
+        from rtsnav.systems.nav.crowd.rebuild import waypoint_seed
+        from rtsnav.systems.nav.waypoints.graph import WaypointGraph
+        from rtsnav.systems.nav.waypoints.graph_bounds import GraphGoalBounds
+
+        graph = WaypointGraph.cached_floodfill(grid, cache, waypoint_seed(grid), spacing=4)
+        GraphGoalBounds.check_size(graph)                # refuses large graphs with an estimate
+        on_graph = GraphGoalBounds.cached(graph, cache, progress=_bar("waypoint goal bounds", unit="waypoint"))
+        print(f"goal bounds of the waypoint graph ({len(graph):,} waypoints) ready in "
+              f"{time.perf_counter() - t:.2f} s (cached): {on_graph.memory_bytes / 1e6:.1f} MB")
+        return
+    bounds = GoalBounds.cached(grid, cache, progress=_bar("goal bounds", unit="cell"))
+    print(f"goal bounds ready in {time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
 
 
 def list_levels(args) -> int:
@@ -190,7 +210,8 @@ def main(argv=None) -> int:
     b.add_argument("--levels", type=positive_int, default=3)
     b.add_argument("--cluster-size", type=positive_int, default=32)
     b.add_argument("--goal-bounds", action="store_true",
-                   help="also build goal bounds (one Dijkstra per cell; maps up to 65,536 open cells)")
+                   help="also build goal bounds (one Dijkstra per cell on maps up to 65,536 open cells; "
+                        "on larger maps, one per waypoint of the crowd's waypoint graph)")
     for p in (v, s, b):
         add_debug_flag(p, subcommand=True)
     args = ap.parse_args(argv)

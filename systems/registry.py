@@ -108,7 +108,8 @@ class _Sweep:
     A whole walk over one list ends by dropping registered entities it did not meet."""
 
     def __init__(self, entries: list, whole: bool) -> None:
-        self.entries, self.whole, self.at, self.met = entries, whole, 0, set()
+        self.entries, self.whole, self.at = entries, whole, 0
+        self.met: set[int] = set()
         self.budget = len(entries)
 
     def follow(self, entries: list) -> None:

@@ -292,10 +292,13 @@ class CrowdStructures:
         """The waypoint graph of ``waypoints`` agents, flood-filled (spacing 4) on first use."""
         if self._waypoints is None:
             from ..waypoints.graph import WaypointGraph
+            from ..waypoints.graph_bounds import GraphGoalBounds
 
             seed = waypoint_seed(self.grid)
             self._waypoints = (WaypointGraph.cached_floodfill(self.grid, self.cache_dir, seed, spacing=4)
                                if self.cache_dir is not None else WaypointGraph.floodfill(self.grid, seed, spacing=4))
+            # goal bounds baked for this graph by ``levels bake --goal-bounds`` are used, never built here
+            self._waypoints.goal_bounds = GraphGoalBounds.baked(self._waypoints, self.cache_dir)
             self.rebuilds.made.add("waypoints")
         return self._waypoints
 

@@ -29,8 +29,10 @@ from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_b
 from ..errors import NavError
 from ..grid import Grid, finite_point, line_max_cost
 from ..kernels.csr import csr_dijkstra
+from ..kernels.heap import CLOSED
 from ..result import PathResult, PathStatus
-from .graph_search import GraphArrays, GraphEnds, GraphScratch, graph_search
+from .graph_bounds import NO_GRAPH_BOUNDS, GraphGoalBounds
+from .graph_search import NO_ESTIMATE, STRAIGHT_ESTIMATE, GraphArrays, GraphEnds, GraphScratch, graph_search
 
 __all__ = ["WaypointGraph", "LookupTables", "LOOKUP_LIMIT_BYTES"]
 
@@ -58,6 +60,8 @@ class WaypointGraph:
         self._scratch = GraphScratch(len(self.cells))
         self._bucket: _Buckets | None = None
         self._lookup: LookupTables | None = None
+        #: ``GraphGoalBounds`` built for this graph: ``find_path`` prunes with them when set
+        self.goal_bounds: GraphGoalBounds | None = None
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -176,7 +180,12 @@ class WaypointGraph:
         most ``limit``."""
         p = np.asarray(point, dtype=np.float64)[:2]
         d = np.hypot(*(self.points[:, :2] - p).T)
-        order = np.argsort(d)[: max(limit * 4, limit)]
+        keep = max(limit * 4, limit)
+        if len(d) > keep:                          # the nearest few, without sorting them all
+            near = np.argpartition(d, keep)[:keep]
+            order = near[np.argsort(d[near], kind="stable")]
+        else:
+            order = np.argsort(d, kind="stable")
         clear = self.grid.segments_clear(np.repeat(p[None], len(order), axis=0), self.points[order, :2])
         return order[clear][:limit]
 
@@ -202,9 +211,8 @@ class WaypointGraph:
             return PathResult.unreachable(f"no waypoint in sight of the {which}")
         ca = np.hypot(*(self.points[a, :2] - s).T)
         cb = np.hypot(*(self.points[b, :2] - g).T)
-        ends = GraphEnds(a, ca, b, cb, float(g[0]), float(g[1]), True)
-        cost, path, _ = graph_search(self._graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
-                                     self._scratch.next(), np.zeros(0, dtype=np.int64))
+        ends = GraphEnds(a, ca, b, cb, float(g[0]), float(g[1]), STRAIGHT_ESTIMATE)
+        cost, path, _ = self._search(ends)
         if len(path) == 0:
             return PathResult.unreachable("start and goal waypoints are not connected")
         cells = np.concatenate([[sc], self.cells[path], [gc]]).astype(np.int32)
@@ -212,10 +220,22 @@ class WaypointGraph:
 
     def shortest_path(self, a: int, b: int) -> tuple[float, np.ndarray]:
         """Graph Dijkstra between waypoints ``a`` and ``b``: ``(cost, node indices)``."""
-        ends = GraphEnds(np.array([a]), np.zeros(1), np.array([b]), np.zeros(1), 0.0, 0.0, False)
-        cost, path, _ = graph_search(self._graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
-                                     self._scratch.next(), np.zeros(0, dtype=np.int64))
+        ends = GraphEnds(np.array([a]), np.zeros(1), np.array([b]), np.zeros(1), 0.0, 0.0, NO_ESTIMATE)
+        cost, path, _ = self._search(ends)
         return float(cost), path
+
+    def _search(self, ends: GraphEnds):
+        bounds = self.goal_bounds
+        if bounds is not None and bounds.graph is not self:
+            raise NavError("these goal bounds were built for another waypoint graph")
+        return graph_search(self._graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
+                            self._scratch.next(), np.zeros(0, dtype=np.int64),
+                            NO_GRAPH_BOUNDS if bounds is None else bounds.boxes, bounds is not None)
+
+    def searched(self) -> int:
+        """Waypoints the last search closed (how much goal bounds saved)."""
+        sc = self._scratch
+        return int(((sc.stamp[:-1] == sc.cur) & (sc.pos[:-1] == CLOSED)).sum())
 
     def _graph_arrays(self) -> GraphArrays:
         return GraphArrays(self.adj_start, self.adj_target, self.adj_cost, np.ascontiguousarray(self.points[:, 0]),

@@ -8,6 +8,7 @@ flag is set are entered, which restricts a search to a corridor of clusters.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..kernels.chain import parent_chain
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up, heap_update
 from ..kernels.steps import octile, step_cost
 
-__all__ = ["GraphArrays", "GraphEnds", "GraphScratch", "ScratchArrays", "graph_search", "refine_legs"]
+__all__ = ["NO_ESTIMATE", "OCTILE_ESTIMATE", "STRAIGHT_ESTIMATE", "GraphArrays", "GraphEnds", "GraphScratch", "ScratchArrays", "graph_search", "refine_legs"]
 
 @njit(cache=True, inline="always")
 def _touch(u, cur, stamp, g, parent, pos, to_goal):
@@ -40,9 +41,23 @@ class GraphArrays(NamedTuple):
     node_y: np.ndarray
 
 
+NO_ESTIMATE, OCTILE_ESTIMATE, STRAIGHT_ESTIMATE = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _estimate(x, y, goal_x, goal_y, heuristic):
+    if heuristic == OCTILE_ESTIMATE:
+        return octile(x, y, goal_x, goal_y)
+    if heuristic == STRAIGHT_ESTIMATE:
+        return math.sqrt((x - goal_x) ** 2 + (y - goal_y) ** 2)
+    return 0.0
+
+
 class GraphEnds(NamedTuple):
     """A query's virtual ends: start → ``src`` nodes at ``src_cost``, ``dst`` nodes → goal at
-    ``dst_cost``; the goal's position feeds the octile estimate when ``use_heuristic``."""
+    ``dst_cost``; the goal's position feeds the estimate ``heuristic``: ``NO_ESTIMATE``,
+    ``OCTILE_ESTIMATE`` (edges that are grid paths: the hierarchy) or ``STRAIGHT_ESTIMATE``
+    (edges that are straight segments: a waypoint graph — octile would over-estimate them)."""
 
     src: np.ndarray
     src_cost: np.ndarray
@@ -50,7 +65,7 @@ class GraphEnds(NamedTuple):
     dst_cost: np.ndarray
     goal_x: float
     goal_y: float
-    use_heuristic: bool
+    heuristic: int
 
 
 class ScratchArrays(NamedTuple):
@@ -92,10 +107,11 @@ class GraphScratch:
 
 
 @njit(cache=True)
-def graph_search(graph, allowed, ends, scratch, cur, report):
-    """A* (or Dijkstra when ``ends.use_heuristic`` is False) over ``graph`` (``GraphArrays``)
+def graph_search(graph, allowed, ends, scratch, cur, report, bounds, use_bounds):
+    """A* (or Dijkstra when ``ends.heuristic`` is ``NO_ESTIMATE``) over ``graph`` (``GraphArrays``)
     from the virtual start to the virtual goal of ``ends`` (``GraphEnds``), entering only nodes
-    whose ``allowed`` flag is set.
+    whose ``allowed`` flag is set. With ``use_bounds``, an edge whose goal-bounding box
+    (``bounds``, ``waypoints/graph_bounds.py``) holds none of the ``ends.dst`` nodes is skipped.
 
     ``scratch`` is a ``GraphScratch``'s ``arrays()`` (``cur`` its fresh stamp). Returns
     ``(cost, path, reported)``: ``path`` the node ids from a source to a target (empty when no
@@ -103,7 +119,7 @@ def graph_search(graph, allowed, ends, scratch, cur, report):
     ``report`` (inf where not settled) — the Dijkstra distances an insertion needs.
     """
     adj_start, adj_target, adj_cost, node_x, node_y = graph
-    src, src_cost, dst, dst_cost, goal_x, goal_y, use_heuristic = ends
+    src, src_cost, dst, dst_cost, goal_x, goal_y, heuristic = ends
     g, parent, pos, keys, nodes, to_goal, stamp = scratch
     n = node_x.size
     goal = n                                      # slot n = the virtual goal
@@ -111,8 +127,14 @@ def graph_search(graph, allowed, ends, scratch, cur, report):
     g[goal] = np.inf
     parent[goal] = -1
     pos[goal] = NOT_IN_HEAP
+    # the box of the nodes that reach the goal: an edge whose bounds miss it leads nowhere useful
+    dst_x0, dst_y0, dst_x1, dst_y1 = np.inf, np.inf, -np.inf, -np.inf
     for i in range(dst.size):
         u = dst[i]
+        dst_x0 = min(dst_x0, node_x[u])
+        dst_y0 = min(dst_y0, node_y[u])
+        dst_x1 = max(dst_x1, node_x[u])
+        dst_y1 = max(dst_y1, node_y[u])
         _touch(u, cur, stamp, g, parent, pos, to_goal)
         if dst_cost[i] < to_goal[u]:
             to_goal[u] = dst_cost[i]
@@ -125,7 +147,7 @@ def graph_search(graph, allowed, ends, scratch, cur, report):
         if src_cost[i] >= g[u]:
             continue
         g[u] = src_cost[i]
-        h = octile(node_x[u], node_y[u], goal_x, goal_y) if use_heuristic else 0.0
+        h = _estimate(node_x[u], node_y[u], goal_x, goal_y, heuristic)
         size = heap_update(keys, nodes, pos, size, u, g[u] + h)
     while size > 0:
         u, size = heap_pop(keys, nodes, pos, size)
@@ -145,12 +167,15 @@ def graph_search(graph, allowed, ends, scratch, cur, report):
                 continue
             if stamp[v] == cur and pos[v] == CLOSED:
                 continue
+            if use_bounds and (bounds[e, 2] < dst_x0 or bounds[e, 0] > dst_x1 or bounds[e, 3] < dst_y0
+                               or bounds[e, 1] > dst_y1):
+                continue
             _touch(v, cur, stamp, g, parent, pos, to_goal)
             ng = gu + adj_cost[e]
             if ng < g[v]:
                 g[v] = ng
                 parent[v] = u
-                h = octile(node_x[v], node_y[v], goal_x, goal_y) if use_heuristic else 0.0
+                h = _estimate(node_x[v], node_y[v], goal_x, goal_y, heuristic)
                 size = heap_update(keys, nodes, pos, size, v, ng + h)
     reported = np.full(report.size, np.inf)
     for i in range(report.size):

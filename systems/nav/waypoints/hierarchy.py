@@ -42,7 +42,16 @@ from ..result import PathResult, PathStatus
 from ..search.facade import find_path
 from ..search.smoothing import polyline_cost, smooth_fast_via
 from .coarse_route import CoarseRoute
-from .graph_search import GraphArrays, GraphEnds, GraphScratch, graph_search, refine_legs
+from .graph_bounds import NO_GRAPH_BOUNDS
+from .graph_search import (
+    NO_ESTIMATE,
+    OCTILE_ESTIMATE,
+    GraphArrays,
+    GraphEnds,
+    GraphScratch,
+    graph_search,
+    refine_legs,
+)
 
 __all__ = ["Hierarchy", "CoarseRoute"]
 
@@ -263,9 +272,10 @@ class Hierarchy:
         scratch = self._scratch
         if scratch is None or len(scratch.stamp) != len(self.node_x) + 1:
             scratch = self._scratch = GraphScratch(len(self.node_x))
-        ends = GraphEnds(src, src_cost, dst, dst_cost, float(goal[0]), float(goal[1]), bool(heuristic))
+        ends = GraphEnds(src, src_cost, dst, dst_cost, float(goal[0]), float(goal[1]),
+                         OCTILE_ESTIMATE if heuristic else NO_ESTIMATE)
         return graph_search(GraphArrays(*csr, self.node_x, self.node_y), allowed, ends, scratch.arrays(),
-                            scratch.next(), np.asarray(report, dtype=np.int64))
+                            scratch.next(), np.asarray(report, dtype=np.int64), NO_GRAPH_BOUNDS, False)
 
     def _make_csr(self, lv: int, index: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ia, ib, step, edge_level = self.inter
