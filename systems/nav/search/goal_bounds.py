@@ -133,8 +133,9 @@ class GoalBounds:
             seconds = cells * cells * cls.NS_PER_PAIR * 1e-9
             raise NavError(f"goal bounding needs one Dijkstra search per cell: {cells:,} passable cells is "
                            f"over the limit of {MAX_CELLS:,} (it would take about {seconds / 60:.0f} min and "
-                           f"{64 * (grid.width + 2) * (grid.height + 2) / 1e6:.0f} MB); use JPS+ or the "
-                           "hierarchy on maps this large")
+                           f"{64 * (grid.width + 2) * (grid.height + 2) / 1e6:.0f} MB); on maps this large use JPS+, "
+                           "the hierarchy, or goal bounds on the waypoint graph (GraphGoalBounds; "
+                           "`levels bake --goal-bounds` bakes them)")
 
     #: Seconds the last ``build`` took.
     last_build_s = 0.0
