@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from ..kernels.steps import MOVE_UX, MOVE_UY, SQRT2, move_offsets, step_cost
 
-__all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "make_safe", "WALL_PUSH", "kernel_directions"]
+__all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "directions_serial", "make_safe", "WALL_PUSH", "kernel_directions"]
 
 INV_SQRT2 = 1.0 / SQRT2
 
@@ -53,11 +53,12 @@ def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction
     if dist.size > PARALLEL_CELLS:
         _directions_parallel(moves, cost, wp, uniform, dist, smooth, best_move, direction)
     else:
-        _directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, direction)
+        directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, direction)
 
 
 @njit(cache=True)
-def _directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, direction):
+def directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, direction):
+    """``flow_directions`` on one thread, callable from other kernels (small fields)."""
     offs = move_offsets(wp)
     for u in range(dist.size):
         _cell_direction(u, moves, cost, offs, uniform, dist, smooth, best_move, direction)

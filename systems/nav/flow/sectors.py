@@ -30,7 +30,7 @@ from numba import njit
 from ..errors import NavError
 from ..grid import Grid, legal_moves
 from ..kernels.csr import csr_dijkstra
-from .direction import flow_directions
+from .direction import directions_serial
 from .integration import integrate
 
 __all__ = ["SectorGraph", "SectorOrder"]
@@ -489,7 +489,7 @@ def _sector_field(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, r
     best = np.empty(n, dtype=np.int8)
     direction = np.empty((n, 2), dtype=np.float32)
     if with_directions:
-        flow_directions(moves, sub_cost, wp, uniform, dist, True, best, direction)
+        directions_serial(moves, sub_cost, wp, uniform, dist, True, best, direction)
     for y in range(sh):
         for x in range(sw):
             u = (y + 2) * wp + x + 2

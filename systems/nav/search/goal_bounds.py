@@ -22,7 +22,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import NavError
-from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from ..kernels.first_moves import first_moves_begin, relax_first_moves, widen_boxes
+from ..kernels.heap import CLOSED, heap_pop
 from ..kernels.steps import SQRT2
 
 __all__ = ["GoalBounds", "MAX_CELLS"]
@@ -40,57 +41,26 @@ def _build(moves, wp, sources, boxes):
     n = moves.shape[0]
     for k in prange(sources.shape[0]):
         src = sources[k]
-        g = np.empty(n)
-        first = np.zeros(n, dtype=np.uint8)       # bit m: some shortest path starts with move m
-        stamp = np.zeros(n, dtype=np.bool_)
-        pos = np.empty(n, dtype=np.int32)
-        keys = np.empty(n)
-        nodes = np.empty(n, dtype=np.int32)
+        g, first, stamp, pos, keys, nodes, size = first_moves_begin(n, src)
         offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
         lo_x = np.full(8, 1 << 14, dtype=np.int64)
         lo_y = np.full(8, 1 << 14, dtype=np.int64)
         hi_x = np.full(8, -1, dtype=np.int64)
         hi_y = np.full(8, -1, dtype=np.int64)
-        stamp[src] = True
-        g[src] = 0.0
-        pos[src] = NOT_IN_HEAP
-        size = heap_push(keys, nodes, pos, 0, 0.0, src)
         while size > 0:
             u, size = heap_pop(keys, nodes, pos, size)
             pos[u] = CLOSED
             fu = first[u]
             if u != src:
-                x = u % wp
-                y = u // wp
-                for m in range(8):
-                    if (fu >> m) & 1:
-                        lo_x[m] = min(lo_x[m], x)
-                        lo_y[m] = min(lo_y[m], y)
-                        hi_x[m] = max(hi_x[m], x)
-                        hi_y[m] = max(hi_y[m], y)
+                widen_boxes(fu, 8, u % wp, u // wp, lo_x, lo_y, hi_x, hi_y)
             mu = moves[u]
             gu = g[u]
             for m in range(8):
                 if (mu >> m) & 1 == 0:
                     continue
-                v = u + offs[m]
-                ng = gu + (SQRT2 if m >= 4 else 1.0)            # uniform grids only (see build)
-                label = np.uint8(1 << m) if u == src else fu
-                if not stamp[v]:
-                    stamp[v] = True
-                    g[v] = ng
-                    first[v] = label
-                    pos[v] = NOT_IN_HEAP
-                    size = heap_push(keys, nodes, pos, size, ng, v)
-                elif ng < g[v] - 1e-9:
-                    if pos[v] == CLOSED:
-                        continue
-                    g[v] = ng
-                    first[v] = label
-                    keys[pos[v]] = ng
-                    heap_sift_up(keys, nodes, pos, pos[v])
-                elif ng <= g[v] + 1e-9 and pos[v] != CLOSED:
-                    first[v] |= label                 # a tie: another first move is as good
+                label = np.uint64(1) << np.uint64(m) if u == src else fu
+                size = relax_first_moves(u + offs[m], gu + (SQRT2 if m >= 4 else 1.0),   # uniform grids only
+                                         label, 1e-9, g, first, stamp, pos, keys, nodes, size)
         for m in range(8):
             boxes[src, m, 0] = lo_x[m]
             boxes[src, m, 1] = lo_y[m]

@@ -21,7 +21,8 @@ from numba import njit, prange
 
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
-from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_push, heap_sift_up
+from ..kernels.first_moves import first_moves_begin, relax_first_moves, widen_boxes
+from ..kernels.heap import CLOSED, heap_pop
 
 __all__ = ["GraphGoalBounds", "MAX_NODES", "NO_GRAPH_BOUNDS"]
 
@@ -138,54 +139,25 @@ def _build(adj_start, adj_target, adj_cost, node_x, node_y, sources, boxes):
     n = node_x.size
     for k in prange(sources.shape[0]):
         src = sources[k]
-        g = np.empty(n)
-        first = np.zeros(n, dtype=np.uint64)     # bit j: some shortest path starts with src's j-th edge
-        stamp = np.zeros(n, dtype=np.bool_)
-        pos = np.empty(n, dtype=np.int32)
-        keys = np.empty(n)
-        nodes = np.empty(n, dtype=np.int32)
+        g, first, stamp, pos, keys, nodes, size = first_moves_begin(n, src)
         e0 = adj_start[src]
-        degree = adj_start[src + 1] - e0
+        degree = adj_start[src + 1] - e0               # bit j of ``first``: src's j-th edge
         lo_x = np.full(degree, np.inf)
         lo_y = np.full(degree, np.inf)
         hi_x = np.full(degree, -np.inf)
         hi_y = np.full(degree, -np.inf)
-        stamp[src] = True
-        g[src] = 0.0
-        pos[src] = NOT_IN_HEAP
-        size = heap_push(keys, nodes, pos, 0, 0.0, src)
         while size > 0:
             u, size = heap_pop(keys, nodes, pos, size)
             pos[u] = CLOSED
             fu = first[u]
             if u != src:
-                for j in range(degree):
-                    if (fu >> np.uint64(j)) & np.uint64(1):
-                        lo_x[j] = min(lo_x[j], node_x[u])
-                        lo_y[j] = min(lo_y[j], node_y[u])
-                        hi_x[j] = max(hi_x[j], node_x[u])
-                        hi_y[j] = max(hi_y[j], node_y[u])
+                widen_boxes(fu, degree, node_x[u], node_y[u], lo_x, lo_y, hi_x, hi_y)
             gu = g[u]
             for e in range(adj_start[u], adj_start[u + 1]):
-                v = adj_target[e]
                 ng = gu + adj_cost[e]
                 label = np.uint64(1) << np.uint64(e - e0) if u == src else fu
-                tie = 1e-9 * max(1.0, ng)
-                if not stamp[v]:
-                    stamp[v] = True
-                    g[v] = ng
-                    first[v] = label
-                    pos[v] = NOT_IN_HEAP
-                    size = heap_push(keys, nodes, pos, size, ng, v)
-                elif ng < g[v] - tie:
-                    if pos[v] == CLOSED:
-                        continue
-                    g[v] = ng
-                    first[v] = label
-                    keys[pos[v]] = ng
-                    heap_sift_up(keys, nodes, pos, pos[v])
-                elif ng <= g[v] + tie and pos[v] != CLOSED:
-                    first[v] |= label                 # a tie: another first edge is as good
+                size = relax_first_moves(adj_target[e], ng, label, 1e-9 * max(1.0, ng), g, first, stamp, pos,
+                                         keys, nodes, size)
         for j in range(degree):
             boxes[e0 + j, 0] = lo_x[j]
             boxes[e0 + j, 1] = lo_y[j]
