@@ -71,8 +71,10 @@ class Detours:
         self.end(walking[(back | near_goal) & (s.mode[walking] == Mode.DETOUR)])
         lost = walking[~back & ~near_goal & (s.mode[walking] == Mode.CORRIDOR)]
         self.lost_for[walking[back | near_goal]] = 0.0
-        for agent in walking[back | near_goal].tolist():           # in touch again before its search ended
-            if self.pending.pop(agent, None) is not None:
+        if self.pending:                                 # back in touch before its search ended
+            waiting = np.fromiter(self.pending, dtype=np.int64, count=len(self.pending))
+            for agent in waiting[np.isin(waiting, walking[back | near_goal])].tolist():
+                del self.pending[agent]
                 self.crowd.queue.cancel(("detour", agent))
         self.lost_for[lost] += dt
         ready = lost[self.lost_for[lost] >= LOST_AFTER[self.scheme]]
