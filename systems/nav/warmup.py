@@ -27,4 +27,16 @@ def warm_up() -> float:
             smooth_path(grid, r.cells, "fast")
             smooth_path(grid, r.cells, "precise")
         grid.line_of_sight((0, 0), (4, 3))
+    _warm_outside_practice(Grid(passable))
     return time.perf_counter() - t0
+
+
+def _warm_outside_practice(grid) -> None:
+    """Kernels a crowd's practice run does not reach on its small level: the parallel direction
+    pass of big fields, the Leader/Target election's chain walk."""
+    from .crowd.detours import in_touch
+    from .flow.direction import warm_directions
+
+    warm_directions()
+    in_touch(np.array([[0.5, 0.5], [1.5, 0.5]]), np.array([True, False]), 2.0, grid.passable, grid.cell_size,
+             float(grid.origin[0]), float(grid.origin[1]))

@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from ..kernels.steps import MOVE_UX, MOVE_UY, SQRT2, move_offsets, step_cost
 
-__all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "directions_serial", "make_safe", "WALL_PUSH", "kernel_directions"]
+__all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "directions_serial", "warm_directions", "make_safe", "WALL_PUSH", "kernel_directions"]
 
 INV_SQRT2 = 1.0 / SQRT2
 
@@ -54,6 +54,19 @@ def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction
         _directions_parallel(moves, cost, wp, uniform, dist, smooth, best_move, direction)
     else:
         directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, direction)
+
+
+def warm_directions() -> None:
+    """Compile both direction passes: the practice levels' fields are too small to reach the
+    parallel one, and its first big field would otherwise compile it inside a tick (~1 s)."""
+    wp = 5
+    moves = np.zeros(wp * wp, dtype=np.uint8)
+    dist = np.full(wp * wp, np.inf, dtype=np.float32)
+    best = np.empty(wp * wp, dtype=np.int8)
+    direction = np.empty((wp * wp, 2), dtype=np.float32)
+    cost = np.ones(wp * wp)
+    for kernel in (directions_serial, _directions_parallel):
+        kernel(moves, cost, wp, True, dist, True, best, direction)
 
 
 @njit(cache=True)

@@ -114,3 +114,20 @@ def test_the_default_fallback_takes_no_detours():
         if (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all():
             break
     assert (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all() and crowd.groups.detours.taken == 0
+
+
+def test_warm_up_compiles_the_kernels_a_practice_run_cannot_reach():
+    """The parallel direction pass (fields over 2^18 cells) and the role election's chain walk:
+    after ``warm_up`` a big field and a roles check add no compiled signature (no JIT in a tick)."""
+    from rtsnav.systems.nav import warm_up
+    from rtsnav.systems.nav.flow import FlowField
+    from rtsnav.systems.nav.flow.direction import _directions_parallel
+
+    warm_up()
+    before = (len(_directions_parallel.signatures), len(in_touch.signatures))
+    assert min(before) >= 1
+    FlowField.build(Grid(np.ones((600, 600), dtype=bool)), [(3, 3)])
+    crowd, ids = _straggler_crowd("roles")
+    for _ in range(40):
+        crowd.update(1 / 30)
+    assert (len(_directions_parallel.signatures), len(in_touch.signatures)) == before
