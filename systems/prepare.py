@@ -16,7 +16,7 @@ import numpy as np
 
 from rtsnav.components import Flock, NavigationAgent, Position, Velocity
 from rtsnav.systems.nav import Grid
-from rtsnav.systems.nav.crowd.prepare import FLOCKED, practice_grid, prepare_crowd
+from rtsnav.systems.nav.crowd.prepare import FLOCKED, practice_grid, prepare_crowd, run_until_arrived
 
 __all__ = ["prepare_navigation", "practice_grid"]
 
@@ -43,9 +43,12 @@ def _practice(grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: fl
                 if method in FLOCKED:
                     parts.append(Flock(group=k + 1))
                 esper.create_entity(*parts)
-        for _ in range(160):
+        run_until_arrived(lambda: esper.process(1 / 20), nav.crowd.state)
+        # sent back, and a map edit while they walk: the re-plan paths compile too
+        for _, agent in esper.get_component(NavigationAgent):
+            agent.target_position = (10.5, 50.5, 0.0)
+        for _ in range(10):
             esper.process(1 / 20)
-        # a map edit and a re-order: the re-plan paths compile too
         nav.grid.set_passable(np.array([[20, 30]]), False)
         nav.cells_changed(np.array([[20, 30]]))
         for _ in range(5):

@@ -6,7 +6,8 @@ waypoint is in sight from where it *really* stands — its centre and both sides
 (``radius``) — so cutting a corner never walks it into a wall; it arrives within
 ``target_desired_distance`` of the last one. Its speed is capped at ``distance / dt`` so it never
 steps past a waypoint and oscillates around it. Every ``DRIFT_CHECK_EVERY`` ticks an agent farther
-than ``path_max_distance`` from the segment it walks is reported to re-plan. Off-mesh links: an
+than ``path_max_distance`` from the segment it walks is reported to re-plan, and so is a stopped
+one whose waypoint is hidden from it by a wall (pushed off its line into a corner). Off-mesh links: an
 agent stops advancing at a link's start; the caller carries it across.
 """
 
@@ -28,6 +29,9 @@ MAX_ADVANCES_PER_TICK = 8
 AT_WAYPOINT = 1e-3
 #: Ticks between checks of the distance to the path (``path_max_distance``).
 DRIFT_CHECK_EVERY = 4
+#: An agent slower than this fraction of its speed whose waypoint a wall hides from where it
+#: stands re-plans (a unit pushed into a wall corner by its crowd otherwise presses into it).
+STOPPED = 0.1
 _NO_LINK = np.iinfo(np.int64).max
 
 
@@ -98,6 +102,7 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
         if not alive[a] or paused[a] or nav_state[a] != 2 or path_len[a] == 0 or not walks_a_path:
             continue
         px, py = position[a, 0], position[a, 1]
+        was_stopped = velocity[a, 0] ** 2 + velocity[a, 1] ** 2 < (STOPPED * params[a, 0]) ** 2
         s0 = path_start[a]
         last = path_len[a] - 1
         idx = path_idx[a]
@@ -141,6 +146,8 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
             qx, qy = px - (ax + abx * t), py - (ay + aby * t)
             if qx * qx + qy * qy > params[a, 4] * params[a, 4]:
                 flags[a] |= 4
+            elif was_stopped and not segment_clear(passable, cs, ox, oy, px, py, bx, by):
+                flags[a] |= 4            # pushed where a wall hides its waypoint: walking on would wedge it
 
 
 # the indices the kernel reads, stated once (``_follow`` uses literals for numba)

@@ -20,7 +20,7 @@ from ..errors import NavError
 from ..grid import Grid
 from .state import PLANNERS
 
-__all__ = ["practice_grid", "practice_crowd", "first_query", "bake_stages", "bake", "prepare_crowd", "FLOCKED"]
+__all__ = ["practice_grid", "practice_crowd", "run_until_arrived", "first_query", "bake_stages", "bake", "prepare_crowd", "FLOCKED"]
 
 #: Planners practised with a flock, whose orders use sector tiles on large maps.
 FLOCKED = ("flowfield", "leader")
@@ -43,29 +43,53 @@ def practice_grid(like: Grid) -> Grid:
     return Grid(passable, cost, heights, cell_size=like.cell_size)
 
 
-def practice_crowd(grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: float) -> None:
+def practice_crowd(grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: float) -> bool:
     """Run a scratch ``Crowd`` on ``grid``: three agents per planner (two avoiding; a flock for
-    group planners), all sent to one goal until they arrive, then a map edit and a few ticks."""
+    group planners), all sent to one goal until they arrive, then sent back and a map edit made
+    while they walk. Returns whether all arrived the first time (arrival's kernels compiled)."""
     from .config import CrowdConfig
     from .crowd import Crowd
 
     crowd = Crowd(grid, CrowdConfig(flow_mode=flow_mode, navmesh_radius=navmesh_radius, rebuild_worker=False))
+    teams = []
     for k, method in enumerate(methods):
         group = k + 1 if method in FLOCKED else -1
         starts = [(5.5 + i, 5.5 + 2 * k % 50) for i in range(3)]
-        ids = np.r_[crowd.add_agents(starts[:1], max_speed=8.0, group=group),
-                    crowd.add_agents(starts[1:], max_speed=8.0, group=group, avoidance=True)]
-        if group >= 0:
-            crowd.move(ids, (50.5, 45.5), planner=method)
-        else:
-            for i in ids.tolist():
-                crowd.move([i], (50.5, 45.5), planner=method)
-    for _ in range(160):
+        teams.append((method, group, np.r_[crowd.add_agents(starts[:1], max_speed=8.0, group=group),
+                                          crowd.add_agents(starts[1:], max_speed=8.0, group=group, avoidance=True)]))
+
+    def order(goal) -> None:
+        for method, group, ids in teams:
+            if group >= 0:
+                crowd.move(ids, goal, planner=method)
+            else:
+                for i in ids.tolist():
+                    crowd.move([i], goal, planner=method)
+
+    order((50.5, 45.5))
+    arrived = run_until_arrived(lambda: crowd.update(1 / 20), crowd.state)
+    order((10.5, 50.5))
+    for _ in range(10):
         crowd.update(1 / 20)
     grid.set_passable(np.array([[20, 30]]), False)      # the re-plan paths compile too
     crowd.cells_changed(np.array([[20, 30]]))
     for _ in range(5):
         crowd.update(1 / 20)
+    return arrived
+
+
+def run_until_arrived(step: Callable[[], object], state, limit: int = 600) -> bool:
+    """Tick a practice run until no agent walks or plans (arrival and its slots compile too:
+    160 ticks left most practice units on the way, and the first arrival of a real game then
+    compiled the slot kernel inside a tick), ``limit`` ticks at most. True when all arrived."""
+    from .state import NavState
+
+    for _ in range(limit):
+        step()
+        now = state.nav_state[: state.size, 0]
+        if not ((now == NavState.FOLLOWING) | (now == NavState.PLANNING)).any():
+            return bool((now == NavState.FINISHED).all())
+    return False
 
 
 def first_query(planner, grid: Grid, three_d: bool) -> None:

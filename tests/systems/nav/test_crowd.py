@@ -397,3 +397,12 @@ def test_crowd_prepare_bakes_at_load_what_its_planners_need_without_esper(tmp_pa
     assert crowd._tiles is not None and crowd._tiles.version == crowd.grid.version
     with pytest.raises(NavError, match="unknown planner"):
         crowd.prepare(["teleport"])
+
+
+def test_the_practice_run_ends_with_everyone_arrived():
+    """Its units used to be still walking when it stopped (160 ticks), so arrival's kernels (the
+    slot claim) compiled in the first real arrival's tick: ~0.8 s on a fresh install."""
+    from rtsnav.systems.nav.crowd.prepare import practice_crowd, practice_grid
+
+    methods = ["astar", "flowfield", "leader", "hierarchy", "weighted", "navmesh"]
+    assert practice_crowd(practice_grid(_open()), methods, "full", 0.4)
