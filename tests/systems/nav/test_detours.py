@@ -131,3 +131,17 @@ def test_warm_up_compiles_the_kernels_a_practice_run_cannot_reach():
     for _ in range(40):
         crowd.update(1 / 30)
     assert (len(_directions_parallel.signatures), len(in_touch.signatures)) == before
+
+
+def test_bad_region_searches_and_settings_are_refused_with_the_field_named():
+    grid = Grid(np.ones((10, 12), dtype=bool))
+    region = GoalRegion(np.ones((10, 12), dtype=bool), np.array([[3.0, 3.0]]), 1.0)
+    with pytest.raises(NavError, match="goal_region needs method 'astar' or 'dijkstra'"):
+        SlicedSearch(grid, (0, 0), region.cell, "jps", goal_region=region)
+    small = GoalRegion(np.ones((4, 4), dtype=bool), np.array([[1.0, 1.0]]), 1.0)
+    with pytest.raises(NavError, match="mask of the grid's shape"):
+        SlicedSearch(grid, (0, 0), (1, 1), goal_region=small)
+    with pytest.raises(NavError, match="leader_sight"):
+        CrowdConfig(leader_sight=0.0)
+    # a start inside the region is its own answer
+    assert SlicedSearch(grid, (5, 5), region.cell, goal_region=region).run().cells.tolist() == [[5, 5]]
