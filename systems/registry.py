@@ -123,7 +123,8 @@ class _Sweep:
         met = self.met
         table = getattr(esper, "_entities", None)
         if nav.binding.is_default and isinstance(table, dict):
-            # ``_unchanged_test`` written out: this loop is the sweep's whole cost (~0.3 µs an agent)
+            # the bound components compared by identity, esper's own table read directly (one
+            # dict lookup a component, not ``try_component``): this loop is the sweep's whole cost
             id_of, components = nav.id_of, nav.components
             for entity, agent in self.entries[self.at:end]:
                 agent_id = id_of.get(entity)

@@ -93,8 +93,13 @@ class GraphGoalBounds:
         """Load from ``cache_dir`` when a valid file was baked for this graph, else build and save."""
         if cache_dir is None:
             return cls.build(graph, progress)
-        path = Path(cache_dir) / f"graph_goal_bounds_{cls._digest(graph)[:16]}.npz"
-        return load_or_bake(path, lambda p: cls.load(p, graph), lambda: cls.build(graph, progress))
+        return load_or_bake(cls._path(graph, cache_dir), lambda p: cls.load(p, graph),
+                            lambda: cls.build(graph, progress))
+
+    @classmethod
+    def _path(cls, graph, cache_dir) -> Path:
+        """Where the bounds of ``graph`` are cached in ``cache_dir``."""
+        return Path(cache_dir) / f"graph_goal_bounds_{cls._digest(graph)[:16]}.npz"
 
     @classmethod
     def _digest(cls, graph) -> str:
@@ -112,7 +117,7 @@ class GraphGoalBounds:
         never a build (the crowd calls this when it makes its graph)."""
         if cache_dir is None:
             return None
-        path = Path(cache_dir) / f"graph_goal_bounds_{cls._digest(graph)[:16]}.npz"
+        path = cls._path(graph, cache_dir)
         try:
             return cls.load(path, graph) if path.exists() else None
         except NavError:
