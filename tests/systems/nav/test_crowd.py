@@ -406,3 +406,26 @@ def test_the_practice_run_ends_with_everyone_arrived():
 
     methods = ["astar", "flowfield", "leader", "hierarchy", "weighted", "navmesh"]
     assert practice_crowd(practice_grid(_open()), methods, "full", 0.4)
+
+
+def test_single_units_of_every_planner_pass_a_one_cell_gap_without_a_jam():
+    """39 single units (every planner, two of three avoiding) all through the practice level's
+    one-cell gap. They used to jam at its mouth for good, FOLLOWING without a failure: each
+    aimed back at the waypoint before the gap (its next leg grazes the gap's corner, so the
+    body-wide sight test never let it pass), and avoidance's wall planes for the whole body
+    left a unit no speed into the gap."""
+    from rtsnav.systems.nav.crowd.prepare import practice_grid
+    from rtsnav.systems.nav.crowd.state import PLANNERS
+
+    crowd = Crowd(practice_grid(_open()), CrowdConfig(rebuild_worker=False))
+    ids = []
+    for k, method in enumerate(PLANNERS):
+        row = 5.5 + 2 * k
+        for i in range(3):
+            (a,) = crowd.add_agents([(5.5 + i, row)], max_speed=8.0, avoidance=i > 0)
+            crowd.move([a], (50.5, 45.5), planner=method)
+            ids.append(a)
+    log = _run(crowd, 1500, dt=1 / 20)
+    assert not log["failed"]
+    assert log["reached"] == set(ids)
+    assert _wall_free(crowd)
