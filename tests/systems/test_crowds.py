@@ -46,6 +46,14 @@ def test_crowd_of_200_arrives(make, method):
     assert far <= 3 * CHAIN_REACH * _disc_radius(nav, level) + 2.0
 
 
+@pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
+def test_crowd_of_200_arrives_with_big_flocks_level_of_detail(make, monkeypatch):
+    """Flocks above ``LOD_AGENTS`` refresh cohesion and alignment for a third of their members
+    a tick; forced on at 200, everyone still arrives, nobody in a wall, nobody stuck."""
+    monkeypatch.setattr("rtsnav.systems.nav.crowd.steering.LOD_AGENTS", 0)
+    _check(run_crowd(make(), CROWD, "flowfield"))
+
+
 @pytest.mark.parametrize("option", [{"flow_integration": "eikonal"}, {"flow_rule": "kernel"},
                                     {"flow_acceleration": 20.0}],
                          ids=["eikonal", "kernel rule", "vector as acceleration"])

@@ -265,7 +265,7 @@ class Crowd(CrowdJobs, CrowdMotion):
             self._since_traffic += dt
             if self._since_traffic >= self.config.congestion_refresh:
                 self.refresh_traffic()
-        apply_flocking(s, self.grid, self.config.wall_avoidance)
+        apply_flocking(s, self.grid, self.config.wall_avoidance, self.tick)
         self._avoid(dt)
         self._move(dt)
         stuck = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after, self.tick)

@@ -33,6 +33,7 @@ from ..flow.potential import PotentialField
 from ..flow.sectors import SectorOrder
 from ..steering.proximity_grid import near_any_in_group
 from .detours import Detours
+from .field_batch import FieldBatch
 from .leader_plan import LeaderPlan, raw_cells
 from .planners import GridJob
 from .slots import claim_free_slots
@@ -139,6 +140,8 @@ class GroupSteering:
         steerable = _steerable(s, rows)
         detours = self.crowd.config.leader_fallback != "field"
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=len(uniq)) > 0
+        batch = FieldBatch(grid, rows)                  # map-sized fields are sampled in one pass
+        batched: dict[int, GroupOrder] = {}
         for gi in range(len(uniq)):
             key = _group_key(keys[first[gi]])
             live.add(key)
@@ -162,9 +165,16 @@ class GroupSteering:
                     steerable[members_at] = _steerable(s, members)
                 moving = members_at[steerable[members_at]]
                 if len(moving):
-                    direction[moving] = self.directions(order, rows[moving])
-                    s.togo[rows[moving]] = self.cost_to_go(order, rows[moving])
                     follower[moving] = True
+                    batched[gi] = order
+                    if order.corridor is not None or not batch.add(self._field_of(order), moving):
+                        direction[moving] = self.directions(order, rows[moving])
+                        s.togo[rows[moving]] = self.cost_to_go(order, rows[moving])
+        unbuilt = batch.run(s.position, direction, s.togo)
+        for gi in np.unique(inverse[unbuilt]).tolist():     # in a sector not built yet: build it
+            at = unbuilt[inverse[unbuilt] == gi]
+            direction[at] = self.directions(batched[gi], rows[at])
+            s.togo[rows[at]] = self.cost_to_go(batched[gi], rows[at])
         for key in [k for k in self.orders if k not in live]:
             self._forget(key)
         walking = ready[inverse] & (s.nav_state[rows, 0] == NavState.FOLLOWING)
@@ -447,6 +457,10 @@ class GroupSteering:
                                  view.origin_y, view.cell_size)
         return _values_under(field.integration, _NO_MASK, False, False, position, members, view.origin_x,
                              view.origin_y, view.cell_size)
+
+    def _field_of(self, order: GroupOrder):
+        """The field a group without a corridor follows."""
+        return order.field if order.field is not None else self.crowd.flow_field(order.goal)
 
     def directions(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """``(m, 2)`` unit directions for the followers ``members``."""

@@ -86,6 +86,8 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "home_x": ("f8", np.nan),             # where that slot is (a settled unit returns there)
     "home_y": ("f8", np.nan),
     "owner": ("i8", -1),                  # the caller's id for the agent (an esper entity), or -1
+    "pull_x": ("f8", np.nan),             # its flock's weighted cohesion + alignment, last refreshed
+    "pull_y": ("f8", np.nan),
 }
 
 
@@ -156,6 +158,8 @@ class CrowdState:
     home_x: np.ndarray
     home_y: np.ndarray
     owner: np.ndarray
+    pull_x: np.ndarray
+    pull_y: np.ndarray
 
     def __init__(self, capacity: int = 64) -> None:
         self.size = 0                                  # rows ever used (ids < size)

@@ -29,16 +29,23 @@ from .state import (
     NavState,
 )
 
-__all__ = ["apply_flocking", "PERSONAL_SPACE"]
+__all__ = ["apply_flocking", "PERSONAL_SPACE", "LOD_AGENTS", "LOD_STRIDE"]
 
 #: Separation acts within this multiple of an agent's radius (its personal space).
 PERSONAL_SPACE = 2.5
+#: Steered flock members above which cohesion and alignment are refreshed for one in
+#: ``LOD_STRIDE`` per tick (a level of detail: at 50,000 members the full-rate scan of every
+#: member's flock radius is half a tick's budget; these pulls change slowly, separation does not).
+LOD_AGENTS = 20_000
+LOD_STRIDE = 3
 #: 1 / seconds: how fast a settled unit pushed off its arrival slot returns to it.
 HOME_PULL = 2.0
 
 
-def apply_flocking(state: CrowdState, grid, wall_avoidance: float) -> int:
-    """Add flocking and wall pushes to ``state.velocity``; returns the neighbour pairs examined."""
+def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0) -> int:
+    """Add flocking and wall pushes to ``state.velocity``; returns the neighbour pairs examined.
+    Above ``LOD_AGENTS`` steered members, cohesion and alignment are refreshed for one in
+    ``LOD_STRIDE`` of them per tick (separation and walls every tick)."""
     n = state.size
     if n == 0:
         return 0
@@ -57,25 +64,34 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float) -> int:
     params = s.agent_params[:n]
     max_speed = np.ascontiguousarray(params[:, P_MAX_SPEED])
     pos2 = np.ascontiguousarray(s.position[:n, :2])
-    sep, coh, ali, wall = np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2))
+    sep, wall = np.zeros((n, 2)), np.zeros((n, 2))
+    pull = np.stack([s.pull_x[:n], s.pull_y[:n]], axis=1)
     pairs = 0
     if steer.any():
+        refresh = steer & ~settled
+        if refresh.sum() > LOD_AGENTS:
+            refresh &= ((np.arange(n) + tick) % LOD_STRIDE == 0) | np.isnan(pull[:, 0])
         neighbours = member & ((nav_state == NavState.FOLLOWING) | (nav_state == NavState.FINISHED))
         personal = PERSONAL_SPACE * params[:, P_RADIUS]
+        coh, ali = np.zeros((n, 2)), np.zeros((n, 2))
         pairs = flock_forces(pos2, np.ascontiguousarray(s.velocity[:n, :2]), np.ascontiguousarray(s.flock_group[:n, 0]),
                              np.ascontiguousarray(s.flock_params[:n, FL_RADIUS]), personal, max_speed, neighbours,
-                             steer, sep, coh, ali)
+                             steer, sep, coh, ali, refresh)
+        fresh = coh * s.flock_params[:n, FL_COHESION, None] + ali * s.flock_params[:n, FL_ALIGNMENT, None]
+        pull[refresh] = fresh[refresh]
+        s.pull_x[:n] = pull[:, 0]
+        s.pull_y[:n] = pull[:, 1]
     use_walls = bool(flow.any() and wall_avoidance > 0)
     if use_walls:
         reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
         wall_repulsion(pos2, flow, reach, grid.view, wall)
-    _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall,
+    _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, pull, wall,
              wall_avoidance if use_walls else 0.0, s.position, s.home_x, s.home_y, HOME_PULL)
     return int(pairs)
 
 
 @njit(cache=True)
-def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, coh, ali, wall, wall_weight, position,
+def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, pull, wall, wall_weight, position,
              home_x, home_y, home_pull):
     """velocity += flock pushes (settled units: only separation, no drift of their own) and the
     wall push, which steers but never brakes (its part against the heading is dropped: at a
@@ -88,9 +104,9 @@ def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, coh, 
         if steer[i]:
             px += sep[i, 0] * flock_params[i, 0]
             py += sep[i, 1] * flock_params[i, 0]
-            if not settled[i]:
-                px += coh[i, 0] * flock_params[i, 1] + ali[i, 0] * flock_params[i, 2]
-                py += coh[i, 1] * flock_params[i, 1] + ali[i, 1] * flock_params[i, 2]
+            if not settled[i] and not math.isnan(pull[i, 0]):     # weighted cohesion + alignment
+                px += pull[i, 0]
+                py += pull[i, 1]
         if flow[i] and wall_weight > 0.0:
             wx, wy = wall[i, 0], wall[i, 1]
             norm = math.sqrt(vx * vx + vy * vy)
@@ -116,5 +132,5 @@ def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, coh, 
         velocity[i, 1] = vy
 
 
-# the flock_params columns ``_combine`` reads, stated once
-assert (FL_SEPARATION, FL_COHESION, FL_ALIGNMENT) == (0, 1, 2)
+# the flock_params column ``_combine`` reads, stated once
+assert FL_SEPARATION == 0

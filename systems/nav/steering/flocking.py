@@ -11,34 +11,57 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit, prange
 
-from .proximity_grid import build_proximity_grid, cell_window
+from .proximity_grid import build_proximity_grid
 
 __all__ = ["flock_forces"]
 
 
-# reassociation lets the bucket scans' sums vectorise; no finite-math assumptions (NaN stays NaN)
-@njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
-def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion,
-                 alignment):
+def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
+                 refresh=None) -> int:
     """Fill the ``(n, 2)`` force arrays for the ``steer`` agents; ``active`` agents (a superset,
     e.g. members that already arrived) count as neighbours. Returns neighbour pairs seen.
 
     ``pos``, ``vel``: ``(n, 2)``; ``group``: ``int64 (n,)``; ``radius``: flock radius per agent;
     ``personal``: separation distance per agent (≤ radius); ``max_speed``: per agent, > 0.
+    ``refresh`` (bool ``(n,)``, default all): the agents whose cohesion and alignment are
+    computed; the other ``steer`` agents get separation only (their rows of ``cohesion`` and
+    ``alignment`` are left as they are), from a scan of their personal space alone.
     """
-    n = pos.shape[0]
+    if refresh is None:
+        refresh = steer
     separation[:] = 0.0
-    cohesion[:] = 0.0
-    alignment[:] = 0.0
-    cell = 0.0
-    for i in range(n):
-        if active[i] and radius[i] > cell:
-            cell = radius[i]
+    if not active.any():
+        return 0
+    cell = float(radius[active].max())
     if cell <= 0.0:
         return 0
-    order, starts, ox, oy, cols, rows = build_proximity_grid(pos, active, cell)
+    buckets = build_proximity_grid(pos, active, cell)
+    pairs = 0
+    full = steer & refresh
+    if full.any():
+        pairs += _flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
+                             alignment, buckets, cell, cell, True)
+    near_only = steer & ~refresh
+    if near_only.any():
+        # separation only: scan just the buckets the personal space touches (2 × 2 mostly)
+        reach = np.minimum(personal, radius)
+        pairs += _flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation, cohesion,
+                             alignment, buckets, cell, float(reach[near_only].max()), False)
+    return pairs
+
+
+# reassociation lets the bucket scans' sums vectorise; no finite-math assumptions (NaN stays NaN)
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
+def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
+                buckets, cell, scan, with_pull):
+    """One scan of the ``steer`` agents' neighbourhoods: the ``buckets`` (side ``cell`` ≥ every
+    ``radius``) within ``scan`` of each; separation, and with ``with_pull`` cohesion and alignment
+    (zero without mates)."""
+    n = pos.shape[0]
+    order, starts, ox, oy, cols, rows = buckets
     # neighbours' data in bucket order: the scans below read memory in sequence
     near_pos = pos[order, :2]
     near_vel = vel[order, :2]
@@ -53,7 +76,10 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         r2 = r * r
         pr = min(personal[i], r)
         gi = group[i]
-        r0, r1, c0, c1 = cell_window(px, py, ox, oy, cell, cols, rows)
+        r0 = max(int(math.floor((py - scan - oy) / cell)), 0)
+        r1 = min(int(math.floor((py + scan - oy) / cell)), rows - 1)
+        c0 = max(int(math.floor((px - scan - ox) / cell)), 0)
+        c1 = min(int(math.floor((px + scan - ox) / cell)), cols - 1)
         cnt = 0.0
         on_top = 0.0
         cx = 0.0
@@ -89,13 +115,14 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
         if on_top > 0.0:                               # mates exactly on top (they share its bucket)
             sx += _split_on_top(i, px, py, gi, ox, oy, cell, cols, starts, order, near_pos, near_group)
         pairs += int(cnt)
-        if cnt > 0:
-            separation[i, 0] = sx
-            separation[i, 1] = sy
-            cohesion[i, 0] = (cx / cnt - px) / r
-            cohesion[i, 1] = (cy / cnt - py) / r
-            alignment[i, 0] = (vx / cnt - vel[i, 0]) / max_speed[i]
-            alignment[i, 1] = (vy / cnt - vel[i, 1]) / max_speed[i]
+        separation[i, 0] = sx if cnt > 0 else 0.0
+        separation[i, 1] = sy if cnt > 0 else 0.0
+        if with_pull:
+            has = cnt > 0
+            cohesion[i, 0] = (cx / cnt - px) / r if has else 0.0
+            cohesion[i, 1] = (cy / cnt - py) / r if has else 0.0
+            alignment[i, 0] = (vx / cnt - vel[i, 0]) / max_speed[i] if has else 0.0
+            alignment[i, 1] = (vy / cnt - vel[i, 1]) / max_speed[i] if has else 0.0
     return pairs
 
 

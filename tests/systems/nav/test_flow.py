@@ -363,6 +363,31 @@ def test_flock_forces_match_brute_force():
         np.testing.assert_allclose(ali[i], (vel[nb].mean(0) - vel[i]) / 2.0, atol=1e-9)
 
 
+def test_flock_forces_refresh_only_some_pulls_and_separate_everyone_alike():
+    """The level of detail of big flocks: agents outside ``refresh`` get the same separation from
+    the scan of their personal space alone, and their cohesion and alignment rows stay as given."""
+    rng = np.random.default_rng(8)
+    n = 400
+    pos = rng.uniform(0, 25, (n, 2))
+    vel = rng.normal(0, 1, (n, 2))
+    group = rng.integers(0, 3, n).astype(np.int64)
+    radius = rng.uniform(1.0, 2.5, n)
+    personal = radius * 0.6
+    speed = np.full(n, 2.0)
+    active = rng.random(n) > 0.1
+    steer = active & (rng.random(n) > 0.2)
+    full = [np.zeros((n, 2)) for _ in range(3)]
+    flock_forces(pos, vel, group, radius, personal, speed, active, steer, *full)
+    refresh = rng.random(n) < 0.3
+    sep, coh, ali = np.zeros((n, 2)), np.full((n, 2), 7.0), np.full((n, 2), 7.0)
+    flock_forces(pos, vel, group, radius, personal, speed, active, steer, sep, coh, ali, refresh)
+    np.testing.assert_allclose(sep, full[0], atol=1e-9)
+    fresh = steer & refresh
+    np.testing.assert_allclose(coh[fresh], full[1][fresh], atol=1e-9)
+    np.testing.assert_allclose(ali[fresh], full[2][fresh], atol=1e-9)
+    assert (coh[~fresh] == 7.0).all() and (ali[~fresh] == 7.0).all()
+
+
 def test_wall_repulsion_pushes_away_from_walls_only_when_near():
     grid = ascii_grid("""
 #.....
