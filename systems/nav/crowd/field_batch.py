@@ -23,17 +23,24 @@ __all__ = ["FieldBatch"]
 _NO_SECTORS = np.zeros(0, dtype=np.bool_)
 
 
+class _Part:
+    """The gathered groups whose cost maps share one dtype (one numba list holds one type)."""
+
+    def __init__(self) -> None:
+        self.taken: list[np.ndarray] = []               # per group: its indices into the rows
+        self.directions: list[np.ndarray] = []
+        self.costs: list[np.ndarray] = []
+        self.built: list[np.ndarray] = []
+        self.unknown_if_inf: list[bool] = []
+
+
 class FieldBatch:
     """Groups gathered for one batched sampling (``add``), then sampled (``run``)."""
 
     def __init__(self, grid, rows: np.ndarray) -> None:
         self.grid = grid
         self.rows = rows                                   # the agents of the tick's walking rows
-        self.taken: list[np.ndarray] = []               # per group: its indices into ``rows``
-        self.directions: list[np.ndarray] = []
-        self.costs: list[np.ndarray] = []
-        self.built: list[np.ndarray] = []
-        self.unknown_if_inf: list[bool] = []
+        self.parts = {np.dtype(np.float32): _Part(), np.dtype(np.float64): _Part()}
         self.sector_size = 1
         self.sector_cols = 1
 
@@ -48,30 +55,31 @@ class FieldBatch:
         return False
 
     def _take(self, direction, cost, built, unknown_if_inf, at) -> bool:
-        # one numba list holds one array type: other dtypes or layouts go the per-group way
-        if not (direction.dtype == np.float32 and cost.dtype == np.float64 and direction.flags.c_contiguous
-                and cost.flags.c_contiguous and built.dtype == np.bool_):
+        part = self.parts.get(cost.dtype)
+        if part is None or not (direction.dtype == np.float32 and direction.flags.c_contiguous
+                                and cost.flags.c_contiguous and built.dtype == np.bool_):
             return False
-        self.taken.append(at)
-        self.directions.append(direction)
-        self.costs.append(cost)
-        self.built.append(built)
-        self.unknown_if_inf.append(unknown_if_inf)
+        part.taken.append(at)
+        part.directions.append(direction)
+        part.costs.append(cost)
+        part.built.append(built)
+        part.unknown_if_inf.append(unknown_if_inf)
         return True
 
     def run(self, position: np.ndarray, direction: np.ndarray, togo_of_agent: np.ndarray) -> np.ndarray:
         """Write ``direction`` (per row) and ``togo_of_agent`` (per agent id) for the gathered
         rows; returns the row indices whose sector is not built (sample those per group)."""
-        if not self.directions:
-            return np.zeros(0, dtype=np.int64)
         view = self.grid.view
         missing = np.zeros(len(self.rows), dtype=np.bool_)
-        starts = np.zeros(len(self.taken) + 1, dtype=np.int64)
-        starts[1:] = np.cumsum([len(t) for t in self.taken])
-        _sample_all(typed.List(self.directions), typed.List(self.costs), typed.List(self.built),
-                    np.array(self.unknown_if_inf), self.sector_size, self.sector_cols, np.concatenate(self.taken),
-                    starts, self.rows, position, view.origin_x, view.origin_y, view.cell_size, direction,
-                    togo_of_agent, missing)
+        for part in self.parts.values():
+            if not part.taken:
+                continue
+            starts = np.zeros(len(part.taken) + 1, dtype=np.int64)
+            starts[1:] = np.cumsum([len(t) for t in part.taken])
+            _sample_all(typed.List(part.directions), typed.List(part.costs), typed.List(part.built),
+                        np.array(part.unknown_if_inf), self.sector_size, self.sector_cols, np.concatenate(part.taken),
+                        starts, self.rows, position, view.origin_x, view.origin_y, view.cell_size, direction,
+                        togo_of_agent, missing)
         return np.flatnonzero(missing)
 
 

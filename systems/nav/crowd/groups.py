@@ -104,11 +104,9 @@ class GroupSteering:
     # ------------------------------------------------------------------ groups
     def keys(self, agents: np.ndarray) -> np.ndarray:
         """``(n, 4) int64`` group keys of ``agents``."""
-        s, grid = self.crowd.state, self.crowd.grid
-        group = s.flock_group[agents, 0]
-        ids = np.where(group >= 0, group, -(agents + 1))
-        goal = grid.world_to_cells(s.target[agents])
-        return np.stack([ids, goal[:, 0], goal[:, 1], s.agent_method[agents, 0].astype(np.int64)], axis=1)
+        s, view = self.crowd.state, self.crowd.grid.view
+        return _row_keys(np.asarray(agents, dtype=np.int64), s.flock_group, s.target, s.agent_method, view.origin_x,
+                         view.origin_y, view.cell_size)
 
     def live_goals(self) -> set[tuple[int, int]]:
         return {o.goal for o in self.orders.values()}
@@ -188,11 +186,11 @@ class GroupSteering:
         straight at it (``direction`` and ``aim`` updated in place). Python runs per group only
         where a unit needs a slot or gives one back; the rest is vectorised over all groups."""
         s = self.crowd.state
-        pos = s.position[rows, :2]
-        to_goal = np.hypot(*(pos - s.target[rows, :2]).T)
+        to_goal = _to_target(rows, s.position, s.target)
         near = followers & (to_goal <= CHAIN_REACH * radius[inverse])
         if not near.any():
             return
+        pos = s.position[rows, :2]
         order_of: dict[int, GroupOrder] = {}
         for gi in np.unique(inverse[near]).tolist():
             order = self.orders.get(_group_key(keys[first[gi]]))
@@ -473,6 +471,29 @@ class GroupSteering:
                 direction[lost] = (flow or self.crowd.flow_field(order.goal)).sample(pos[lost])
             return direction
         return (flow or self.crowd.flow_field(order.goal)).sample(pos)
+
+
+@njit(cache=True)
+def _row_keys(agents, flock_group, target, agent_method, origin_x, origin_y, cell_size):
+    """``(n, 4) int64`` group keys (group id or -(id + 1) alone, goal cell, planner) of ``agents``."""
+    keys = np.empty((agents.shape[0], 4), dtype=np.int64)
+    for k in range(agents.shape[0]):
+        a = agents[k]
+        keys[k, 0] = flock_group[a, 0] if flock_group[a, 0] >= 0 else -(a + 1)
+        keys[k, 1] = int(math.floor((target[a, 0] - origin_x) / cell_size))
+        keys[k, 2] = int(math.floor((target[a, 1] - origin_y) / cell_size))
+        keys[k, 3] = agent_method[a, 0]
+    return keys
+
+
+@njit(cache=True)
+def _to_target(agents, position, target):
+    """Straight-line distance (xy) of each of ``agents`` from its target."""
+    out = np.empty(agents.shape[0])
+    for k in range(agents.shape[0]):
+        a = agents[k]
+        out[k] = math.sqrt((position[a, 0] - target[a, 0]) ** 2 + (position[a, 1] - target[a, 1]) ** 2)
+    return out
 
 
 #: "No mask" for ``_values_under``.
