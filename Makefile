@@ -52,6 +52,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/eikonal.py --json bench-results/eikonal.json
 	$(PY) tests/benchmarks/behaviour_trees.py --json bench-results/behaviour_trees.json
 	$(PY) tests/benchmarks/steering_variants.py --json bench-results/steering_variants.json
+	$(PY) tests/benchmarks/gap_jam.py --json bench-results/gap_jam.json
 	$(PY) tests/benchmarks/paper_flowfield.py --json bench-results/paper_flowfield.json --picture docs/paper_flowfield.png
 
 clean:

@@ -3,7 +3,7 @@ DETOUR).
 
 An agent passes its waypoint within ``path_desired_distance``, but early only when the next
 waypoint is in sight from where it *really* stands — its centre and both sides of the body it keeps
-off walls (``WALL_BODY`` of its ``radius``, as avoidance does) — so cutting a corner never walks it
+off walls (``wall_body``: half its ``radius`` up to half a cell, as avoidance does) — so cutting a corner never walks it
 into a wall; or, when the planner's own next leg grazes a corner (a path through a one-cell gap),
 with a clear centre line once within a radius of the waypoint or pushed past it. It arrives within
 ``target_desired_distance`` of the last one. Its speed is capped at ``distance / dt`` so it never
@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..grid import segment_clear
-from ..steering.orca import WALL_BODY
+from ..steering.orca import wall_body
 from .state import F_PAUSED, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState
 
 __all__ = ["FollowResult", "follow_paths", "MAX_ADVANCES_PER_TICK", "DRIFT_CHECK_EVERY"]
@@ -122,12 +122,14 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
             if dist > reach:
                 break
             if dist > AT_WAYPOINT and not _clear_with_body(passable, cs, ox, oy, px, py, nx, ny,
-                                                           WALL_BODY * params[a, 1]):
+                                                           wall_body(params[a, 1], cs)):
                 # the planner's own leg may graze a corner (a point path through a one-cell gap):
                 # within a radius of the waypoint, or past it, walking on needs only a clear
                 # line — else a crowd jostling around a waypoint at a gap's mouth keeps turning
                 # back to it and never passes
-                if (dist > params[a, 1] and not passed) or not segment_clear(passable, cs, ox, oy, px, py, nx, ny):
+                # (a unit wider than half a cell walks legs planned clear of its whole body)
+                if (params[a, 1] > 0.5 * cs or (dist > params[a, 1] and not passed)
+                        or not segment_clear(passable, cs, ox, oy, px, py, nx, ny)):
                     break
             if idx == link_at[a]:
                 flags[a] |= 2
