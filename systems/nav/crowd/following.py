@@ -2,10 +2,11 @@
 DETOUR).
 
 An agent passes its waypoint within ``path_desired_distance``, but early only when the next
-waypoint is in sight from where it *really* stands — its centre and both sides of the body it keeps
-off walls (``wall_body``: half its ``radius`` up to half a cell, as avoidance does) — so cutting a corner never walks it
-into a wall; or, when the planner's own next leg grazes a corner (a path through a one-cell gap),
-with a clear centre line once within a radius of the waypoint or pushed past it. It arrives within
+waypoint is in sight from where it *really* stands — its centre and both sides of the body it
+keeps off walls (``wall_body``: half its ``radius`` up to half a cell, as avoidance does) — so
+cutting a corner never walks it into a wall; or, when the planner's own next leg grazes a corner
+(a path through a one-cell gap), with a clear centre line once within a radius of the waypoint or
+pushed past it (units up to half a cell wide). It arrives within
 ``target_desired_distance`` of the last one. Its speed is capped at ``distance / dt`` so it never
 steps past a waypoint and oscillates around it. Every ``DRIFT_CHECK_EVERY`` ticks an agent farther
 than ``path_max_distance`` from the segment it walks is reported to re-plan, and so is a stopped
@@ -115,19 +116,17 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
                 break
             wx, wy = points[s0 + idx, 0], points[s0 + idx, 1]
             dist = math.sqrt((wx - px) ** 2 + (wy - py) ** 2)
-            nx, ny = points[s0 + idx + 1, 0], points[s0 + idx + 1, 1]
-            # pushed past the waypoint along the next leg (a crowd shoves units through a gap):
-            # turning back to it would only fight the crowd
-            passed = (px - wx) * (nx - wx) + (py - wy) * (ny - wy) > 0.0
             if dist > reach:
                 break
+            nx, ny = points[s0 + idx + 1, 0], points[s0 + idx + 1, 1]
             if dist > AT_WAYPOINT and not _clear_with_body(passable, cs, ox, oy, px, py, nx, ny,
                                                            wall_body(params[a, 1], cs)):
                 # the planner's own leg may graze a corner (a point path through a one-cell gap):
-                # within a radius of the waypoint, or past it, walking on needs only a clear
-                # line — else a crowd jostling around a waypoint at a gap's mouth keeps turning
-                # back to it and never passes
-                # (a unit wider than half a cell walks legs planned clear of its whole body)
+                # within a radius of the waypoint, or pushed past it along the next leg, walking
+                # on needs only a clear line — else a crowd jostling around a waypoint at a gap's
+                # mouth keeps turning back to it and never passes. (A unit wider than half a cell
+                # walks legs planned clear of its whole body: no exception for it.)
+                passed = (px - wx) * (nx - wx) + (py - wy) * (ny - wy) > 0.0
                 if (params[a, 1] > 0.5 * cs or (dist > params[a, 1] and not passed)
                         or not segment_clear(passable, cs, ox, oy, px, py, nx, ny)):
                     break

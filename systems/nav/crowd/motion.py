@@ -16,8 +16,9 @@ from .state import F_AVOIDANCE, F_PAUSED, P_MAX_SPEED, P_RADIUS, CrowdState, Nav
 __all__ = ["CrowdMotion", "LEAD_CELLS"]
 
 #: Near walls, between two walking units heading the same way, the one ``LEAD_CELLS`` nearer its
-#: target takes e times less of their avoidance (measured at the practice level's one-cell gap, 39 units × 36 runs: 0.3 drains
-#: it in 32 s on average with no failure; equal shares 45 s and 80 failed orders; 1 cell, 10).
+#: target takes e times less of their avoidance (measured at the practice level's one-cell gap,
+#: 39 units × 24 runs: 0.3 drains it in 32 s on average with no failed order; equal shares 45 s
+#: with 80 failed; 1 cell, 43 s with 10 failed).
 LEAD_CELLS = 0.3
 
 

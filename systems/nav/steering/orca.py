@@ -7,12 +7,14 @@ them for ``time_horizon`` seconds; the agent takes its share of the avoidance (`
 ``share = p_other / (p_self + p_other)``, so an idle unit with a low priority steps aside for a
 moving group; near walls, between equal priorities heading the same way, ``lead`` weighs it,
 ``share = 1 / (1 + e^(lead_self - lead_other))``, so a queue in a narrow place does not freeze —
-in the open, and head-on, equal shares untangle crowds better: measured on the crowd scenes). Walls within reach give half-planes that keep the agent from reaching them within
+in the open, and head-on, equal shares untangle crowds better: measured on the crowd scenes).
+Walls within reach give half-planes that keep the agent from reaching them within
 ``wall_horizon``; against walls a unit of at most half a cell's radius keeps only ``WALL_BODY``
 of it clear (``wall_body``: its radius spaces it from other agents; the grid's own corners leave a
 radius-0.4 unit in a one-cell gap 0.1 each side, and the full body's wall planes then all but
 stopped it in the gap's mouth while its queue pressed behind); a wider unit, planned on a grid
-of cells that clear its radius, keeps all of it. The safe velocity is the one closest to the preferred velocity inside all
+of cells that clear its radius, keeps all of it. The safe velocity is the one closest to the
+preferred velocity inside all
 half-planes (a 2D linear program, RVO2's incremental algorithm); when they have no common point,
 the one that violates the agent-agent planes least while keeping the wall planes (RVO2's 3D
 program). A small deterministic rotation of the preferred velocity per agent (and a bias to the
@@ -299,7 +301,8 @@ def orca_velocities(agents, settings, view, dt, out):
             vx, vy = velocity[i, 0], velocity[i, 1]
             opt_x = preferred[i, 0]
             opt_y = preferred[i, 1]
-            walls = _wall_lines(lines, px, py, wall_body(radius[i], cs), radius[i] + max_speed[i] * wall_horizon, wall_horizon,
+            walls = _wall_lines(lines, px, py, wall_body(radius[i], cs), radius[i] + max_speed[i] * wall_horizon,
+                                wall_horizon,
                                 passable, cs, ox, oy, wall_d, wall_n)
             # nearest neighbours
             count = 0
