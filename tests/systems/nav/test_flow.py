@@ -337,17 +337,22 @@ def test_corridor_widens_the_path_and_leads_back_into_it():
 
 
 # ------------------------------------------------------------------------ crowd kernels
-def test_flock_forces_match_brute_force():
-    rng = np.random.default_rng(6)
-    n = 300
-    pos = rng.uniform(0, 20, (n, 2))
+def _random_flock(seed: int, n: int, size: float):
+    """Flocking inputs: positions, velocities, groups, radii, personal spaces, speeds, active,
+    steered — and the generator, for more draws."""
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(0, size, (n, 2))
     vel = rng.normal(0, 1, (n, 2))
     group = rng.integers(0, 3, n).astype(np.int64)
     radius = rng.uniform(1.0, 2.5, n)
-    personal = radius * 0.6
-    speed = np.full(n, 2.0)
     active = rng.random(n) > 0.1
     steer = active & (rng.random(n) > 0.2)
+    return (pos, vel, group, radius, radius * 0.6, np.full(n, 2.0), active, steer), rng
+
+
+def test_flock_forces_match_brute_force():
+    n = 300
+    (pos, vel, group, radius, personal, speed, active, steer), _ = _random_flock(6, n, 20.0)
     sep, coh, ali = (np.empty((n, 2)) for _ in range(3))
     flock_forces(pos, vel, group, radius, personal, speed, active, steer, sep, coh, ali)
     for i in np.flatnonzero(steer):
@@ -366,16 +371,8 @@ def test_flock_forces_match_brute_force():
 def test_flock_forces_refresh_only_some_pulls_and_separate_everyone_alike():
     """The level of detail of big flocks: agents outside ``refresh`` get the same separation from
     the scan of their personal space alone, and their cohesion and alignment rows stay as given."""
-    rng = np.random.default_rng(8)
     n = 400
-    pos = rng.uniform(0, 25, (n, 2))
-    vel = rng.normal(0, 1, (n, 2))
-    group = rng.integers(0, 3, n).astype(np.int64)
-    radius = rng.uniform(1.0, 2.5, n)
-    personal = radius * 0.6
-    speed = np.full(n, 2.0)
-    active = rng.random(n) > 0.1
-    steer = active & (rng.random(n) > 0.2)
+    (pos, vel, group, radius, personal, speed, active, steer), rng = _random_flock(8, n, 25.0)
     full = [np.zeros((n, 2)) for _ in range(3)]
     flock_forces(pos, vel, group, radius, personal, speed, active, steer, *full)
     refresh = rng.random(n) < 0.3
