@@ -79,6 +79,7 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
                              steer, sep, coh, ali, refresh)
         fresh = coh * s.flock_params[:n, FL_COHESION, None] + ali * s.flock_params[:n, FL_ALIGNMENT, None]
         pull[refresh] = fresh[refresh]
+        pull[settled] = np.nan                         # walking again, a unit refreshes at once
         s.pull_x[:n] = pull[:, 0]
         s.pull_y[:n] = pull[:, 1]
     use_walls = bool(flow.any() and wall_avoidance > 0)
