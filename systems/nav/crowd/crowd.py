@@ -362,6 +362,8 @@ class Crowd(CrowdJobs, CrowdMotion):
         single = ~np.isin(s.agent_method[dirty, 0], FLOW_CODES)
         later = dirty[single][ORDERS_PER_TICK:]
         if len(later):
+            for i in later.tolist():                    # a plan for an older order must not land
+                self.queue.cancel(("agent", i))
             s.nav_state[later, 0] = NavState.PLANNING
             s.velocity[later] = 0.0
             s.path_len[later] = 0

@@ -429,3 +429,23 @@ def test_single_units_of_every_planner_pass_a_one_cell_gap_without_a_jam():
     assert not log["failed"]
     assert log["reached"] == set(ids)
     assert _wall_free(crowd)
+
+
+def test_a_big_order_of_single_units_is_queued_over_a_few_ticks_and_all_arrive():
+    """At most ``ORDERS_PER_TICK`` single units' plans are queued a tick (queueing one costs
+    ~12 µs of Python: 500 at once made an 8 ms tick); the rest stand planning, none walks an
+    older order's plan meanwhile, and everyone arrives."""
+    from rtsnav.systems.nav.crowd.crowd import ORDERS_PER_TICK
+
+    crowd = Crowd(_open(60, 60), CrowdConfig(planning_units=2_000))
+    ids = crowd.add_agents([(2.5 + i % 20, 2.5 + i // 20) for i in range(400)], max_speed=8.0)
+    crowd.move(ids, (55.5, 5.5))
+    crowd.update(1 / 20)
+    crowd.move(ids, (55.5, 55.5))                                # re-ordered before most were queued
+    crowd.update(1 / 20)
+    state = crowd.state.nav_state[ids, 0]
+    assert 0 < len(crowd.queue.keys()) <= min(ORDERS_PER_TICK, len(ids) // 2)
+    assert ((state == NavState.PLANNING) | (state == NavState.FOLLOWING)).all()
+    log = _run(crowd, 2000, dt=1 / 20)
+    assert log["reached"] == set(ids.tolist()) and not log["failed"]
+    assert (np.hypot(*(crowd.positions[ids, :2] - (55.5, 55.5)).T) < 15).all()
