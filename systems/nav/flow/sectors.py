@@ -333,7 +333,8 @@ class SectorOrder:
     Attributes:
         goal: the goal cell ``(x, y)``.
         node_cost: cost from every portal side to the goal (inf = unreachable).
-        fields: ``{sector id: (dist, best_move, direction)}`` built so far.
+        fields: ``{sector id: (dist, best_move, direction)}`` built so far (``dist`` and
+            ``direction``, float32, are views of one map-sized array each).
     """
 
     def __init__(self, graph: SectorGraph, goal: tuple[int, int]) -> None:
@@ -388,12 +389,16 @@ class SectorOrder:
             ring, ring_values = self._seed_values(sid)
             seeds = [self.goal] if sid == self.goal_sector else np.zeros((0, 2))
             values = [0.0] if sid == self.goal_sector else []
-            f = self.graph.local_field(sid, seeds, values, ring, ring_values, with_directions=True)
-            self.fields[sid] = f
+            dist, best, direction = self.graph.local_field(sid, seeds, values, ring, ring_values,
+                                                           with_directions=True)
             self._seeds_used[sid] = (ring, ring_values)
             sec = self.graph.sectors[sid]
-            self._direction[sec.y0:sec.y0 + sec.h, sec.x0:sec.x0 + sec.w] = f[2]
-            self._cost[sec.y0:sec.y0 + sec.h, sec.x0:sec.x0 + sec.w] = f[0]
+            at = (slice(sec.y0, sec.y0 + sec.h), slice(sec.x0, sec.x0 + sec.w))
+            self._direction[at] = direction
+            self._cost[at] = dist
+            # views of the map-sized arrays, not second copies (a 768² map fully built held
+            # ~10 MB more per order that way)
+            f = self.fields[sid] = (self._cost[at], best, self._direction[at])
             self._built[sid] = True
         return f
 
