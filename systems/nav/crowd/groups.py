@@ -450,9 +450,8 @@ class GroupSteering:
             return _values_under(order.corridor.field.integration, order.corridor.inside, True, False, position,
                                  members, view.origin_x, view.origin_y, view.cell_size)
         field = order.field if order.field is not None else self.crowd.flow_field(order.goal)
-        if isinstance(field, SectorOrder):                  # sector tiles: inf = not built (sampled, so rare)
-            return _values_under(field.built_cost_map(), _NO_MASK, False, True, position, members, view.origin_x,
-                                 view.origin_y, view.cell_size)
+        if isinstance(field, SectorOrder):                  # sector tiles: NaN where not built (sampled, so rare)
+            return field.cost_under(position[members])
         return _values_under(field.integration, _NO_MASK, False, False, position, members, view.origin_x,
                              view.origin_y, view.cell_size)
 

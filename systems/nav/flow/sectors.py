@@ -345,7 +345,8 @@ class SectorOrder:
         # Every built sector's directions also land in one map-sized array, so sampling many
         # units is one gather, whatever the number of sectors they stand in.
         self._direction = np.zeros(graph.grid.shape + (2,), dtype=np.float32)
-        self._cost = np.full(graph.grid.shape, np.inf, dtype=np.float32)     # built sectors' costs
+        # built sectors' costs; zeros (pages committed only where written), as the directions
+        self._cost = np.zeros(graph.grid.shape, dtype=np.float32)
         self._built = np.zeros(len(graph.sectors), dtype=bool)
         self.replan()
 
@@ -435,9 +436,18 @@ class SectorOrder:
         return out
 
     def built_cost_map(self) -> np.ndarray:
-        """The map-sized integration values of the sectors built so far (inf elsewhere);
-        read-only by convention."""
+        """The map-sized integration values of the sectors built so far (0 in sectors not built
+        yet: ``cost_under`` tells them apart); read-only by convention."""
         return self._cost
+
+    def cost_under(self, points: np.ndarray) -> np.ndarray:
+        """Integration values under world points ``(N, 2|3)`` (clipped to the map), float64; NaN
+        where the sector is not built yet or the cell does not reach the goal. Builds nothing."""
+        g = self.graph
+        grid = g.grid
+        pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64)[:, :2])
+        return _cost_under(self._cost, self._built, g.size, g.cols, grid.cell_size, grid.origin[0], grid.origin[1],
+                           pts)
 
     def best_moves(self, cells: np.ndarray) -> np.ndarray:
         """``best_move`` of ``(N, 2)`` cells (-1 where none)."""
@@ -543,3 +553,16 @@ def _group_by_source(src, n_nodes):
         order[fill[src[e]]] = e
         fill[src[e]] += 1
     return start, order
+
+
+@njit(cache=True)
+def _cost_under(cost, built, size, cols, cell_size, origin_x, origin_y, points):
+    """``SectorOrder.cost_under``'s pass over the points."""
+    h, w = cost.shape
+    out = np.empty(points.shape[0])
+    for i in range(points.shape[0]):
+        x = min(max(int(math.floor((points[i, 0] - origin_x) / cell_size)), 0), w - 1)
+        y = min(max(int(math.floor((points[i, 1] - origin_y) / cell_size)), 0), h - 1)
+        v = float(cost[y, x])
+        out[i] = v if built[(y // size) * cols + x // size] and not math.isinf(v) else np.nan
+    return out

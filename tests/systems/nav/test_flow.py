@@ -273,6 +273,15 @@ def test_sector_fields_are_built_lazily_only_where_asked():
     cells = np.argwhere(grid.passable)[:, ::-1][:40]
     order.sample(grid.cells_to_world(cells))
     assert set(order.fields) == set(tiles.sector_of(cells).tolist())
+    # cost_under: the cost where a sector is built (NaN where the goal is out of reach), NaN
+    # (not 0) where none is built yet
+    others = np.argwhere(grid.passable)[:, ::-1]
+    unbuilt = others[~np.isin(tiles.sector_of(others), list(order.fields))][:40]
+    cost = order.cost(cells)
+    assert np.isfinite(cost).any()
+    np.testing.assert_allclose(order.cost_under(grid.cells_to_world(cells)), np.where(np.isinf(cost), np.nan, cost),
+                               rtol=1e-6)
+    assert np.isnan(order.cost_under(grid.cells_to_world(unbuilt))).all()
 
 
 def test_changing_cells_rebuilds_only_what_it_touches():
