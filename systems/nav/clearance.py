@@ -26,11 +26,14 @@ from .grid_edits import nearest_open_cells
 if TYPE_CHECKING:
     from .flow.sectors import SectorGraph
 
-__all__ = ["REACH", "clearance_map", "SizedGrids"]
+__all__ = ["REACH", "WIDE", "clearance_map", "SizedGrids"]
 
 #: Clearance is exact up to ``REACH - 0.5`` cells (2.5: radii up to 2 cells, the issue's range,
 #: and a margin); farther walls are not looked for, so larger values read as ``REACH - 0.5``.
 REACH = 3
+#: Agents of a radius above this many cells are wide: they plan on a grid of cells that clear
+#: them (any open cell clears half a cell), and keep their whole radius off walls.
+WIDE = 0.5
 #: Radius classes are rounded up to this fraction of a cell.
 CLASS_STEP = 0.25
 

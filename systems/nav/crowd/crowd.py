@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from ..clearance import WIDE
 from ..errors import NavError
 from ..flow.field import FlowField
 from ..flow.sectors import SectorGraph, SectorOrder
@@ -150,7 +151,7 @@ class Crowd(CrowdJobs, CrowdMotion):
         s.flock_group[ids, 0] = int(group)
         s.flock_params[ids] = (separation, cohesion, alignment, flock_radius)
         s.agent_flags[ids, F_AVOIDANCE] = bool(avoidance)
-        if radius > 0.5 * cs:                   # its class grid (and tiles) made now, not in an order's tick
+        if radius > WIDE * cs:                   # its class grid (and tiles) made now, not in an order's tick
             self.sized_grids().warm(radius, self.config.sector_size if self.uses_tiles else None)
         return ids
 

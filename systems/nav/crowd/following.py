@@ -21,6 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..clearance import WIDE
 from ..grid import segment_clear
 from ..steering.orca import wall_body
 from .state import F_PAUSED, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState
@@ -127,7 +128,7 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
                 # mouth keeps turning back to it and never passes. (A unit wider than half a cell
                 # walks legs planned clear of its whole body: no exception for it.)
                 passed = (px - wx) * (nx - wx) + (py - wy) * (ny - wy) > 0.0
-                if (params[a, 1] > 0.5 * cs or (dist > params[a, 1] and not passed)
+                if (params[a, 1] > WIDE * cs or (dist > params[a, 1] and not passed)
                         or not segment_clear(passable, cs, ox, oy, px, py, nx, ny)):
                     break
             if idx == link_at[a]:

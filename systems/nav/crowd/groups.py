@@ -27,6 +27,7 @@ from dataclasses import field as dataclass_field
 import numpy as np
 from numba import njit
 
+from ..clearance import WIDE
 from ..flow.corridor import CorridorField
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
@@ -138,7 +139,7 @@ class GroupSteering:
         steerable = _steerable(s, rows)
         detours = self.crowd.config.leader_fallback != "field"
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=len(uniq)) > 0
-        batch = FieldBatch(grid, rows)                  # map-sized fields are sampled in one pass
+        batch = FieldBatch(grid, rows)                  # sector-tile groups are sampled in one pass
         batched: dict[int, GroupOrder] = {}
         for gi in range(len(uniq)):
             key = _group_key(keys[first[gi]])
@@ -387,7 +388,7 @@ class GroupSteering:
             crowd.queue.submit(("group", key), LeaderPlan(job, crowd, order))
         elif key[3] == POTENTIAL:
             crowd.queue.submit(("group", key), crowd.potential_job(goal))
-        elif r_max > 0.5 * grid.cell_size:
+        elif r_max > WIDE * grid.cell_size:
             crowd.queue.submit(("group", key), crowd.sized_field_job(goal, r_max))     # wide units
         elif crowd.config.congestion and not crowd.uses_tiles:
             crowd.queue.submit(("group", key), crowd.congested_field_job(key, goal, order.start, len(members)))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..clearance import WIDE
 from ..result import PathStatus
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, MeshJob, Route, route_from_cells
 from .state import P_RADIUS, PLANNERS, NavState
@@ -33,7 +34,7 @@ class CrowdJobs(CrowdStructures):
         if method in self.rebuilds.stale:
             method = "astar"              # its structure predates a map edit: exact on the grid until rebuilt
         radius = float(s.agent_params[i, P_RADIUS])
-        if radius > 0.5 * grid.cell_size:
+        if radius > WIDE * grid.cell_size:
             return self._sized_job(i, method, radius, target, start, goal)
         if method == "dstar":
             job = self._dstar_job(i, start, goal, target)

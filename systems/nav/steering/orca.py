@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..clearance import WIDE
 from .proximity_grid import build_proximity_grid, cell_window
 
 __all__ = ["OrcaAgents", "OrcaSettings", "orca_velocities", "WALL_BODY", "wall_body"]
@@ -43,7 +44,7 @@ WALL_BODY = 0.5
 def wall_body(radius, cell_size):
     """The part of ``radius`` kept clear of walls: ``WALL_BODY`` of it up to half a cell (units
     planned on the plain grid), all of it above (units planned on cells that clear it)."""
-    return radius if radius > 0.5 * cell_size else WALL_BODY * radius
+    return radius if radius > WIDE * cell_size else WALL_BODY * radius
 
 
 class OrcaAgents(NamedTuple):
