@@ -18,14 +18,33 @@ from numba import njit, typed
 
 from ..flow.sectors import SectorOrder
 
-__all__ = ["FieldBatch"]
+__all__ = ["FieldBatch", "BatchLists"]
+
+
+class BatchLists:
+    """The numba lists of the groups' maps, kept from tick to tick while the same maps are
+    gathered in the same order (building three lists of 100 maps costs ~0.5 ms)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, ...] = ()
+        self._lists: tuple = ()
+
+    def of(self, directions: list, costs: list, built: list) -> tuple[typed.List, typed.List, typed.List]:
+        """Typed lists of ``directions``, ``costs`` and ``built`` (reused when unchanged)."""
+        key = tuple(id(a) for a in directions + costs + built)
+        if key != self._key:
+            # the lists hold the arrays, so their ids cannot be reused while the key is kept
+            self._lists = (typed.List(directions), typed.List(costs), typed.List(built))
+            self._key = key
+        return self._lists
 
 
 class FieldBatch:
     """Groups gathered for one batched sampling (``add``), then sampled (``run``)."""
 
-    def __init__(self, grid, rows: np.ndarray) -> None:
+    def __init__(self, grid, rows: np.ndarray, lists: BatchLists | None = None) -> None:
         self.grid = grid
+        self.lists = lists if lists is not None else BatchLists()
         self.rows = rows                                   # the agents of the tick's walking rows
         self.taken: list[np.ndarray] = []                  # per group: its indices into ``rows``
         self.directions: list[np.ndarray] = []
@@ -55,7 +74,8 @@ class FieldBatch:
         missing = np.zeros(len(self.rows), dtype=np.bool_)
         starts = np.zeros(len(self.taken) + 1, dtype=np.int64)
         starts[1:] = np.cumsum([len(t) for t in self.taken])
-        _sample_all(typed.List(self.directions), typed.List(self.costs), typed.List(self.built), self.sector_size,
+        directions, costs, built = self.lists.of(self.directions, self.costs, self.built)
+        _sample_all(directions, costs, built, self.sector_size,
                     self.sector_cols, np.concatenate(self.taken), starts, self.rows, position, view.origin_x,
                     view.origin_y, view.cell_size, direction, togo_of_agent, missing)
         return np.flatnonzero(missing)

@@ -65,35 +65,43 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
     max_speed = np.ascontiguousarray(params[:, P_MAX_SPEED])
     pos2 = np.ascontiguousarray(s.position[:n, :2])
     sep, wall = np.zeros((n, 2)), np.zeros((n, 2))
-    pull = np.stack([s.pull_x[:n], s.pull_y[:n]], axis=1)
     pairs = 0
     if steer.any():
         refresh = steer & ~settled
         if refresh.sum() > LOD_AGENTS:
-            refresh &= ((np.arange(n) + tick) % LOD_STRIDE == 0) | np.isnan(pull[:, 0])
+            refresh &= ((np.arange(n) + tick) % LOD_STRIDE == 0) | np.isnan(s.pull_x[:n])
         neighbours = member & ((nav_state == NavState.FOLLOWING) | (nav_state == NavState.FINISHED))
         personal = PERSONAL_SPACE * params[:, P_RADIUS]
         coh, ali = np.zeros((n, 2)), np.zeros((n, 2))
         pairs = flock_forces(pos2, np.ascontiguousarray(s.velocity[:n, :2]), np.ascontiguousarray(s.flock_group[:n, 0]),
                              np.ascontiguousarray(s.flock_params[:n, FL_RADIUS]), personal, max_speed, neighbours,
                              steer, sep, coh, ali, refresh)
-        fresh = coh * s.flock_params[:n, FL_COHESION, None] + ali * s.flock_params[:n, FL_ALIGNMENT, None]
-        pull[refresh] = fresh[refresh]
-        pull[settled] = np.nan                         # walking again, a unit refreshes at once
-        s.pull_x[:n] = pull[:, 0]
-        s.pull_y[:n] = pull[:, 1]
+        _store_pull(s.pull_x, s.pull_y, coh, ali, s.flock_params, refresh, settled)
     use_walls = bool(flow.any() and wall_avoidance > 0)
     if use_walls:
         reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
-        wall_repulsion(pos2, flow, reach, grid.view, wall)
-    _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, pull, wall,
+        wall_repulsion(pos2, flow, reach, grid.view, wall, grid.move_masks(), grid.padded()[1])
+    _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, s.pull_x, s.pull_y, wall,
              wall_avoidance if use_walls else 0.0, s.position, s.home_x, s.home_y, HOME_PULL)
     return int(pairs)
 
 
 @njit(cache=True)
-def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, pull, wall, wall_weight, position,
-             home_x, home_y, home_pull):
+def _store_pull(pull_x, pull_y, cohesion, alignment, flock_params, refresh, settled):
+    """The weighted cohesion + alignment of the ``refresh`` units is kept (a level of detail
+    refreshes it for some units a tick); a settled unit's is cleared (NaN: walking again, it is
+    refreshed at once)."""
+    for i in range(refresh.shape[0]):
+        if settled[i]:
+            pull_x[i] = pull_y[i] = np.nan
+        elif refresh[i]:
+            pull_x[i] = cohesion[i, 0] * flock_params[i, FL_COHESION] + alignment[i, 0] * flock_params[i, FL_ALIGNMENT]
+            pull_y[i] = cohesion[i, 1] * flock_params[i, FL_COHESION] + alignment[i, 1] * flock_params[i, FL_ALIGNMENT]
+
+
+@njit(cache=True)
+def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, pull_x, pull_y, wall, wall_weight,
+             position, home_x, home_y, home_pull):
     """velocity += flock pushes (settled units: only separation, no drift of their own) and the
     wall push, which steers but never brakes (its part against the heading is dropped: at a
     narrow gap's mouth it would cancel the flow and jam it); capped at max_speed."""
@@ -105,9 +113,9 @@ def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, pull,
         if steer[i]:
             px += sep[i, 0] * flock_params[i, 0]
             py += sep[i, 1] * flock_params[i, 0]
-            if not settled[i] and not math.isnan(pull[i, 0]):     # weighted cohesion + alignment
-                px += pull[i, 0]
-                py += pull[i, 1]
+            if not settled[i] and not math.isnan(pull_x[i]):      # weighted cohesion + alignment
+                px += pull_x[i]
+                py += pull_y[i]
         if flow[i] and wall_weight > 0.0:
             wx, wy = wall[i, 0], wall[i, 1]
             norm = math.sqrt(vx * vx + vy * vy)

@@ -14,9 +14,12 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .proximity_grid import build_proximity_grid
+from .proximity_grid import build_proximity_grid_xy
 
 __all__ = ["flock_forces"]
+
+#: Bucket columns per flock radius (buckets are a radius tall and this many times narrower).
+STRIPS = 2
 
 
 def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
@@ -38,30 +41,34 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     cell = float(radius[active].max())
     if cell <= 0.0:
         return 0
-    buckets = build_proximity_grid(pos, active, cell)
+    # buckets as tall as the widest flock radius and narrower: a scan reads one run of neighbours
+    # per row of buckets (so few rows: per-row bookkeeping is what small square buckets cost),
+    # and narrow columns keep that run close to the circle it needs
+    buckets = build_proximity_grid_xy(pos, active, cell / STRIPS, cell)
     pairs = 0
     full = steer & refresh
     if full.any():
         pairs += _flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
-                             alignment, buckets, cell, cell, True)
+                             alignment, buckets, cell, STRIPS, cell, True)
     near_only = steer & ~refresh
     if near_only.any():
         # separation only: scan just the buckets the personal space touches (2 × 2 mostly)
         reach = np.minimum(personal, radius)
         pairs += _flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation, cohesion,
-                             alignment, buckets, cell, float(reach[near_only].max()), False)
+                             alignment, buckets, cell, STRIPS, float(reach[near_only].max()), False)
     return pairs
 
 
 # reassociation lets the bucket scans' sums vectorise; no finite-math assumptions (NaN stays NaN)
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
 def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
-                buckets, cell, scan, with_pull):
+                buckets, cell, strips, scan, with_pull):
     """One scan of the ``steer`` agents' neighbourhoods: the ``buckets`` (side ``cell`` ≥ every
     ``radius``) within ``scan`` of each; separation, and with ``with_pull`` cohesion and alignment
     (zero without mates)."""
     n = pos.shape[0]
     order, starts, ox, oy, cols, rows = buckets
+    cell_x = cell / strips
     # neighbours' data in bucket order: the scans below read memory in sequence
     near_pos = pos[order, :2]
     near_vel = vel[order, :2]
@@ -78,8 +85,6 @@ def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, sep
         gi = group[i]
         r0 = max(int(math.floor((py - scan - oy) / cell)), 0)
         r1 = min(int(math.floor((py + scan - oy) / cell)), rows - 1)
-        c0 = max(int(math.floor((px - scan - ox) / cell)), 0)
-        c1 = min(int(math.floor((px + scan - ox) / cell)), cols - 1)
         cnt = 0.0
         on_top = 0.0
         cx = 0.0
@@ -89,31 +94,28 @@ def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, sep
         sx = 0.0
         sy = 0.0
         for row in range(r0, r1 + 1):
-            for col in range(c0, c1 + 1):
-                k = row * cols + col
-                for e in range(starts[k], starts[k + 1]):
-                    # branch-free over the bucket (mates within the radius weigh 1, others 0):
-                    # the compiler vectorises it; an agent itself adds nothing (d = 0, on top)
-                    dx = px - near_pos[e, 0]
-                    dy = py - near_pos[e, 1]
-                    d2 = dx * dx + dy * dy
-                    mate = 1.0 if near_group[e] == gi else 0.0
-                    w = mate if d2 < r2 else 0.0
-                    cnt += w
-                    cx += w * near_pos[e, 0]
-                    cy += w * near_pos[e, 1]
-                    vx += w * near_vel[e, 0]
-                    vy += w * near_vel[e, 1]
-                    d = math.sqrt(d2)
-                    push = w * (1.0 - d / pr) / d if 1e-9 < d < pr else 0.0
-                    sx += dx * push
-                    sy += dy * push
-                    on_top += w if d <= 1e-9 else 0.0
+            # the buckets of one row that the scan's circle touches are one run of neighbours
+            band = oy + row * cell
+            dy_band = min(max(band - py, py - band - cell, 0.0), scan)
+            half = math.sqrt(scan * scan - dy_band * dy_band)
+            c0 = max(int(math.floor((px - half - ox) / cell_x)), 0)
+            c1 = min(int(math.floor((px + half - ox) / cell_x)), cols - 1)
+            if c0 <= c1:
+                a, b, c, d, e, f, g, h = _scan_run(starts[row * cols + c0], starts[row * cols + c1 + 1], px, py, gi,
+                                                   r2, pr, near_pos, near_vel, near_group)
+                cnt += a
+                on_top += b
+                cx += c
+                cy += d
+                vx += e
+                vy += f
+                sx += g
+                sy += h
         own = 1.0 if active[i] else 0.0                # the agent itself was counted when a neighbour
         cnt, on_top, cx, cy, vx, vy = cnt - own, on_top - own, cx - own * px, cy - own * py, vx - own * vel[i, 0], \
             vy - own * vel[i, 1]
         if on_top > 0.0:                               # mates exactly on top (they share its bucket)
-            sx += _split_on_top(i, px, py, gi, ox, oy, cell, cols, starts, order, near_pos, near_group)
+            sx += _split_on_top(i, px, py, gi, ox, oy, cell_x, cell, cols, starts, order, near_pos, near_group)
         pairs += int(cnt)
         separation[i, 0] = sx if cnt > 0 else 0.0
         separation[i, 1] = sy if cnt > 0 else 0.0
@@ -126,11 +128,37 @@ def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, sep
     return pairs
 
 
+@njit(cache=True, inline="always", fastmath={"reassoc", "contract", "nsz", "arcp"})
+def _scan_run(e0, e1, px, py, gi, r2, pr, near_pos, near_vel, near_group):
+    """Sums over neighbours ``e0 .. e1`` (in bucket order) of a unit at ``(px, py)`` of group
+    ``gi``: mates within the radius, those on top, their positions and velocities, and the
+    separation push. Branch-free (mates within the radius weigh 1, others 0), so the compiler
+    vectorises it; a unit itself adds a count and an ``on_top`` (d = 0), nothing else."""
+    cnt = on_top = cx = cy = vx = vy = sx = sy = 0.0
+    for e in range(e0, e1):
+        dx = px - near_pos[e, 0]
+        dy = py - near_pos[e, 1]
+        d2 = dx * dx + dy * dy
+        mate = 1.0 if near_group[e] == gi else 0.0
+        w = mate if d2 < r2 else 0.0
+        cnt += w
+        cx += w * near_pos[e, 0]
+        cy += w * near_pos[e, 1]
+        vx += w * near_vel[e, 0]
+        vy += w * near_vel[e, 1]
+        d = math.sqrt(d2)
+        push = w * (1.0 - d / pr) / d if 1e-9 < d < pr else 0.0
+        sx += dx * push
+        sy += dy * push
+        on_top += w if d <= 1e-9 else 0.0
+    return cnt, on_top, cx, cy, vx, vy, sx, sy
+
+
 @njit(cache=True, inline="always")
-def _split_on_top(i, px, py, gi, ox, oy, cell, cols, starts, order, near_pos, near_group):
+def _split_on_top(i, px, py, gi, ox, oy, cell_x, cell, cols, starts, order, near_pos, near_group):
     """Separation along x from mates exactly on top of agent ``i`` (they share its bucket): +1
     from each of higher index, -1 from each of lower (kept out of the vectorised scan)."""
-    k = int(math.floor((py - oy) / cell)) * cols + int(math.floor((px - ox) / cell))
+    k = int(math.floor((py - oy) / cell)) * cols + int(math.floor((px - ox) / cell_x))
     sx = 0.0
     for e in range(starts[k], starts[k + 1]):
         j = order[e]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["build_proximity_grid", "cell_window", "near_any", "near_any_in_group"]
+__all__ = ["build_proximity_grid", "build_proximity_grid_xy", "cell_window", "near_any", "near_any_in_group"]
 
 
 @njit(cache=True)
@@ -17,6 +17,13 @@ def build_proximity_grid(points, active, cell):
     Returns ``(order, starts, origin_x, origin_y, cols, rows)``: the agents of bucket ``k`` are
     ``order[starts[k]:starts[k + 1]]``, bucket ``k = row * cols + col``.
     """
+    return build_proximity_grid_xy(points, active, cell, cell)
+
+
+@njit(cache=True)
+def build_proximity_grid_xy(points, active, cell_x, cell_y):
+    """``build_proximity_grid`` with buckets ``cell_x`` wide and ``cell_y`` tall (narrow buckets
+    let a scan read a row's run of neighbours close to the circle it needs)."""
     n = points.shape[0]
     min_x = np.inf
     min_y = np.inf
@@ -30,13 +37,13 @@ def build_proximity_grid(points, active, cell):
             max_y = max(max_y, points[i, 1])
     if not (min_x <= max_x):
         return np.zeros(0, dtype=np.int64), np.zeros(2, dtype=np.int64), 0.0, 0.0, 1, 1
-    cols = int((max_x - min_x) / cell) + 1
-    rows = int((max_y - min_y) / cell) + 1
+    cols = int((max_x - min_x) / cell_x) + 1
+    rows = int((max_y - min_y) / cell_y) + 1
     counts = np.zeros(cols * rows + 1, dtype=np.int64)
     key = np.empty(n, dtype=np.int64)
     for i in range(n):
         if active[i]:
-            k = int((points[i, 1] - min_y) / cell) * cols + int((points[i, 0] - min_x) / cell)
+            k = int((points[i, 1] - min_y) / cell_y) * cols + int((points[i, 0] - min_x) / cell_x)
             key[i] = k
             counts[k + 1] += 1
         else:

@@ -8,12 +8,17 @@ from numba import njit
 
 __all__ = ["wall_repulsion"]
 
+#: A move mask with all eight moves legal (``Grid.move_masks``).
+ALL_MOVES = 255
+
 
 @njit(cache=True)
-def wall_repulsion(pos, active, reach, view, out):
+def wall_repulsion(pos, active, reach, view, out, move_masks, padded_width):
     """For each active agent, sum ``(1 - d / reach)`` pushes away from the nearest point of every
     blocked cell of the grid ``view`` (``Grid.view``) closer than ``reach`` (world units, per
-    agent) into ``out`` (``(n, 2)``)."""
+    agent) into ``out`` (``(n, 2)``). ``move_masks`` / ``padded_width``: ``Grid.move_masks()``
+    and ``Grid.padded()[1]``; a cell with all eight moves legal has no wall beside it, so a unit
+    whose reach stays within a cell of its own skips the scan (most of a crowd in the open)."""
     passable, cell_size, origin_x, origin_y, _, _ = view
     h, w = passable.shape
     n = pos.shape[0]
@@ -29,6 +34,8 @@ def wall_repulsion(pos, active, reach, view, out):
         cx = int(math.floor((px - origin_x) / cell_size))
         cy = int(math.floor((py - origin_y) / cell_size))
         span = int(math.ceil(r / cell_size))
+        if span == 1 and 0 <= cx < w and 0 <= cy < h and move_masks[(cy + 1) * padded_width + cx + 1] == ALL_MOVES:
+            continue
         fx = 0.0
         fy = 0.0
         for yy in range(cy - span, cy + span + 1):

@@ -449,3 +449,24 @@ def test_a_big_order_of_single_units_is_queued_over_a_few_ticks_and_all_arrive()
     log = _run(crowd, 2000, dt=1 / 20)
     assert log["reached"] == set(ids.tolist()) and not log["failed"]
     assert (np.hypot(*(crowd.positions[ids, :2] - (55.5, 55.5)).T) < 15).all()
+
+
+def test_the_group_index_is_reused_while_rows_and_keys_repeat_and_redone_when_they_change():
+    from rtsnav.systems.nav.crowd.group_index import GroupIndex
+
+    grid = Grid(np.ones((20, 30), dtype=bool))
+    rng = np.random.default_rng(5)
+    rows = np.sort(rng.choice(1000, 300, replace=False)).astype(np.int64)
+    keys = np.stack([rng.integers(-5, 4, 300), rng.integers(0, 30, 300) // 10, rng.integers(0, 20, 300) // 10,
+                     np.full(300, 3)], axis=1).astype(np.int64)
+    index = GroupIndex()
+    first, inverse, order_rows, bounds = index.of(rows, keys, grid)
+    for g in range(len(first)):                           # each group: its rows, in order, one key
+        members = order_rows[bounds[g]:bounds[g + 1]]
+        assert (inverse[members] == g).all() and (np.diff(members) > 0).all()
+        assert (keys[members] == keys[first[g]]).all()
+    assert len({tuple(k) for k in keys}) == len(first)
+    assert index.of(rows.copy(), keys.copy(), grid)[1] is inverse          # same rows and keys: reused
+    keys[7, 0] = 99                                                        # one unit changes group
+    again = index.of(rows, keys, grid)
+    assert again[1] is not inverse and len(again[0]) == len(first) + 1

@@ -262,18 +262,18 @@ def test_congestion_traffic_is_recounted_as_a_group_arrives():
     a = level.spawns[1][rng.choice(len(level.spawns[1]), 120, replace=False)] + 0.5
     ids = crowd.add_agents(a, radius=0.35, max_speed=4.0, group=1)
     crowd.move(ids, (84.5, 12.5), planner="flowfield")
-    peaks, arrived = [], set()
-    for tick in range(3000):
+    history, arrived = [], set()                                # per tick: (still walking, traffic)
+    for _ in range(3000):
         arrived |= set(crowd.update(DT).reached.tolist())
-        if tick % 30 == 0:
-            peaks.append((len(arrived), float(crowd.traffic.max())))
+        history.append((120 - len(arrived), float(crowd.traffic.max())))
         if len(arrived) == 120:
             break
     assert len(arrived) == 120
-    full = max(t for _, t in peaks)
-    assert full >= 120 - 1e-9                                   # the whole group counted while walking
-    late = [t for done, t in peaks if done >= 100]
-    assert late and min(late) <= 20 + 1e-9                      # recounted: at most the 20 still walking
+    assert max(t for _, t in history) >= 120 - 1e-9            # the whole group counted while walking
+    lag = round(1.0 / DT) + 1                                  # a recount a second
+    for now in range(lag, len(history)):                       # recounted: never more than were walking
+        assert history[now][1] <= history[now - lag][0] + 1e-9
+    assert min(t for _, t in history) <= 30 + 1e-9             # down to a quarter before the order ends
     for _ in range(3):
         crowd.update(DT)
     assert crowd.traffic.max() == 0.0 and not crowd._routes     # the order ended: no traffic left

@@ -402,10 +402,26 @@ def test_wall_repulsion_pushes_away_from_walls_only_when_near():
 """)
     pos = np.array([[1.2, 1.5], [4.0, 1.5]])
     out = np.empty((2, 2))
-    wall_repulsion(pos, np.array([True, True]), np.array([0.8, 0.8]), grid.view, out)
+    wall_repulsion(pos, np.array([True, True]), np.array([0.8, 0.8]), grid.view, out, grid.move_masks(),
+                   grid.padded()[1])
     assert out[0, 0] > 0 and abs(out[0, 1]) < 1e-9         # pushed east, away from the wall
     # the agent at x=4 is 0.5 from nothing blocked... except the map edge? no: y edges are 1.5 away
     assert (out[1] == 0).all()
+
+
+def test_wall_repulsion_skips_open_cells_without_changing_a_push(arena):
+    """Units whose reach stays in their cell skip the scan where no wall is beside the cell
+    (the move mask says so): the pushes equal a full scan of every unit."""
+    rng = np.random.default_rng(3)
+    open_cells = np.argwhere(arena.passable)[:, ::-1]
+    pos = open_cells[rng.integers(0, len(open_cells), 4000)] + rng.uniform(0, 1, (4000, 2))
+    reach = rng.uniform(0.3, 1.8, 4000)                    # spans of one and of two cells
+    active = np.ones(4000, dtype=bool)
+    fast, full = np.empty((4000, 2)), np.empty((4000, 2))
+    wall_repulsion(pos, active, reach, arena.view, fast, arena.move_masks(), arena.padded()[1])
+    wall_repulsion(pos, active, reach, arena.view, full, np.zeros_like(arena.move_masks()), arena.padded()[1])
+    assert np.array_equal(fast, full)
+    assert (np.hypot(*full.T) > 0).sum() > 400             # many units are near a wall
 
 
 def test_potential_field_gets_caught_in_a_bay_and_the_crowd_reports_it():
