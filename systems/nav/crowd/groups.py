@@ -37,7 +37,7 @@ from .detours import Detours
 from .field_batch import BatchLists, FieldBatch
 from .group_index import GroupIndex, pack_keys
 from .leader_plan import LeaderPlan, raw_cells
-from .planners import GridJob
+from .planners import UNITS, GridJob
 from .slots import claim_free_slots
 from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, Mode, NavState
 
@@ -171,11 +171,9 @@ class GroupSteering:
                     if order.corridor is not None or not batch.add(self._field_of(order), moving):
                         direction[moving] = self.directions(order, rows[moving])
                         s.togo[rows[moving]] = self.cost_to_go(order, rows[moving])
-        unbuilt = batch.run(s.position, direction, s.togo)
-        for gi in np.unique(inverse[unbuilt]).tolist():     # in a sector not built yet: build it
-            at = unbuilt[inverse[unbuilt] == gi]
-            direction[at] = self.directions(batched[gi], rows[at])
-            s.togo[rows[at]] = self.cost_to_go(batched[gi], rows[at])
+        unbuilt, sectors = batch.run(s.position, direction, s.togo)
+        if len(unbuilt):
+            self._build_sectors(inverse[unbuilt], sectors, batched)
         for key in [k for k in self.orders if k not in live]:
             self._forget(key)
         walking = ready[inverse] & (state[rows] == NavState.FOLLOWING)
@@ -184,6 +182,17 @@ class GroupSteering:
         at = np.flatnonzero(walking)                        # np.take: 2-D boolean masks are ~15x slower
         self._steer_all(rows[at], inverse[at], np.take(direction, at, axis=0), follower[at], radius,
                         np.take(keys, at, axis=0), dt, np.take(aim, at, axis=0), settle)
+
+    def _build_sectors(self, groups: np.ndarray, sectors: np.ndarray, batched: dict) -> None:
+        """Members of groups ``groups`` stand in sectors ``sectors`` their group's tiles have not
+        built (they follow the coarse route meanwhile): build the sectors under what is left of
+        the tick's planning budget, at least one a tick, those holding the most members first —
+        a sector build is planning, not part of every tick's steering."""
+        queue = self.crowd.queue
+        builds = max(1, (queue.budget - queue.last_units) // UNITS["sector_field"])
+        pairs, counts = np.unique(groups.astype(np.int64) * (1 << 32) + sectors, return_counts=True)
+        for pair in pairs[np.argsort(-counts, kind="stable")][:builds].tolist():
+            self._field_of(batched[pair >> 32]).field(pair & 0xFFFFFFFF)
 
     def _use_slots(self, rows, inverse, keys, first, followers, radius, settle, direction, aim) -> None:
         """Followers near their goal claim the nearest free arrival slot; those with a slot aim

@@ -43,7 +43,8 @@ __all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "Pla
 UNITS: dict[str, int] = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
                          "smoothing_per_cell": 4, "expansion_costed": 3,
                          "navmesh_expansion": 9, "dstar_first": 20_000, "dstar_repair": 1_000,
-                         "tiles_update": 20_000, "tiles_build_step": 300}
+                         "tiles_update": 20_000, "tiles_build_step": 300,
+                         "sector_field": 500}
 #: Work units per cell of a build (fractional: a field's cell is cheaper than an expansion).
 #: A precise smoothing is charged per cell its sight tests examine (measured 1.3-9 ns a cell).
 UNIT_RATES: dict[str, float] = {"field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1,

@@ -32,6 +32,7 @@ from ..grid import Grid, legal_moves
 from ..kernels.csr import csr_dijkstra
 from .direction import directions_serial
 from .integration import integrate
+from .sector_coarse import coarse_directions
 
 __all__ = ["SectorGraph", "SectorOrder"]
 
@@ -364,6 +365,7 @@ class SectorOrder:
             if np.isfinite(local[y, x]):
                 seeds.append(node)
                 costs.append(local[y, x])
+        self.exits = np.full(len(g.sectors), -2, dtype=np.int64)   # coarse route: each sector's exit
         self.node_cost, _ = csr_dijkstra(g.adj_start, g.adj_target, g.adj_cost,
                                          np.asarray(seeds, dtype=np.int64), np.asarray(costs, dtype=np.float64))
         for sid in list(self.fields):
@@ -434,6 +436,36 @@ class SectorOrder:
             _sample_directions(self._direction, self._built, g.size, g.cols, grid.cell_size, grid.origin[0],
                                grid.origin[1], pts, out)
         return out
+
+    def sample_within(self, points: np.ndarray, max_builds: int) -> tuple[np.ndarray, int, np.ndarray]:
+        """``sample`` that builds at most ``max_builds`` missing sector fields (those under the
+        most points first; a crowd's budget sets it). Points in a sector still unbuilt get the
+        coarse route's direction: straight toward the far side of their sector's portal with the
+        least cost to the goal plus distance. Returns ``(directions (N, 2) float32, sectors
+        built, coarse mask)``."""
+        g = self.graph
+        grid = g.grid
+        pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64)[:, :2])
+        out = np.zeros((len(pts), 2), dtype=np.float32)
+        args = (self._direction, self._built, g.size, g.cols, grid.cell_size, grid.origin[0], grid.origin[1], pts, out)
+        missing = _sample_directions(*args)
+        builds = 0
+        if len(missing) and max_builds > 0:
+            sids, counts = np.unique(missing, return_counts=True)
+            for sid in sids[np.argsort(-counts, kind="stable")][:max_builds].tolist():
+                self.field(int(sid))
+                builds += 1
+            missing = _sample_directions(*args)
+        coarse = np.zeros(len(pts), dtype=bool)
+        if len(missing):
+            cells = np.clip(grid.world_to_cells(pts), 0, [grid.width - 1, grid.height - 1])
+            sid_of = g.sector_of(cells)
+            coarse = ~self._built[sid_of]
+            here = np.flatnonzero(coarse)
+            coarse_out = np.zeros((len(here), 2))
+            coarse_directions(g, self.node_cost, self.exits, pts[here], sid_of[here], coarse_out)
+            out[here] = coarse_out
+        return out, builds, coarse
 
     def built_cost_map(self) -> np.ndarray:
         """The map-sized integration values of the sectors built so far (0 in sectors not built

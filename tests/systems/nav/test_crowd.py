@@ -470,3 +470,37 @@ def test_the_group_index_is_reused_while_rows_and_keys_repeat_and_redone_when_th
     keys[7, 0] = 99                                                        # one unit changes group
     again = index.of(rows, keys, grid)
     assert again[1] is not inverse and len(again[0]) == len(first) + 1
+
+
+def test_sector_fields_are_built_under_the_planning_budget_and_units_walk_the_coarse_route_meanwhile(
+        arena, monkeypatch):
+    """Group units entering sectors their order has not built follow the coarse route while the
+    sectors are built under what is left of the tick's budget (at least one a tick): with a
+    budget worth two builds, no tick builds more, and everyone arrives without a wall entry."""
+    from rtsnav.systems.nav.crowd.planners import UNITS
+    from rtsnav.systems.nav.flow.sectors import SectorGraph
+
+    builds = [0]
+    real = SectorGraph.local_field
+
+    def counted(self, *args, **kwargs):
+        builds[0] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SectorGraph, "local_field", counted)
+    crowd = Crowd(arena, CrowdConfig(flow_mode="tiles", sector_size=8, planning_units=2 * UNITS["sector_field"]))
+    crowd.prepare()
+    rng = np.random.default_rng(8)
+    open_cells = np.argwhere(arena.passable & (crowd.grid.components() == crowd.grid.components()[24, 24]))[:, ::-1]
+    ids = crowd.add_agents(open_cells[rng.integers(0, len(open_cells), 60)] + 0.5, max_speed=4.0, group=1)
+    crowd.move(ids, (24.5, 24.5), planner="flowfield")
+    per_tick, reached = [], set()
+    for _ in range(3000):
+        builds[0] = 0
+        reached |= set(crowd.update(1 / 20).reached.tolist())
+        per_tick.append(builds[0])
+        assert _wall_free(crowd)
+        if len(reached) == 60:
+            break
+    assert len(reached) == 60
+    assert max(per_tick[1:]) <= 2 and sum(per_tick) > 4       # many sectors, two a tick at most

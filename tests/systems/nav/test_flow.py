@@ -497,3 +497,32 @@ def test_sector_tiles_built_in_steps_equal_the_ones_built_at_once():
     assert steps > 10
     assert np.array_equal(stepped.adj_start, whole.adj_start) and np.array_equal(stepped.adj_target, whole.adj_target)
     assert np.allclose(stepped.adj_cost, whole.adj_cost)
+
+
+def test_sector_tiles_sample_within_a_build_budget_and_give_the_coarse_route_elsewhere(arena):
+    """``sample_within`` builds at most the sectors it is allowed (those under the most points
+    first); points there read the field as ``sample`` does; points in sectors still unbuilt get
+    the coarse route: a unit step toward the far side of a portal of their sector that leads to
+    the goal (its side's portal cost finite), or nothing where none does."""
+    tiles = SectorGraph(arena, 8)
+    order = tiles.order((24, 24))
+    rng = np.random.default_rng(2)
+    open_cells = np.argwhere(arena.passable)[:, ::-1]
+    points = open_cells[rng.integers(0, len(open_cells), 300)] + rng.uniform(0.1, 0.9, (300, 2))
+    sectors = tiles.sector_of(np.floor(points).astype(np.int64))
+    busiest = np.unique(sectors, return_counts=True)
+    wanted = busiest[0][np.argsort(-busiest[1], kind="stable")][:3]
+    directions, builds, coarse = order.sample_within(points, 3)
+    assert builds == 3 and set(np.flatnonzero(order._built)) == set(wanted.tolist())
+    assert np.array_equal(coarse, ~np.isin(sectors, wanted))
+    assert np.allclose(directions[~coarse], order.sample(points[~coarse]))
+    length = np.hypot(*directions[coarse].T)
+    assert np.allclose(length[length > 0], 1.0, atol=1e-5) and (length > 0).mean() > 0.9
+    for k in np.flatnonzero(coarse)[:50].tolist():
+        exit_far = order.exits[sectors[k]]
+        if exit_far < 0:
+            continue
+        assert np.isfinite(order.node_cost[exit_far ^ 1])
+        assert tiles.node_sector[exit_far ^ 1] == sectors[k]        # a portal of the point's own sector
+        aim = tiles.node_cell[exit_far] + 0.5 - points[k]
+        assert np.allclose(directions[k], aim / np.hypot(*aim), atol=1e-5)
