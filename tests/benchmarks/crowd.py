@@ -86,7 +86,9 @@ def scale_rows(scales, grid) -> list[dict]:
     for kind in ("follow", "flock", "flock_blob"):
         for n in scales:
             rng = np.random.default_rng(n)
-            crowd = Crowd(grid, CrowdConfig(planning_units=10**9))
+            # the default planning budget: sector fields for units entering new sectors are
+            # built under it (a few a tick), as in a game
+            crowd = Crowd(grid, CrowdConfig())
             ids = _populate(crowd, n, kind, rng)
             for _ in range(40 if kind == "follow" else 200):   # plans made, sector fields on the way built
                 crowd.update(DT)
