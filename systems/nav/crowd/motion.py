@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..grid import Grid
+from ..kernels.threads import threads_for
 from ..steering.contacts import resolve_contacts
 from ..steering.movement import move_agents
 from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
@@ -56,7 +57,8 @@ class CrowdMotion:
                             np.ascontiguousarray(s.flock_group[:n, 0]), active, present)
         settings = OrcaSettings(float(cfg.avoidance_distance * grid.cell_size), int(cfg.avoidance_neighbours),
                                 float(cfg.avoidance_horizon), float(cfg.avoidance_wall_horizon))
-        orca_velocities(agents, settings, grid.view, dt, safe)
+        with threads_for(int(active.sum())):
+            orca_velocities(agents, settings, grid.view, dt, safe)
         s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
 
     def _move(self, dt: float) -> None:

@@ -67,6 +67,7 @@ def warm_directions() -> None:
     cost = np.ones(wp * wp)
     for kernel in (directions_serial, _directions_parallel):
         kernel(moves, cost, wp, True, dist, True, best, direction)
+    directions_at(moves, cost, wp, True, dist, True, best, direction, np.zeros(1, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -75,6 +76,15 @@ def directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, directi
     offs = move_offsets(wp)
     for u in range(dist.size):
         _cell_direction(u, moves, cost, offs, uniform, dist, smooth, best_move, direction)
+
+
+@njit(cache=True)
+def directions_at(moves, cost, wp, uniform, dist, smooth, best_move, direction, cells):
+    """``flow_directions`` for the padded flat ``cells`` only (a bounded or restricted field's
+    reached cells; the caller sets the others to no move and a zero direction)."""
+    offs = move_offsets(wp)
+    for i in range(cells.size):
+        _cell_direction(cells[i], moves, cost, offs, uniform, dist, smooth, best_move, direction)
 
 
 @njit(cache=True, parallel=True)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..kernels.threads import threads_for
 from .proximity_grid import build_proximity_grid_xy
 
 __all__ = ["flock_forces"]
@@ -47,15 +48,16 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     buckets = build_proximity_grid_xy(pos, active, cell / STRIPS, cell)
     pairs = 0
     full = steer & refresh
-    if full.any():
-        pairs += _flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
-                             alignment, buckets, cell, STRIPS, cell, True)
     near_only = steer & ~refresh
-    if near_only.any():
-        # separation only: scan just the buckets the personal space touches (2 × 2 mostly)
-        reach = np.minimum(personal, radius)
-        pairs += _flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation, cohesion,
-                             alignment, buckets, cell, STRIPS, float(reach[near_only].max()), False)
+    with threads_for(int(steer.sum())):
+        if full.any():
+            pairs += _flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
+                                 alignment, buckets, cell, STRIPS, cell, True)
+        if near_only.any():
+            # separation only: scan just the buckets the personal space touches (2 × 2 mostly)
+            reach = np.minimum(personal, radius)
+            pairs += _flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation,
+                                 cohesion, alignment, buckets, cell, STRIPS, float(reach[near_only].max()), False)
     return pairs
 
 
