@@ -526,3 +526,18 @@ def test_sector_tiles_sample_within_a_build_budget_and_give_the_coarse_route_els
         assert tiles.node_sector[exit_far ^ 1] == sectors[k]        # a portal of the point's own sector
         aim = tiles.node_cell[exit_far] + 0.5 - points[k]
         assert np.allclose(directions[k], aim / np.hypot(*aim), atol=1e-5)
+
+
+def test_a_bounded_field_runs_directions_on_its_reached_cells_only_with_the_same_result(arena, monkeypatch):
+    """A field that settles few cells (a bounded one here, a corridor in a leader's plan) runs
+    the direction pass on the cells it reached: the same directions and moves as the full pass."""
+    from rtsnav.systems.nav.flow import field as field_module
+    from rtsnav.systems.nav.flow.field import build_field
+
+    seeds = np.array([[10, 10], [30, 20]])
+    sparse = build_field(arena, seeds, limit=6.0)
+    assert np.isfinite(sparse.integration).mean() < 1 / field_module.SPARSE_BELOW     # took the sparse path
+    monkeypatch.setattr(field_module, "SPARSE_BELOW", 0)                                # the full pass
+    full = build_field(arena, seeds, limit=6.0)
+    assert np.array_equal(sparse.direction, full.direction)
+    assert np.array_equal(sparse.best_move, full.best_move) and (sparse.best_move >= 0).sum() > 50
