@@ -63,9 +63,11 @@ SETTLE_WITHIN_PACKING = 1.2
 #: Free slots, best first, checked for straight sight from a unit choosing one.
 SLOT_CANDIDATES = 8
 #: Sector fields a tick may build however busy the planning queue is (more when its budget has
-#: room): below ~16 a 2,000-unit soak with re-orders every 5 s left units on the coarse route
-#: long enough to wedge (386 stuck events at 1 a tick, none at 16; ~0.1 ms a build).
-SECTOR_BUILDS_AT_LEAST = 16
+#: room; ~0.1 ms a build). Units in an unbuilt sector walk the coarse route, which wedges units
+#: against walls if they stay on it: at 16 a tick, 20,000 units scattered in 40 groups over
+#: AcrosstheCape had 1,071 `stuck` events in 3,000 ticks against 91 building every sector at
+#: once; at 256, 92 — a bound on a tick's building only a burst (a new order) reaches.
+SECTOR_BUILDS_AT_LEAST = 256
 #: Slot choice: distance from the unit plus this times the slot's distance from the goal.
 INNER_FIRST = 8.0
 
