@@ -4,7 +4,8 @@ per group.
 
 With 100 groups of 500 the per-group calls cost ~40 µs each (4 ms a tick); here the groups are
 gathered as they are met (``add``) and sampled at once (``run``). A member standing in a sector
-whose field is not built yet is left to the per-group path (which builds it). Only sector tiles
+whose field is not built yet gets the coarse route (``flow/sector_coarse.py``) and is reported, so
+the caller builds that sector (within a per-tick bound). Only sector tiles
 are gathered: they are what large maps (and so large armies) use, and their map-sized arrays
 share one type; whole-map fields keep the per-group path.
 """
@@ -24,7 +25,7 @@ __all__ = ["FieldBatch", "BatchLists"]
 
 class BatchLists:
     """The numba lists of the groups' maps, kept from tick to tick while the same maps are
-    gathered in the same order (building four lists of 100 maps costs ~0.7 ms)."""
+    gathered in the same order (building the lists of 100 groups' maps costs ~0.8 ms)."""
 
     def __init__(self) -> None:
         self._key: tuple[int, ...] = ()

@@ -147,7 +147,7 @@ class GroupSteering:
         steerable = _steerable(s, rows)
         detours = self.crowd.config.leader_fallback != "field"
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=groups) > 0
-        batch = FieldBatch(grid, rows, self.batch_lists)                # sector-tile groups are sampled in one pass
+        batch = FieldBatch(grid, rows, self.batch_lists)    # sector-tile groups are sampled in one pass
         batched: dict[int, GroupOrder] = {}
         for gi in range(groups):
             key = _group_key(keys[first[gi]])

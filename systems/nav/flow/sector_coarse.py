@@ -2,9 +2,9 @@
 direction toward the far side of its sector's portal with the least cost to the goal plus
 distance from the sector's middle (the portal graph's answer, which a built field refines).
 
-A crowd builds sector fields under its planning budget; units that reach an unbuilt sector walk
-this way for the tick or two until it is built, instead of the tick building every sector its
-units enter (measured: 150 builds, ~20 ms a tick, with 100 groups spread over a 768² map).
+A crowd bounds the sector fields a tick builds (``crowd/groups.py`` ``SECTOR_BUILDS_AT_LEAST``);
+units that reach an unbuilt sector walk this way for the tick or few until it is built. It is a
+stopgap, not a route: units kept on it long wedge against walls.
 """
 
 from __future__ import annotations

@@ -441,8 +441,8 @@ class SectorOrder:
         """``sample`` that builds at most ``max_builds`` missing sector fields (those under the
         most points first; a crowd's budget sets it). Points in a sector still unbuilt get the
         coarse route's direction: straight toward the far side of their sector's portal with the
-        least cost to the goal plus distance. Returns ``(directions (N, 2) float32, sectors
-        built, coarse mask)``."""
+        least cost to the goal plus distance from the sector's middle (``sector_coarse``).
+        Returns ``(directions (N, 2) float32, sectors built, coarse mask)``."""
         g = self.graph
         grid = g.grid
         pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64)[:, :2])

@@ -54,7 +54,7 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
             pairs += _flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
                                  alignment, buckets, cell, STRIPS, cell, True)
         if near_only.any():
-            # separation only: scan just the buckets the personal space touches (2 × 2 mostly)
+            # separation only: scan just the bucket runs the personal space touches
             reach = np.minimum(personal, radius)
             pairs += _flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation,
                                  cohesion, alignment, buckets, cell, STRIPS, float(reach[near_only].max()), False)
@@ -65,9 +65,9 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
 def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
                 buckets, cell, strips, scan, with_pull):
-    """One scan of the ``steer`` agents' neighbourhoods: the ``buckets`` (side ``cell`` ≥ every
-    ``radius``) within ``scan`` of each; separation, and with ``with_pull`` cohesion and alignment
-    (zero without mates)."""
+    """One scan of the ``steer`` agents' neighbourhoods: the ``buckets`` (``cell`` ≥ every
+    ``radius`` tall, ``cell / strips`` wide) within ``scan`` of each; separation, and with
+    ``with_pull`` cohesion and alignment (zero without mates)."""
     n = pos.shape[0]
     order, starts, ox, oy, cols, rows = buckets
     cell_x = cell / strips
