@@ -345,12 +345,43 @@ def army_rtsnav(n: int = 10_000, ticks: int = 300, contacts: bool = False) -> di
             "worst_ms": round(float(max(times[20:])), 1)}
 
 
+def scatter_rows(grid, agents: int = 20_000, ticks: int = 3_000) -> list[dict]:
+    """Groups scattered over the map (sector tiles' worst case) under three bounds on the sector
+    fields a tick builds (units in an unbuilt sector walk the coarse route meanwhile): how many
+    arrive and how many ``stuck`` events, against building every sector at once."""
+    from rtsnav.systems.nav.crowd import groups
+
+    rows = []
+    default = groups.SECTOR_BUILDS_AT_LEAST
+    for bound in (16, default, 10**9):
+        groups.SECTOR_BUILDS_AT_LEAST = bound
+        try:
+            crowd = Crowd(grid, CrowdConfig())
+            _populate(crowd, agents, "flock", np.random.default_rng(agents))
+            reached = stuck = 0
+            times = []
+            for _ in range(ticks):
+                t0 = time.perf_counter()
+                ev = crowd.update(DT)
+                times.append((time.perf_counter() - t0) * 1e3)
+                reached += len(ev.reached)
+                stuck += len(ev.stuck)
+        finally:
+            groups.SECTOR_BUILDS_AT_LEAST = default
+        row = {"agents": agents, "ticks": ticks, "sector_builds_a_tick_at_least": bound if bound < 10**9 else "all",
+               "reached": reached, "stuck_events": stuck, "median_tick_ms": round(float(np.median(times)), 2),
+               "worst_tick_ms": round(float(max(times)), 1)}
+        rows.append(row)
+        print(row, flush=True)
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", default="1000,10000,50000,100000")
     ap.add_argument("--soak-ticks", type=int, default=20000)
     ap.add_argument("--soak-agents", type=int, default=2000)
-    ap.add_argument("--skip", default="", help="comma list of parts to skip: scale, esper, orders, avoidance, soak")
+    ap.add_argument("--skip", default="", help="comma list of parts to skip: scale, esper, orders, scatter, avoidance, soak")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     skip = set(args.skip.split(","))
@@ -363,6 +394,8 @@ def main(argv=None) -> int:
         out["esper"] = esper_rows(scales, grid)
     if "orders" not in skip:
         out["orders"] = order_rows()
+    if "scatter" not in skip:
+        out["scatter"] = scatter_rows(grid)
     if "avoidance" not in skip:
         rows = []
         # every rtsnav circle runs to completion (3 × the straight-line time + 30 s at most; the
