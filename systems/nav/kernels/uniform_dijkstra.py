@@ -99,6 +99,27 @@ def integrate_uniform(moves, wp, seeds, seed_values, allowed, dist, limit):
     return state[_SETTLED]
 
 
+@njit(cache=True, inline="always")
+def _relax(m, first, u, offs, du, step, limit, dist, restrict, allowed, q_nodes, q_keys, tail):
+    """Relax the four moves ``first..first+3`` (straight or diagonal: one step length, one
+    queue) from node ``u`` of distance ``du``; returns the queue's new tail."""
+    wide = du + step                                    # in float64, rounded as the bucket kernel does
+    nd = dist.dtype.type(wide)
+    mask = q_nodes.size - 1
+    for k in range(first, first + 4):
+        if (m >> k) & 1 == 0:
+            continue
+        v = u + offs[k]
+        if nd < dist[v] and wide <= limit:
+            if restrict and allowed[v] == 0:
+                continue
+            dist[v] = nd
+            q_nodes[tail & mask] = v
+            q_keys[tail & mask] = nd
+            tail += 1
+    return tail
+
+
 @njit(cache=True)
 def _sweep(moves, wp, seed_nodes, seed_keys, allowed, dist, limit, sq_nodes, sq_keys, dq_nodes, dq_keys, state):
     """Pop and relax until both queues are empty (True) or one has fewer than 8 free slots
@@ -123,21 +144,16 @@ def _sweep(moves, wp, seed_nodes, seed_keys, allowed, dist, limit, sq_nodes, sq_
             dh += 1
         a = sq_keys[sh & smask] if sh < st else inf
         b = dq_keys[dh & dmask] if dh < dt else inf
+        c = inf
         if seed_head < seed_count:
             while seed_head < seed_count and seed_keys[seed_head] != dist[seed_nodes[seed_head]]:
                 seed_head += 1
-            if seed_head < seed_count and seed_keys[seed_head] < a and seed_keys[seed_head] < b:
-                u = seed_nodes[seed_head]
-                du = seed_keys[seed_head]
-                seed_head += 1
-            elif a <= b:
-                u = sq_nodes[sh & smask]
-                du = a
-                sh += 1
-            else:
-                u = dq_nodes[dh & dmask]
-                du = b
-                dh += 1
+            if seed_head < seed_count:
+                c = seed_keys[seed_head]
+        if c < a and c < b:
+            u = seed_nodes[seed_head]
+            du = c
+            seed_head += 1
         elif a <= b:
             if a == inf:
                 done = True
@@ -151,33 +167,8 @@ def _sweep(moves, wp, seed_nodes, seed_keys, allowed, dist, limit, sq_nodes, sq_
             dh += 1
         settled += 1
         m = moves[u]
-        # straight moves, then diagonal ones (each loop's step and queue are constants)
-        wide = du + 1.0                                 # in float64, rounded as the bucket kernel does
-        nd = ftype(wide)
-        for k in range(4):
-            if (m >> k) & 1 == 0:
-                continue
-            v = u + offs[k]
-            if nd < dist[v] and wide <= limit:
-                if restrict and allowed[v] == 0:
-                    continue
-                dist[v] = nd
-                sq_nodes[st & smask] = v
-                sq_keys[st & smask] = nd
-                st += 1
-        wide = du + SQRT2
-        nd = ftype(wide)
-        for k in range(4, 8):
-            if (m >> k) & 1 == 0:
-                continue
-            v = u + offs[k]
-            if nd < dist[v] and wide <= limit:
-                if restrict and allowed[v] == 0:
-                    continue
-                dist[v] = nd
-                dq_nodes[dt & dmask] = v
-                dq_keys[dt & dmask] = nd
-                dt += 1
+        st = _relax(m, 0, u, offs, du, 1.0, limit, dist, restrict, allowed, sq_nodes, sq_keys, st)
+        dt = _relax(m, 4, u, offs, du, SQRT2, limit, dist, restrict, allowed, dq_nodes, dq_keys, dt)
     state[0] = sh
     state[1] = st
     state[2] = dh
