@@ -99,7 +99,7 @@ def test_core_folders_import_without_cycles_and_kernels_stand_alone():
 
 
 # Numba kernels whose one long loop would lose speed if split (each is a single search or sweep).
-LONG_KERNELS = {"integrate_buckets", "visibility_astar", "orca_velocities", "refine_legs",
+LONG_KERNELS = {"visibility_astar", "orca_velocities", "refine_legs",
                 "visible_from"}
 
 
