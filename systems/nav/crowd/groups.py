@@ -31,7 +31,7 @@ from ..clearance import WIDE
 from ..flow.corridor import CorridorField
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
-from ..flow.sectors import SectorOrder
+from ..flow.sectors import SectorOrder, build_fields
 from ..steering.proximity_grid import near_any_in_group
 from .detours import Detours
 from .field_batch import BatchLists, FieldBatch
@@ -197,8 +197,8 @@ class GroupSteering:
         queue = self.crowd.queue
         builds = max(SECTOR_BUILDS_AT_LEAST, (queue.budget - queue.last_units) // UNITS["sector_field"])
         pairs, counts = np.unique(groups.astype(np.int64) * (1 << 32) + sectors, return_counts=True)
-        for pair in pairs[np.argsort(-counts, kind="stable")][:builds].tolist():
-            self._field_of(batched[pair >> 32]).field(pair & 0xFFFFFFFF)
+        chosen = pairs[np.argsort(-counts, kind="stable")][:builds].tolist()
+        build_fields([(self._field_of(batched[pair >> 32]), pair & 0xFFFFFFFF) for pair in chosen])
 
     def _use_slots(self, rows, inverse, keys, first, followers, radius, settle, direction, aim) -> None:
         """Followers near their goal claim the nearest free arrival slot; those with a slot aim

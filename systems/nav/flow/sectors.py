@@ -28,11 +28,10 @@ import numpy as np
 from numba import njit
 
 from ..errors import NavError
-from ..grid import Grid, legal_moves
+from ..grid import Grid
 from ..kernels.csr import csr_dijkstra
-from .direction import directions_serial
-from .integration import integrate
 from .sector_coarse import coarse_directions
+from .sector_fields import sector_field, sector_fields
 
 __all__ = ["SectorGraph", "SectorOrder"]
 
@@ -254,7 +253,7 @@ class SectorGraph:
         values = np.asarray(values, dtype=np.float64).reshape(-1)
         if ring_seeds is None:
             ring_seeds, ring_values = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
-        dist, best, direction = _sector_field(grid.passable, grid.cost, sec.x0, sec.y0, sec.w, sec.h, seeds, values,
+        dist, best, direction = sector_field(grid.passable, grid.cost, sec.x0, sec.y0, sec.w, sec.h, seeds, values,
                                               np.asarray(ring_seeds, dtype=np.int64).reshape(-1, 2),
                                               np.asarray(ring_values, dtype=np.float64).reshape(-1),
                                               with_directions)
@@ -379,31 +378,22 @@ class SectorOrder:
 
     def _seed_values(self, sid: int):
         """Ring seeds of sector ``sid``: the far-side cells of its portals, each at its portal
-        side's cost plus its distance along the portal from the side's middle cell."""
+        side's cost plus its distance along the portal from the side's middle cell (inf where
+        that side does not reach the goal: such cells seed nothing)."""
         cells, far, along = self.graph.ring(sid)
-        base = self.node_cost[far]
-        ok = np.isfinite(base)
-        return cells[ok], base[ok] + along[ok]
+        return cells, self.node_cost[far] + along
 
     def field(self, sid: int):
         """``(dist, best_move, direction)`` of sector ``sid``, built now if needed."""
         f = self.fields.get(sid)
         if f is None:
-            ring, ring_values = self._seed_values(sid)
-            seeds = [self.goal] if sid == self.goal_sector else np.zeros((0, 2))
-            values = [0.0] if sid == self.goal_sector else []
-            dist, best, direction = self.graph.local_field(sid, seeds, values, ring, ring_values,
-                                                           with_directions=True)
-            self._seeds_used[sid] = (ring, ring_values)
-            sec = self.graph.sectors[sid]
-            at = (slice(sec.y0, sec.y0 + sec.h), slice(sec.x0, sec.x0 + sec.w))
-            self._direction[at] = direction
-            self._cost[at] = dist
-            # views of the map-sized arrays, not second copies (a 768² map fully built held
-            # ~10 MB more per order that way)
-            f = self.fields[sid] = (self._cost[at], best, self._direction[at])
-            self._built[sid] = True
+            self.build([sid])
+            f = self.fields[sid]
         return f
+
+    def build(self, sids) -> None:
+        """Build the fields of sectors ``sids`` not built yet, in one kernel call."""
+        build_fields([(self, int(sid)) for sid in sids])
 
     def _gather(self, cells: np.ndarray, which: int, fill, dtype) -> np.ndarray:
         """Per-cell values from field part ``which`` (0 dist, 1 best_move) of each cell's sector."""
@@ -486,66 +476,50 @@ class SectorOrder:
         return self._gather(cells, 1, -1, np.int8)
 
 
-@njit(cache=True)
-def _sector_field(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ring_values, with_directions):
-    """One sector's integration (and directions) on a padded sub-grid of the sector plus a ring
-    of outside cells, which may only be seeds (the far sides of portals): one kernel call, no
-    per-sector numpy set-up (thousands of sector fields are built per second in big crowds)."""
-    gh, gw = passable.shape
-    x0, y0 = sx0 - 1, sy0 - 1
-    w, h = sw + 2, sh + 2
-    wp = w + 2
-    n = (h + 2) * wp
-    sub_pass = np.zeros(n, dtype=np.uint8)
-    sub_cost = np.ones(n)
-    allowed = np.zeros(n, dtype=np.uint8)
-    uniform = True
-    for y in range(h):
-        gy = y0 + y
-        if gy < 0 or gy >= gh:
-            continue
-        for x in range(w):
-            gx = x0 + x
-            if gx < 0 or gx >= gw:
-                continue
-            u = (y + 1) * wp + x + 1
-            ring = x == 0 or y == 0 or x == w - 1 or y == h - 1
-            if not ring:
-                sub_pass[u] = passable[gy, gx]
-                allowed[u] = 1
-            c = cost[gy, gx]
-            sub_cost[u] = c
-            if c != 1.0 and passable[gy, gx]:
-                uniform = False
-    seed_nodes = np.empty(len(seeds) + len(ring_seeds), dtype=np.int64)
-    seed_values = np.empty(len(seeds) + len(ring_seeds))
-    for k in range(len(seeds)):
-        seed_nodes[k] = (seeds[k, 1] - y0 + 1) * wp + seeds[k, 0] - x0 + 1
-        seed_values[k] = values[k]
-    for k in range(len(ring_seeds)):
-        u = (ring_seeds[k, 1] - y0 + 1) * wp + ring_seeds[k, 0] - x0 + 1
-        sub_pass[u] = 1                                    # an open ring cell: a source only
-        seed_nodes[len(seeds) + k] = u
-        seed_values[len(seeds) + k] = ring_values[k]
-    moves = legal_moves(sub_pass, wp)
-    dist = np.full(n, np.inf)
-    integrate(moves, sub_cost, wp, uniform, seed_nodes, seed_values, allowed, dist, np.inf)
-    core_dist = np.empty((sh, sw))
-    core_best = np.empty((sh, sw), dtype=np.int8)
-    core_dir = np.zeros((sh, sw, 2), dtype=np.float32)
-    best = np.empty(n, dtype=np.int8)
-    direction = np.empty((n, 2), dtype=np.float32)
-    if with_directions:
-        directions_serial(moves, sub_cost, wp, uniform, dist, True, best, direction)
-    for y in range(sh):
-        for x in range(sw):
-            u = (y + 2) * wp + x + 2
-            core_dist[y, x] = dist[u]
-            if with_directions:
-                core_best[y, x] = best[u]
-                core_dir[y, x, 0] = direction[u, 0]
-                core_dir[y, x, 1] = direction[u, 1]
-    return core_dist, core_best, core_dir
+def build_fields(requests) -> None:
+    """Build the sector fields of ``(SectorOrder, sector id)`` pairs not built yet: one kernel
+    call per graph for all of them (a big crowd's groups build hundreds a tick, over many
+    orders; a call per sector cost more in Python than the solve itself)."""
+    by_graph: dict[int, dict[tuple[int, int], tuple[SectorOrder, int]]] = {}
+    for order, sid in requests:
+        if sid not in order.fields:
+            by_graph.setdefault(id(order.graph), {})[(id(order), sid)] = (order, sid)
+    for todo in by_graph.values():
+        _build_on_graph(list(todo.values()))
+
+
+def _build_on_graph(todo: list[tuple[SectorOrder, int]]) -> None:
+    g = todo[0][0].graph
+    rings = [g.ring(sid) for _, sid in todo]
+    starts = np.zeros(len(todo) + 1, dtype=np.int64)
+    np.cumsum([len(r[0]) for r in rings], out=starts[1:])
+    cells = np.concatenate([r[0] for r in rings])
+    orders = list({id(o): o for o, _ in todo}.values())
+    offset_of = {}
+    at = 0
+    for o in orders:
+        offset_of[id(o)] = at
+        at += len(o.node_cost)
+    # each ring entry's portal side, in the concatenated portal costs of the orders involved
+    side = np.concatenate([r[1] + offset_of[id(o)] for r, (o, _) in zip(rings, todo)])
+    values = np.concatenate([o.node_cost for o in orders])[side] + np.concatenate([r[2] for r in rings])
+    secs = [g.sectors[sid] for _, sid in todo]
+    k = len(todo)
+    geometry = np.array([(c.x0, c.y0, c.w, c.h) for c in secs], dtype=np.int64).reshape(k, 4)
+    goals = np.array([o.goal if o.goal_sector == sid else (-1, -1) for o, sid in todo], dtype=np.int64).reshape(k, 2)
+    cost = np.empty((k, g.size, g.size), dtype=np.float32)
+    direction = np.empty((k, g.size, g.size, 2), dtype=np.float32)
+    best = np.empty((k, g.size, g.size), dtype=np.int8)
+    sector_fields(g.grid.passable, g.grid.cost, geometry, starts, cells, values, goals, cost, direction, best)
+    for i, ((order, sid), sec) in enumerate(zip(todo, secs)):
+        where = (slice(sec.y0, sec.y0 + sec.h), slice(sec.x0, sec.x0 + sec.w))
+        order._cost[where] = cost[i, :sec.h, :sec.w]
+        order._direction[where] = direction[i, :sec.h, :sec.w]
+        order._seeds_used[sid] = (cells[starts[i]:starts[i + 1]], values[starts[i]:starts[i + 1]])
+        # views of the order's map-sized arrays, not second copies (a 768² map fully built
+        # held ~10 MB more per order that way)
+        order.fields[sid] = (order._cost[where], best[i, :sec.h, :sec.w], order._direction[where])
+        order._built[sid] = True
 
 
 @njit(cache=True)

@@ -284,6 +284,31 @@ def test_sector_fields_are_built_lazily_only_where_asked():
     assert np.isnan(order.cost_under(grid.cells_to_world(unbuilt))).all()
 
 
+def test_one_batch_for_many_orders_builds_what_one_sector_at_a_time_builds():
+    """``build_fields`` solves many orders' sectors in one kernel call; each must equal that
+    sector solved alone from its order's ring seeds (and the goal in the goal's sector)."""
+    from rtsnav.systems.nav.flow.sectors import build_fields
+
+    grid = _map("cape256")
+    tiles = SectorGraph(grid, 16)
+    orders = [tiles.order(_goal(grid, seed)) for seed in (9, 10, 11)]
+    rng = np.random.default_rng(4)
+    wanted = [(o, int(sid)) for o in orders for sid in rng.choice(len(tiles.sectors), 25, replace=False)]
+    wanted += [(o, o.goal_sector) for o in orders]
+    build_fields(wanted + wanted[:5])                  # repeats and built ones are skipped
+    for order, sid in wanted:
+        cells, values = order._seed_values(sid)
+        reach = np.isfinite(values)
+        own = [order.goal] if sid == order.goal_sector else np.zeros((0, 2))
+        dist, best, direction = tiles.local_field(sid, own, [0.0] if sid == order.goal_sector else [],
+                                                  cells[reach], values[reach], with_directions=True)
+        cost, built_best, built_direction = order.fields[sid]
+        assert np.array_equal(cost, dist.astype(np.float32))
+        assert np.array_equal(built_best, best)
+        assert np.array_equal(built_direction, direction)
+    assert np.isfinite(orders[0].fields[orders[0].goal_sector][0]).any()
+
+
 def test_changing_cells_rebuilds_only_what_it_touches():
     grid = Grid(np.ones((64, 64), dtype=bool))
     tiles = SectorGraph(grid, 16)
