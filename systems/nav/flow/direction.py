@@ -73,73 +73,78 @@ def warm_directions() -> None:
 @njit(cache=True)
 def directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, direction):
     """``flow_directions`` on one thread, callable from other kernels (small fields)."""
-    offs = move_offsets(wp)
-    for u in range(dist.size):
-        _cell_direction(u, moves, cost, offs, uniform, dist, smooth, best_move, direction)
+    _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, direction, 0, dist.size, _NO_CELLS)
 
 
 @njit(cache=True)
 def directions_at(moves, cost, wp, uniform, dist, smooth, best_move, direction, cells):
     """``flow_directions`` for the padded flat ``cells`` only (a bounded or restricted field's
     reached cells; the caller sets the others to no move and a zero direction)."""
-    offs = move_offsets(wp)
-    for i in range(cells.size):
-        _cell_direction(cells[i], moves, cost, offs, uniform, dist, smooth, best_move, direction)
+    _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, direction, 0, 0, cells)
+
+
+_NO_CELLS = np.zeros(0, dtype=np.int64)
+#: rows a thread takes at once in the parallel pass
+_ROWS_A_TASK = 16
 
 
 @njit(cache=True, parallel=True)
 def _directions_parallel(moves, cost, wp, uniform, dist, smooth, best_move, direction):
-    offs = move_offsets(wp)
     rows = dist.size // wp
-    for r in prange(rows):
-        for u in range(r * wp, (r + 1) * wp):
-            _cell_direction(u, moves, cost, offs, uniform, dist, smooth, best_move, direction)
+    for t in prange((rows + _ROWS_A_TASK - 1) // _ROWS_A_TASK):
+        lo = t * _ROWS_A_TASK * wp
+        _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, direction,
+                         lo, min(lo + _ROWS_A_TASK * wp, dist.size), _NO_CELLS)
 
 
-@njit(cache=True, inline="always")
-def _cell_direction(u, moves, cost, offs, uniform, dist, smooth, best_move, direction):
-    """One cell's best move and direction (see the module docs)."""
-    mdx = MOVE_UX
-    mdy = MOVE_UY
-    m = moves[u]
-    du = dist[u]
-    best_move[u] = -1
-    direction[u, 0] = 0.0
-    direction[u, 1] = 0.0
-    if m == 0 or not (du < np.inf) or du == 0.0:
-        return
-    best = -1
-    best_val = np.inf
-    sx = 0.0
-    sy = 0.0
-    cu = cost[u]
-    for k in range(8):
-        if (m >> k) & 1 == 0:
-            continue
-        v = u + offs[k]
-        dv = dist[v]
-        if not (dv < np.inf):
-            continue
-        val = dv + step_cost(cost, cu, v, k, uniform)
-        if val < best_val:
-            best_val = val
-            best = k
-        drop = du - dv
-        if drop > 0.0:
-            w = drop / (SQRT2 if k >= 4 else 1.0)          # the slope along the move
-            sx += w * mdx[k]
-            sy += w * mdy[k]
-    best_move[u] = best
-    if best < 0:
-        return
-    if smooth and m == 255:                 # all 8 moves legal: no wall nearby
-        norm = math.sqrt(sx * sx + sy * sy)
-        if norm > 0.0:
-            direction[u, 0] = sx / norm
-            direction[u, 1] = sy / norm
-            return
-    direction[u, 0] = mdx[best]
-    direction[u, 1] = mdy[best]
+@njit(cache=True)
+def _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, direction, lo, hi, cells):
+    """Each cell's best move and direction (see the module docs), for padded flat cells
+    ``lo..hi``, or for ``cells`` when it is not empty. The per-cell body is written out in the
+    loop: as an ``inline="always"`` helper it ran 2× slower (12 vs 24 ns a cell, 2048² map)."""
+    offs = move_offsets(wp)
+    ux = MOVE_UX
+    uy = MOVE_UY
+    listed = cells.size > 0
+    for i in range(cells.size if listed else hi - lo):
+        u = cells[i] if listed else lo + i
+        m = moves[u]
+        du = dist[u]
+        best = -1
+        out_x = 0.0
+        out_y = 0.0
+        if m != 0 and du < np.inf and du != 0.0:
+            best_val = np.inf
+            sx = 0.0
+            sy = 0.0
+            cu = cost[u] if not uniform else 1.0         # a uniform grid never reads its costs
+            for k in range(8):
+                if (m >> k) & 1 == 0:
+                    continue
+                v = u + offs[k]
+                dv = dist[v]
+                if not (dv < np.inf):
+                    continue
+                val = dv + step_cost(cost, cu, v, k, uniform)
+                if val < best_val:
+                    best_val = val
+                    best = k
+                drop = du - dv
+                if drop > 0.0:
+                    w = drop / (SQRT2 if k >= 4 else 1.0)          # the slope along the move
+                    sx += w * ux[k]
+                    sy += w * uy[k]
+            if best >= 0:
+                norm = math.sqrt(sx * sx + sy * sy)
+                if smooth and m == 255 and norm > 0.0:           # all 8 moves legal: no wall nearby
+                    out_x = sx / norm
+                    out_y = sy / norm
+                else:
+                    out_x = ux[best]
+                    out_y = uy[best]
+        best_move[u] = best
+        direction[u, 0] = out_x
+        direction[u, 1] = out_y
 
 
 @njit(cache=True)
