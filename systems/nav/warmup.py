@@ -32,15 +32,17 @@ def warm_up() -> float:
 
 
 def _warm_outside_practice(grid) -> None:
-    """Kernels a crowd's practice run does not reach on its small level: the parallel direction
-    pass of big fields, the Leader/Target election's chain walk, and the sector tiles' own
+    """Kernels a crowd's practice run does not reach on its small level: the field Dijkstra
+    (with its two-thread kernel for big fields) and the parallel direction pass of big fields, the Leader/Target election's chain walk, and the sector tiles' own
     sampling (a crowd samples them in one batched pass; a leader's stray follower calls it)."""
     from .crowd.detours import in_touch
     from .flow.direction import warm_directions
+    from .flow.field import FlowField
     from .flow.sectors import SectorGraph
     from .grid import Grid
 
     warm_directions()
+    FlowField.build(grid, [(0, 0)])          # the field Dijkstra (its two-thread kernel inside it)
     tiles = SectorGraph(Grid(np.ones((8, 8), dtype=bool)), 4)
     points = np.array([[1.5, 1.5], [6.5, 6.5]])
     tiles.order((1, 1)).sample_within(points, 0)           # the coarse route

@@ -1,5 +1,5 @@
-"""The grid Dijkstra kernel (array buckets, stale entries skipped) equals a textbook Dijkstra bit
-for bit: a binary heap in plain Python with the same step rule and the same rounding (each step
+"""The grid Dijkstra kernels (array buckets, stale entries skipped; one thread, and two threads
+with the map dealt in blocks of rows) equal a textbook Dijkstra bit for bit: a binary heap in plain Python with the same step rule and the same rounding (each step
 added in float64, then rounded to the field's dtype). Seeds with starting values, an
 allowed-cells mask, a cost limit, terrain costs, float32 and float64 fields, and buckets that must
 grow while it runs."""
@@ -15,6 +15,7 @@ import pytest
 from rtsnav.levels import load_movingai_map
 from rtsnav.systems.nav import Grid
 from rtsnav.systems.nav.kernels.grid_dijkstra import integrate
+from rtsnav.systems.nav.kernels.parallel_dijkstra import integrate_parallel
 
 ALL = np.ones(1, dtype=np.uint8)
 STEPS = [(dx, dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))]
@@ -55,12 +56,18 @@ def _compare(grid, cells, values, allowed=ALL, limit=np.inf, dtype=np.float32):
     (_, cost), wp = grid.padded()
     flat = np.array([(y + 1) * wp + x + 1 for x, y in cells], dtype=np.int64)
     values = np.asarray(values, dtype=np.float64)
-    fast = np.full(grid.move_masks().size, np.inf, dtype=dtype)
-    settled = integrate(grid.move_masks(), cost, wp, grid.is_uniform, flat, values, allowed, fast, limit)
     oracle, oracle_settled = textbook_dijkstra(grid, flat, values, allowed, limit, dtype)
-    assert np.array_equal(np.isinf(oracle), np.isinf(fast))
-    assert np.array_equal(oracle, fast)                 # bit for bit, not approximately
-    assert settled == oracle_settled
+    for kernel in (integrate, _two_threads):
+        fast = np.full(grid.move_masks().size, np.inf, dtype=dtype)
+        settled = kernel(grid.move_masks(), cost, wp, grid.is_uniform, flat, values, allowed, fast, limit)
+        assert np.array_equal(np.isinf(oracle), np.isinf(fast))
+        assert np.array_equal(oracle, fast)             # bit for bit, not approximately
+        assert settled == oracle_settled
+
+
+def _two_threads(*args):
+    """The two-thread kernel with every bucket split between the threads, however small."""
+    return integrate_parallel(*args, 0)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -98,3 +105,14 @@ def test_steep_terrain_needs_more_buckets_and_still_matches():
     passable = rng.random((40, 50)) > 0.2
     grid = Grid(passable, cost=np.where(rng.random((40, 50)) > 0.5, 60.0, 1.0))   # steps up to ~85
     _compare(grid, [tuple(np.argwhere(passable)[0][::-1])], [0.0])
+
+
+def test_two_threads_mail_across_their_blocks_and_still_match():
+    """A map of many row blocks (the threads' cells alternate every ~64 rows): relaxations
+    across block edges go through the mail; seeds in both threads' blocks."""
+    rng = np.random.default_rng(11)
+    grid = Grid(rng.random((420, 90)) > 0.25, cost=np.where(rng.random((420, 90)) > 0.8, 2.5, 1.0))
+    open_cells = np.argwhere(grid.passable)[:, ::-1]
+    cells = open_cells[rng.choice(len(open_cells), size=4)]
+    _compare(grid, cells, [0.0, 1.5, 0.0, 9.0])
+    _compare(Grid(grid.passable), cells[:1], [0.0], dtype=np.float64)

@@ -1,0 +1,211 @@
+"""The grid Dijkstra on two threads, for map-sized fields: exact, the same distances bit for bit.
+
+Why a bucket can be split between threads: buckets are one cost unit wide and every step costs
+at least 1, so no entry of the current bucket can improve another of it (``grid_dijkstra.py``) —
+its entries are independent and may be taken in any order, by any thread. (This is Δ-stepping
+with Δ equal to the shortest step, where no edge is "light": Meyer & Sanders, "Δ-stepping: a
+parallelizable shortest path algorithm", J. Algorithms 2003.)
+
+Who writes where: the map's cells are dealt to the two threads in alternating blocks of
+consecutive flat indices (``2**shift`` cells, at least ``BLOCK_ROWS`` rows: the owner of cell
+``v`` is ``(v >> shift) & 1``, no division), each thread keeps its own buckets, and it writes
+only its own cells' distances. A relaxation into the other thread's cells goes to a mailbox
+instead, applied by one thread between rounds (a few percent of relaxations: those across block
+edges). So the threads write no memory in common, with no atomics (a thread reads the other's
+distances, which only saves mail: a value lowered meanwhile is still a true path's cost); the rounds are parallel
+regions, one per bucket (a few microseconds each), taken only when the bucket holds enough work
+to pay for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .steps import SQRT2, move_offsets, step_cost
+
+__all__ = ["integrate_parallel", "BLOCK_ROWS"]
+
+#: the least number of rows in a block of cells one thread owns (blocks alternate)
+BLOCK_ROWS = 64
+#: entries of the state array a sweep resumes from
+_BUCKET, _SEED, _SETTLED, _QUEUED = range(4)
+
+
+@njit(cache=True)
+def integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit, min_parallel):
+    """``grid_dijkstra.integrate`` (same arguments and result) with each bucket of at least
+    ``min_parallel`` entries split between two threads."""
+    ftype = dist.dtype.type
+    max_cost = 1.0
+    if not uniform:
+        for i in range(cost.size):
+            if cost[i] > max_cost and cost[i] < np.inf:
+                max_cost = cost[i]
+    nb = 4
+    while nb < int(SQRT2 * max_cost) + 3:
+        nb *= 2
+    shift = 0
+    while (1 << shift) < BLOCK_ROWS * wp:
+        shift += 1
+    order = np.argsort(seed_values)
+    seed_nodes = np.empty(seeds.size, dtype=np.int64)
+    seed_keys = np.empty(seeds.size, dtype=dist.dtype)
+    count = 0
+    for i in range(seeds.size):
+        s = seeds[order[i]]
+        v = ftype(seed_values[order[i]])
+        if v < dist[s] and v <= limit:
+            dist[s] = v
+            seed_nodes[count] = s
+            seed_keys[count] = v
+            count += 1
+    state = np.zeros(4, dtype=np.int64)
+    if count == 0:
+        return 0
+    state[_BUCKET] = int(seed_keys[0])
+    cap = 1024
+    nodes = np.empty((2, nb, cap), dtype=np.int32)
+    keys = np.empty((2, nb, cap), dtype=dist.dtype)
+    # per thread a row of bucket fills, at least a cache line apart (no false sharing)
+    filled = np.zeros((2, max(nb, 8)), dtype=np.int64)
+    while not _sweep(moves, cost, wp, uniform, seed_nodes[:count], seed_keys[:count], allowed, dist, limit,
+                     min_parallel, nb, shift, nodes, keys, filled, state):
+        cap *= 2
+        grown_nodes = np.empty((2, nb, cap), dtype=np.int32)
+        grown_keys = np.empty((2, nb, cap), dtype=dist.dtype)
+        for t in range(2):
+            for b in range(nb):
+                grown_nodes[t, b, :filled[t, b]] = nodes[t, b, :filled[t, b]]
+                grown_keys[t, b, :filled[t, b]] = keys[t, b, :filled[t, b]]
+        nodes = grown_nodes
+        keys = grown_keys
+    return state[_SETTLED]
+
+
+@njit(cache=True)
+def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit, min_parallel, nb, shift,
+           nodes, keys, filled, state):
+    """Empty buckets in order until none is left (True) or the next round might overflow one
+    (False: the caller grows them and calls again). Resumes from ``state``."""
+    restrict = allowed.size == dist.size
+    mask = nb - 1
+    cap = nodes.shape[2]
+    offs = move_offsets(wp)
+    k = state[_BUCKET]
+    seed_head = state[_SEED]
+    settled = state[_SETTLED]
+    queued = state[_QUEUED]
+    n_seeds = seed_nodes.size
+    mail_nodes = np.empty((2, cap), dtype=np.int32)
+    mail_keys = np.empty((2, cap), dtype=dist.dtype)
+    counts = np.zeros((2, 8), dtype=np.int64)            # per thread: settled, pushed, mailed (a line each)
+    while True:
+        if queued == 0:
+            if seed_head >= n_seeds:
+                break
+            k = max(k, int(seed_keys[seed_head]))
+        b = k & mask
+        seeds_now = 0
+        while seed_head + seeds_now < n_seeds and seed_keys[seed_head + seeds_now] < k + 1.0:
+            seeds_now += 1
+        work = filled[0, b] + filled[1, b] + seeds_now
+        if filled.max() + 9 * work > cap:
+            state[_BUCKET] = k
+            state[_SEED] = seed_head
+            state[_SETTLED] = settled
+            state[_QUEUED] = queued
+            return False
+        for _ in range(seeds_now):                       # this round's seeds join its bucket
+            u = seed_nodes[seed_head]
+            o = (u >> shift) & 1
+            nodes[o, b, filled[o, b]] = u
+            keys[o, b, filled[o, b]] = seed_keys[seed_head]
+            filled[o, b] += 1
+            seed_head += 1
+        if work >= min_parallel:
+            _round(b, moves, cost, offs, uniform, dist, limit, restrict, allowed, nodes, keys, filled, mask, shift,
+                   mail_nodes, mail_keys, counts)
+        else:
+            for t in range(2):
+                _take(t, b, moves, cost, offs, uniform, dist, limit, restrict, allowed, nodes[t], keys[t], filled[t],
+                      mask, shift, mail_nodes[t], mail_keys[t], counts[t])
+        # the mail: relaxations into the other thread's cells, applied by this thread alone
+        for t in range(2):
+            for i in range(counts[t, 2]):
+                v = mail_nodes[t, i]
+                nd = mail_keys[t, i]
+                if nd < dist[v]:
+                    dist[v] = nd
+                    o = (v >> shift) & 1
+                    bb = int(nd) & mask
+                    c = filled[o, bb]
+                    nodes[o, bb, c] = v
+                    keys[o, bb, c] = nd
+                    filled[o, bb] = c + 1
+                    queued += 1
+        settled += counts[0, 0] + counts[1, 0]
+        queued += counts[0, 1] + counts[1, 1] + seeds_now - work
+        filled[0, b] = 0
+        filled[1, b] = 0
+        k += 1
+    state[_BUCKET] = k
+    state[_SEED] = seed_head
+    state[_SETTLED] = settled
+    state[_QUEUED] = queued
+    return True
+
+
+@njit(cache=True, parallel=True)
+def _round(b, moves, cost, offs, uniform, dist, limit, restrict, allowed, nodes, keys, filled, mask, shift,
+           mail_nodes, mail_keys, counts):
+    """Bucket ``b`` on two threads, each taking its own cells' entries."""
+    for t in prange(2):
+        _take(t, b, moves, cost, offs, uniform, dist, limit, restrict, allowed, nodes[t], keys[t], filled[t],
+              mask, shift, mail_nodes[t], mail_keys[t], counts[t])
+
+
+@njit(cache=True)
+def _take(t, b, moves, cost, offs, uniform, dist, limit, restrict, allowed, nodes, keys, filled, mask, shift,
+          mail_nodes, mail_keys, counts):
+    """Thread ``t``'s share of bucket ``b`` (``nodes``, ``keys``, ``filled``, the mail arrays and
+    ``counts`` are its own rows): entries relaxed, writing to its own cells only. Counts are kept
+    in locals and written once."""
+    settled = 0
+    pushed = 0
+    mailed = 0
+    for i in range(filled[b]):
+        u = nodes[b, i]
+        du = keys[b, i]
+        if du != dist[u]:                               # stale: improved since it was queued
+            continue
+        settled += 1
+        m = moves[u]
+        cu = cost[u] if not uniform else 1.0
+        for k in range(8):
+            if (m >> k) & 1 == 0:
+                continue
+            v = u + offs[k]
+            wide = du + step_cost(cost, cu, v, k, uniform)     # in float64, then rounded to dist's dtype
+            nd = dist.dtype.type(wide)
+            # (the other thread's cells are read too: a value it lowers meanwhile only makes
+            # this test fail where the mail would have changed nothing)
+            if not (nd < dist[v] and wide <= limit):
+                continue
+            if restrict and allowed[v] == 0:
+                continue
+            if (v >> shift) & 1 != t:
+                mail_nodes[mailed] = v
+                mail_keys[mailed] = nd
+                mailed += 1
+            else:
+                dist[v] = nd
+                bb = int(nd) & mask
+                c = filled[bb]
+                nodes[bb, c] = v
+                keys[bb, c] = nd
+                filled[bb] = c + 1
+                pushed += 1
+    counts[0] = settled
+    counts[1] = pushed
+    counts[2] = mailed
