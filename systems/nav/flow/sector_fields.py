@@ -72,17 +72,19 @@ def _solve(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ring_val
 
 
 @njit(cache=True)
+def _scratch(n):
+    """``_solve``'s scratch arrays for up to ``n`` sub-grid cells."""
+    return (np.empty(n, dtype=np.uint8), np.empty(n), np.empty(n, dtype=np.uint8), np.empty(n),
+            np.empty(n, dtype=np.int8), np.empty((n, 2), dtype=np.float32))
+
+
+@njit(cache=True)
 def sector_field(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ring_values, with_directions):
     """One sector's ``(dist float64 [sh, sw], best_move int8, direction float32 [sh, sw, 2])``
     (the last two zero unless ``with_directions``). ``seeds`` / ``values``: ``(k, 2)`` cells
     inside the sector and their costs; ``ring_seeds`` / ``ring_values``: cells just outside it."""
     n = (sh + 4) * (sw + 4)
-    sub_pass = np.empty(n, dtype=np.uint8)
-    sub_cost = np.empty(n)
-    allowed = np.empty(n, dtype=np.uint8)
-    dist = np.empty(n)
-    best = np.empty(n, dtype=np.int8)
-    direction = np.empty((n, 2), dtype=np.float32)
+    sub_pass, sub_cost, allowed, dist, best, direction = _scratch(n)
     wp = _solve(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ring_values, with_directions,
                 sub_pass, sub_cost, allowed, dist, best, direction)
     core_dist = np.empty((sh, sw))
@@ -109,12 +111,7 @@ def sector_fields(passable, cost, geometry, starts, ring_cells, ring_values, goa
     ``out_best[i]`` (``(K, size, size)`` float32, ``(K, size, size, 2)`` float32, int8)."""
     size = out_cost.shape[1]
     n = (size + 4) * (size + 4)
-    sub_pass = np.empty(n, dtype=np.uint8)
-    sub_cost = np.empty(n)
-    allowed = np.empty(n, dtype=np.uint8)
-    dist = np.empty(n)
-    best = np.empty(n, dtype=np.int8)
-    direction = np.empty((n, 2), dtype=np.float32)
+    sub_pass, sub_cost, allowed, dist, best, direction = _scratch(n)
     zero = np.zeros(1)
     for i in range(geometry.shape[0]):
         sx0, sy0, sw, sh = geometry[i, 0], geometry[i, 1], geometry[i, 2], geometry[i, 3]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .buckets import BUCKET, QUEUED, SEED, SETTLED, bucket_count, next_round, save_state, sorted_seeds
 from .parallel_dijkstra import integrate_parallel
 from .steps import SQRT2, move_offsets, step_cost
 
@@ -35,8 +36,6 @@ PARALLEL_FIELD_CELLS = 1 << 20
 #: costs a few microseconds).
 MIN_PARALLEL_WORK = 1024
 
-#: entries of the state array a sweep resumes from
-_BUCKET, _SEED, _SETTLED, _QUEUED = range(4)
 
 
 @njit(cache=True)
@@ -66,39 +65,17 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
     if dist.size >= PARALLEL_FIELD_CELLS and allowed.size != dist.size and limit == np.inf:
         return integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit,
                                   MIN_PARALLEL_WORK)
-    ftype = dist.dtype.type
-    max_cost = 1.0
-    if not uniform:
-        for i in range(cost.size):
-            if cost[i] > max_cost and cost[i] < np.inf:
-                max_cost = cost[i]
-    # buckets live at once: the current one and those one step beyond it (a power of two, so a
-    # key's bucket is ``int(key) & mask``)
-    nb = 4
-    while nb < int(SQRT2 * max_cost) + 3:
-        nb *= 2
-    # seeds: a queue of their own, sorted by starting value (goals usually all start at 0)
-    order = np.argsort(seed_values)
-    seed_nodes = np.empty(seeds.size, dtype=np.int64)
-    seed_keys = np.empty(seeds.size, dtype=dist.dtype)
-    count = 0
-    for i in range(seeds.size):
-        s = seeds[order[i]]
-        v = ftype(seed_values[order[i]])
-        if v < dist[s] and v <= limit:
-            dist[s] = v
-            seed_nodes[count] = s
-            seed_keys[count] = v
-            count += 1
+    nb = bucket_count(cost, uniform)
+    seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
     state = np.zeros(4, dtype=np.int64)
-    if count == 0:
+    if seed_nodes.size == 0:
         return 0
-    state[_BUCKET] = int(seed_keys[0])
+    state[BUCKET] = int(seed_keys[0])
     cap = 256
     nodes = np.empty((nb, cap), dtype=np.int32)
     keys = np.empty((nb, cap), dtype=dist.dtype)
     filled = np.zeros(nb, dtype=np.int64)
-    while not _sweep(moves, cost, wp, uniform, seed_nodes[:count], seed_keys[:count], allowed, dist, limit,
+    while not _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit,
                      nodes, keys, filled, state):
         # a bucket could overflow in the next round: grow them all (the sweep itself never
         # reallocates, which keeps its loop tight)
@@ -110,7 +87,7 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
             grown_keys[b, :filled[b]] = keys[b, :filled[b]]
         nodes = grown_nodes
         keys = grown_keys
-    return state[_SETTLED]
+    return state[SETTLED]
 
 
 @njit(cache=True)
@@ -121,27 +98,15 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
     mask = filled.size - 1
     cap = nodes.shape[1]
     offs = move_offsets(wp)
-    k = state[_BUCKET]
-    seed_head = state[_SEED]
-    settled = state[_SETTLED]
-    queued = state[_QUEUED]
-    n_seeds = seed_nodes.size
+    k, seed_head, settled, queued = state[BUCKET], state[SEED], state[SETTLED], state[QUEUED]
     while True:
-        if queued == 0:
-            if seed_head >= n_seeds:
-                break
-            k = max(k, int(seed_keys[seed_head]))
-        bound = k + 1.0
+        k, seeds_now = next_round(k, queued, seed_keys, seed_head)
+        if k < 0:
+            break
         b = k & mask
         # a node pushes at most 8 entries: room for this round's worst case, or grow first
-        seeds_now = 0
-        while seed_head + seeds_now < n_seeds and seed_keys[seed_head + seeds_now] < bound:
-            seeds_now += 1
         if filled.max() + 8 * (filled[b] + seeds_now) > cap:
-            state[_BUCKET] = k
-            state[_SEED] = seed_head
-            state[_SETTLED] = settled
-            state[_QUEUED] = queued
+            save_state(state, k, seed_head, settled, queued)
             return False
         for _ in range(seeds_now):
             u = seed_nodes[seed_head]
@@ -161,10 +126,7 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
         queued -= filled[b]
         filled[b] = 0
         k += 1
-    state[_BUCKET] = k
-    state[_SEED] = seed_head
-    state[_SETTLED] = settled
-    state[_QUEUED] = queued
+    save_state(state, k, seed_head, settled, queued)
     return True
 
 

@@ -22,54 +22,34 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .steps import SQRT2, move_offsets, step_cost
+from .buckets import BUCKET, QUEUED, SEED, SETTLED, bucket_count, next_round, save_state, sorted_seeds
+from .steps import move_offsets, step_cost
 
 __all__ = ["integrate_parallel", "BLOCK_ROWS"]
 
 #: the least number of rows in a block of cells one thread owns (blocks alternate)
 BLOCK_ROWS = 64
-#: entries of the state array a sweep resumes from
-_BUCKET, _SEED, _SETTLED, _QUEUED = range(4)
 
 
 @njit(cache=True)
 def integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit, min_parallel):
     """``grid_dijkstra.integrate`` (same arguments and result) with each bucket of at least
     ``min_parallel`` entries split between two threads."""
-    ftype = dist.dtype.type
-    max_cost = 1.0
-    if not uniform:
-        for i in range(cost.size):
-            if cost[i] > max_cost and cost[i] < np.inf:
-                max_cost = cost[i]
-    nb = 4
-    while nb < int(SQRT2 * max_cost) + 3:
-        nb *= 2
+    nb = bucket_count(cost, uniform)
     shift = 0
     while (1 << shift) < BLOCK_ROWS * wp:
         shift += 1
-    order = np.argsort(seed_values)
-    seed_nodes = np.empty(seeds.size, dtype=np.int64)
-    seed_keys = np.empty(seeds.size, dtype=dist.dtype)
-    count = 0
-    for i in range(seeds.size):
-        s = seeds[order[i]]
-        v = ftype(seed_values[order[i]])
-        if v < dist[s] and v <= limit:
-            dist[s] = v
-            seed_nodes[count] = s
-            seed_keys[count] = v
-            count += 1
+    seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
     state = np.zeros(4, dtype=np.int64)
-    if count == 0:
+    if seed_nodes.size == 0:
         return 0
-    state[_BUCKET] = int(seed_keys[0])
+    state[BUCKET] = int(seed_keys[0])
     cap = 1024
     nodes = np.empty((2, nb, cap), dtype=np.int32)
     keys = np.empty((2, nb, cap), dtype=dist.dtype)
     # per thread a row of bucket fills, at least a cache line apart (no false sharing)
     filled = np.zeros((2, max(nb, 8)), dtype=np.int64)
-    while not _sweep(moves, cost, wp, uniform, seed_nodes[:count], seed_keys[:count], allowed, dist, limit,
+    while not _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit,
                      min_parallel, nb, shift, nodes, keys, filled, state):
         cap *= 2
         grown_nodes = np.empty((2, nb, cap), dtype=np.int32)
@@ -80,7 +60,7 @@ def integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, di
                 grown_keys[t, b, :filled[t, b]] = keys[t, b, :filled[t, b]]
         nodes = grown_nodes
         keys = grown_keys
-    return state[_SETTLED]
+    return state[SETTLED]
 
 
 @njit(cache=True)
@@ -92,29 +72,18 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
     mask = nb - 1
     cap = nodes.shape[2]
     offs = move_offsets(wp)
-    k = state[_BUCKET]
-    seed_head = state[_SEED]
-    settled = state[_SETTLED]
-    queued = state[_QUEUED]
-    n_seeds = seed_nodes.size
+    k, seed_head, settled, queued = state[BUCKET], state[SEED], state[SETTLED], state[QUEUED]
     mail_nodes = np.empty((2, cap), dtype=np.int32)
     mail_keys = np.empty((2, cap), dtype=dist.dtype)
     counts = np.zeros((2, 8), dtype=np.int64)            # per thread: settled, pushed, mailed (a line each)
     while True:
-        if queued == 0:
-            if seed_head >= n_seeds:
-                break
-            k = max(k, int(seed_keys[seed_head]))
+        k, seeds_now = next_round(k, queued, seed_keys, seed_head)
+        if k < 0:
+            break
         b = k & mask
-        seeds_now = 0
-        while seed_head + seeds_now < n_seeds and seed_keys[seed_head + seeds_now] < k + 1.0:
-            seeds_now += 1
         work = filled[0, b] + filled[1, b] + seeds_now
         if filled.max() + 9 * work > cap:
-            state[_BUCKET] = k
-            state[_SEED] = seed_head
-            state[_SETTLED] = settled
-            state[_QUEUED] = queued
+            save_state(state, k, seed_head, settled, queued)
             return False
         for _ in range(seeds_now):                       # this round's seeds join its bucket
             u = seed_nodes[seed_head]
@@ -149,10 +118,7 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
         filled[0, b] = 0
         filled[1, b] = 0
         k += 1
-    state[_BUCKET] = k
-    state[_SEED] = seed_head
-    state[_SETTLED] = settled
-    state[_QUEUED] = queued
+    save_state(state, k, seed_head, settled, queued)
     return True
 
 
