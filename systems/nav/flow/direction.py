@@ -117,6 +117,8 @@ def _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, directio
             best_val = np.inf
             sx = 0.0
             sy = 0.0
+            # all 8 moves legal (no wall nearby): the smoothed slope; else only the best move
+            open_all_round = smooth and m == 255
             cu = cost[u] if not uniform else 1.0         # a uniform grid never reads its costs
             for k in range(8):
                 if (m >> k) & 1 == 0:
@@ -130,13 +132,13 @@ def _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, directio
                     best_val = val
                     best = k
                 drop = du - dv
-                if drop > 0.0:
+                if open_all_round and drop > 0.0:
                     w = drop / (SQRT2 if k >= 4 else 1.0)          # the slope along the move
                     sx += w * ux[k]
                     sy += w * uy[k]
             if best >= 0:
                 norm = math.sqrt(sx * sx + sy * sy)
-                if smooth and m == 255 and norm > 0.0:           # all 8 moves legal: no wall nearby
+                if open_all_round and norm > 0.0:
                     out_x = sx / norm
                     out_y = sy / norm
                 else:
