@@ -21,7 +21,7 @@ from ..grid import Grid
 from ..kernels.steps import MOVE_DX, MOVE_DY
 from .direction import directions_at, flow_directions, kernel_directions, make_safe
 from .eikonal import fast_marching, source_seeds
-from .integration import integrate
+from .integration import integrate_field
 from .los import goal_visibility
 
 __all__ = ["FlowField", "build_field"]
@@ -156,7 +156,7 @@ def build_field(grid: Grid, seeds: np.ndarray, values: np.ndarray | None = None,
         offset = float(seed_values.min()) - float(vals.min()) if len(vals) else 0.0
         fast_marching(passable, cost, wp, seeds, seed_values - offset, dist, float(limit))
     else:
-        settled = integrate(moves, cost, wp, grid.is_uniform, flat_seeds, vals, allow, dist, float(limit))
+        settled = integrate_field(moves, cost, wp, grid.is_uniform, flat_seeds, vals, allow, dist, float(limit))
     if not eikonal and settled * SPARSE_BELOW < dist.size:
         # a corridor or a bounded field reaches a few cells: directions there only (on a 512²
         # map a corridor's full pass was 5 ms of an 8 ms stage of a leader's plan)

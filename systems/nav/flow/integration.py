@@ -1,13 +1,35 @@
 """Integration fields: the cost from every cell to the nearest goal (multi-source Dijkstra over
-the grid; the kernel is ``kernels/grid_dijkstra.py``)."""
+the grid; the kernels are ``kernels/grid_dijkstra.py`` and, for big whole-map fields,
+``kernels/parallel_dijkstra.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..kernels.grid_dijkstra import SQRT2, integrate
+from ..kernels.parallel_dijkstra import integrate_parallel
 
-__all__ = ["SQRT2", "integrate", "integration_field"]
+__all__ = ["SQRT2", "integrate", "integrate_field", "integration_field", "PARALLEL_FIELD_CELLS", "MIN_PARALLEL_WORK"]
+
+#: Whole-map fields (no mask, no limit) of at least this many cells run on two threads: a 1024²
+#: map and up. Masked and bounded fields reach few cells of their array, and small ones cost less
+#: than waking the threads. (Chosen here, in Python, so that the kernels called from other
+#: kernels — sector fields, the hierarchy — never compile the two-thread one.)
+PARALLEL_FIELD_CELLS = 1 << 20
+#: Buckets of fewer entries than this are emptied by the calling thread alone (a parallel region
+#: costs a few microseconds).
+MIN_PARALLEL_WORK = 1024
+
+
+def integrate_field(moves, cost, wp: int, uniform: bool, seeds: np.ndarray, seed_values: np.ndarray,
+                    allowed: np.ndarray, dist: np.ndarray, limit: float) -> int:
+    """``kernels.grid_dijkstra.integrate`` (same arguments and result), on two threads for a
+    big whole-map field (``dist`` float32 of at least ``PARALLEL_FIELD_CELLS``, every cell
+    allowed, no limit)."""
+    if dist.size >= PARALLEL_FIELD_CELLS and allowed.size == 1 and limit == np.inf and dist.dtype == np.float32:
+        return integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit,
+                                  MIN_PARALLEL_WORK)
+    return integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit)
 
 
 _ALL = np.ones(1, dtype=np.uint8)
@@ -35,5 +57,5 @@ def integration_field(grid, goals: np.ndarray, *, goal_values: np.ndarray | None
         pad[1:-1, 1:-1] = allowed
         allow = pad.ravel()
     dist = np.full((h + 2) * (w + 2), np.inf)
-    integrate(grid.move_masks(), cost, wp, grid.is_uniform, flat, values, allow, dist, float(limit))
+    integrate_field(grid.move_masks(), cost, wp, grid.is_uniform, flat, values, allow, dist, float(limit))
     return dist.reshape(h + 2, w + 2)[1:-1, 1:-1]

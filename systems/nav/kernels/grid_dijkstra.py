@@ -14,7 +14,8 @@ decrease-key, no per-node row; which bucket a push goes to is arithmetic, not a 
 bucket is emptied whole before the next one, so its array is reused from the start — memory is
 O(buckets × wavefront). (Measured against the doubly-linked-list bucket queue this replaces:
 the same distances bit for bit, 1.5-2.5× faster on 1024²-4096² maps.) Whole-map fields from
-1024² up split each bucket between two threads (``parallel_dijkstra.py``).
+1024² up split each bucket between two threads instead (``parallel_dijkstra.py``, chosen by
+``flow.integration.integrate_field``).
 """
 
 from __future__ import annotations
@@ -23,19 +24,9 @@ import numpy as np
 from numba import njit
 
 from .buckets import BUCKET, QUEUED, SEED, SETTLED, bucket_count, next_round, save_state, sorted_seeds
-from .parallel_dijkstra import integrate_parallel
 from .steps import SQRT2, move_offsets, step_cost
 
-__all__ = ["SQRT2", "integrate", "PARALLEL_FIELD_CELLS", "MIN_PARALLEL_WORK"]
-
-#: Whole-map fields (no mask, no limit) of at least this many cells run on two threads
-#: (``parallel_dijkstra.py``): a 1024² map and up. Masked and bounded fields reach few cells of
-#: their array, and small ones cost less than waking the threads.
-PARALLEL_FIELD_CELLS = 1 << 20
-#: Buckets of fewer entries than this are emptied by the calling thread alone (a parallel region
-#: costs a few microseconds).
-MIN_PARALLEL_WORK = 1024
-
+__all__ = ["SQRT2", "integrate"]
 
 
 @njit(cache=True)
@@ -62,9 +53,6 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
     >>> round(float(dist[3 * wp + 4]), 4)              # cell (3, 2): two diagonal steps and one straight
     3.8284
     """
-    if dist.size >= PARALLEL_FIELD_CELLS and allowed.size != dist.size and limit == np.inf:
-        return integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit,
-                                  MIN_PARALLEL_WORK)
     nb = bucket_count(cost, uniform)
     seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
     state = np.zeros(4, dtype=np.int64)

@@ -123,12 +123,10 @@ def test_warm_up_compiles_the_kernels_a_practice_run_cannot_reach():
     from rtsnav.systems.nav import warm_up
     from rtsnav.systems.nav.flow import FlowField
     from rtsnav.systems.nav.flow.direction import _directions_parallel
-    from rtsnav.systems.nav.kernels.grid_dijkstra import integrate
+    from rtsnav.systems.nav.kernels.parallel_dijkstra import integrate_parallel
 
     warm_up()
-    # (the two-thread Dijkstra is compiled inside ``integrate``: a new signature of it would
-    # mean a compile in the tick)
-    kernels = (_directions_parallel, in_touch, integrate)
+    kernels = (_directions_parallel, in_touch, integrate_parallel)
     before = [len(k.signatures) for k in kernels]
     assert min(before) >= 1
     FlowField.build(Grid(np.ones((600, 600), dtype=bool)), [(3, 3)])
