@@ -27,8 +27,9 @@ from .steps import move_offsets, step_cost
 
 __all__ = ["integrate_parallel", "BLOCK_ROWS"]
 
-#: the least number of rows in a block of cells one thread owns (blocks alternate)
-BLOCK_ROWS = 64
+#: the least number of rows in a block of cells one thread owns (blocks alternate; 32, 64 and
+#: 128 measured 21.1 / 20.4 / 19.5 ns a cell on 20% random walls at 4096²)
+BLOCK_ROWS = 128
 
 
 @njit(cache=True)

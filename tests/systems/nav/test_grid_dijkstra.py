@@ -108,10 +108,10 @@ def test_steep_terrain_needs_more_buckets_and_still_matches():
 
 
 def test_two_threads_mail_across_their_blocks_and_still_match():
-    """A map of many row blocks (the threads' cells alternate every ~64 rows): relaxations
-    across block edges go through the mail; seeds in both threads' blocks."""
+    """A map of several row blocks (40 columns: the threads' cells alternate every ~195 rows):
+    relaxations across block edges go through the mail; seeds in both threads' blocks."""
     rng = np.random.default_rng(11)
-    grid = Grid(rng.random((420, 90)) > 0.25, cost=np.where(rng.random((420, 90)) > 0.8, 2.5, 1.0))
+    grid = Grid(rng.random((900, 40)) > 0.25, cost=np.where(rng.random((900, 40)) > 0.8, 2.5, 1.0))
     open_cells = np.argwhere(grid.passable)[:, ::-1]
     cells = open_cells[rng.choice(len(open_cells), size=4)]
     _compare(grid, cells, [0.0, 1.5, 0.0, 9.0])
