@@ -25,8 +25,10 @@ def integrate_field(moves, cost, wp: int, uniform: bool, seeds: np.ndarray, seed
                     allowed: np.ndarray, dist: np.ndarray, limit: float) -> int:
     """``kernels.grid_dijkstra.integrate`` (same arguments and result), on two threads for a
     big whole-map field (``dist`` float32 of at least ``PARALLEL_FIELD_CELLS``, every cell
-    allowed, no limit)."""
-    if dist.size >= PARALLEL_FIELD_CELLS and allowed.size == 1 and limit == np.inf and dist.dtype == np.float32:
+    allowed, no limit, a few seeds: the two-thread kernel sizes its buckets for a whole round at
+    once, the one-thread kernel takes a round in slices)."""
+    if (dist.size >= PARALLEL_FIELD_CELLS and allowed.size == 1 and limit == np.inf and dist.dtype == np.float32
+            and seeds.size <= MIN_PARALLEL_WORK):
         return integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit,
                                   MIN_PARALLEL_WORK)
     return integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit)

@@ -9,10 +9,10 @@ from numba import njit
 
 from .steps import SQRT2
 
-__all__ = ["BUCKET", "SEED", "SETTLED", "QUEUED", "bucket_count", "sorted_seeds", "save_state", "next_round"]
+__all__ = ["BUCKET", "SEED", "SETTLED", "QUEUED", "POS", "bucket_count", "sorted_seeds", "save_state", "next_round"]
 
-#: entries of the state array a sweep resumes from
-BUCKET, SEED, SETTLED, QUEUED = range(4)
+#: entries of the state array a sweep resumes from (POS: entries of the bucket already taken)
+BUCKET, SEED, SETTLED, QUEUED, POS = range(5)
 
 
 @njit(cache=True)
@@ -50,12 +50,13 @@ def sorted_seeds(seeds, seed_values, dist, limit):
 
 
 @njit(cache=True)
-def save_state(state, bucket, seed, settled, queued):
+def save_state(state, bucket, seed, settled, queued, pos):
     """Store where a sweep stopped."""
     state[BUCKET] = bucket
     state[SEED] = seed
     state[SETTLED] = settled
     state[QUEUED] = queued
+    state[POS] = pos
 
 
 @njit(cache=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .buckets import BUCKET, QUEUED, SEED, SETTLED, bucket_count, next_round, save_state, sorted_seeds
+from .buckets import BUCKET, POS, QUEUED, SEED, SETTLED, bucket_count, next_round, save_state, sorted_seeds
 from .steps import SQRT2, move_offsets, step_cost
 
 __all__ = ["SQRT2", "integrate"]
@@ -55,7 +55,7 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
     """
     nb = bucket_count(cost, uniform)
     seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
-    state = np.zeros(4, dtype=np.int64)
+    state = np.zeros(5, dtype=np.int64)
     if seed_nodes.size == 0:
         return 0
     state[BUCKET] = int(seed_keys[0])
@@ -65,8 +65,8 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
     filled = np.zeros(nb, dtype=np.int64)
     while not _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit,
                      nodes, keys, filled, state):
-        # a bucket could overflow in the next round: grow them all (the sweep itself never
-        # reallocates, which keeps its loop tight)
+        # no room for the next entry's pushes or for the round's seeds: grow the buckets (the
+        # sweep itself never reallocates, which keeps its loop tight)
         cap *= 2
         grown_nodes = np.empty((nb, cap), dtype=np.int32)
         grown_keys = np.empty((nb, cap), dtype=dist.dtype)
@@ -87,34 +87,47 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
     cap = nodes.shape[1]
     offs = move_offsets(wp)
     k, seed_head, settled, queued = state[BUCKET], state[SEED], state[SETTLED], state[QUEUED]
+    done = state[POS]                                   # entries of bucket k taken before a pause
     while True:
-        k, seeds_now = next_round(k, queued, seed_keys, seed_head)
-        if k < 0:
-            break
+        if done == 0:                                   # a new round
+            k, joining = next_round(k, queued, seed_keys, seed_head)
+            if k < 0:
+                break
+            b = k & mask
+            if filled[b] + joining > cap:
+                save_state(state, k, seed_head, settled, queued, 0)
+                return False
+            for _ in range(joining):                   # the round's seeds join its bucket
+                nodes[b, filled[b]] = seed_nodes[seed_head]
+                keys[b, filled[b]] = seed_keys[seed_head]
+                filled[b] += 1
+                seed_head += 1
+            queued += joining
         b = k & mask
-        # a node pushes at most 8 entries: room for this round's worst case, or grow first
-        if filled.max() + 8 * (filled[b] + seeds_now) > cap:
-            save_state(state, k, seed_head, settled, queued)
-            return False
-        for _ in range(seeds_now):
-            u = seed_nodes[seed_head]
-            du = seed_keys[seed_head]
-            seed_head += 1
-            if du == dist[u]:
-                settled += 1
-                queued += _relax(u, du, moves, cost, offs, uniform, dist, limit, restrict, allowed,
-                                 nodes, keys, filled, mask)
-        for i in range(filled[b]):
-            u = nodes[b, i]
-            du = keys[b, i]
-            if du == dist[u]:                          # else stale: improved since it was queued
-                settled += 1
-                queued += _relax(u, du, moves, cost, offs, uniform, dist, limit, restrict, allowed,
-                                 nodes, keys, filled, mask)
+        # the bucket in slices whose pushes (at most 8 an entry, into other buckets) fit: memory
+        # follows the wavefront, not the worst case of a round (many seeds at once)
+        while done < filled[b]:
+            fullest = 0
+            for o in range(filled.size):
+                if o != b:
+                    fullest = max(fullest, filled[o])
+            take = min(filled[b] - done, (cap - fullest) // 8)
+            if take <= 0:
+                save_state(state, k, seed_head, settled, queued, done)
+                return False
+            for i in range(done, done + take):
+                u = nodes[b, i]
+                du = keys[b, i]
+                if du == dist[u]:                      # else stale: improved since it was queued
+                    settled += 1
+                    queued += _relax(u, du, moves, cost, offs, uniform, dist, limit, restrict, allowed,
+                                     nodes, keys, filled, mask)
+            done += take
         queued -= filled[b]
         filled[b] = 0
         k += 1
-    save_state(state, k, seed_head, settled, queued)
+        done = 0
+    save_state(state, k, seed_head, settled, queued, 0)
     return True
 
 

@@ -41,7 +41,7 @@ def integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, di
     while (1 << shift) < BLOCK_ROWS * wp:
         shift += 1
     seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
-    state = np.zeros(4, dtype=np.int64)
+    state = np.zeros(5, dtype=np.int64)
     if seed_nodes.size == 0:
         return 0
     state[BUCKET] = int(seed_keys[0])
@@ -84,7 +84,7 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
         b = k & mask
         work = filled[0, b] + filled[1, b] + seeds_now
         if filled.max() + 9 * work > cap:
-            save_state(state, k, seed_head, settled, queued)
+            save_state(state, k, seed_head, settled, queued, 0)
             return False
         for _ in range(seeds_now):                       # this round's seeds join its bucket
             u = seed_nodes[seed_head]
@@ -119,7 +119,7 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
         filled[0, b] = 0
         filled[1, b] = 0
         k += 1
-    save_state(state, k, seed_head, settled, queued)
+    save_state(state, k, seed_head, settled, queued, 0)
     return True
 
 
