@@ -9,7 +9,7 @@ from numba import njit
 
 from .steps import SQRT2
 
-__all__ = ["BUCKET", "SEED", "SETTLED", "QUEUED", "POS", "bucket_count", "sorted_seeds", "save_state", "next_round"]
+__all__ = ["BUCKET", "SEED", "SETTLED", "QUEUED", "POS", "bucket_count", "sorted_seeds", "save_state", "next_round", "start"]
 
 #: entries of the state array a sweep resumes from (POS: entries of the bucket already taken)
 BUCKET, SEED, SETTLED, QUEUED, POS = range(5)
@@ -71,3 +71,14 @@ def next_round(k, queued, seed_keys, seed_head):
     while seed_head + joining < seed_keys.size and seed_keys[seed_head + joining] < k + 1.0:
         joining += 1
     return k, joining
+
+
+@njit(cache=True)
+def start(cost, uniform, seeds, seed_values, dist, limit):
+    """A sweep's set-up: ``(bucket count, seed nodes, seed keys, state)``, the state at the first
+    seed's bucket (no seeds: nothing to do)."""
+    seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
+    state = np.zeros(5, dtype=np.int64)
+    if seed_nodes.size:
+        state[BUCKET] = int(seed_keys[0])
+    return bucket_count(cost, uniform), seed_nodes, seed_keys, state

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .buckets import BUCKET, POS, QUEUED, SEED, SETTLED, bucket_count, next_round, save_state, sorted_seeds
+from .buckets import BUCKET, POS, QUEUED, SEED, SETTLED, next_round, save_state, start
 from .steps import SQRT2, move_offsets, step_cost
 
 __all__ = ["SQRT2", "integrate"]
@@ -53,12 +53,9 @@ def integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit
     >>> round(float(dist[3 * wp + 4]), 4)              # cell (3, 2): two diagonal steps and one straight
     3.8284
     """
-    nb = bucket_count(cost, uniform)
-    seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
-    state = np.zeros(5, dtype=np.int64)
+    nb, seed_nodes, seed_keys, state = start(cost, uniform, seeds, seed_values, dist, limit)
     if seed_nodes.size == 0:
         return 0
-    state[BUCKET] = int(seed_keys[0])
     cap = 256
     nodes = np.empty((nb, cap), dtype=np.int32)
     keys = np.empty((nb, cap), dtype=dist.dtype)

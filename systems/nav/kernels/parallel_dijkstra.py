@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .buckets import BUCKET, QUEUED, SEED, SETTLED, bucket_count, next_round, save_state, sorted_seeds
+from .buckets import BUCKET, QUEUED, SEED, SETTLED, next_round, save_state, start
 from .steps import move_offsets, step_cost
 
 __all__ = ["integrate_parallel", "BLOCK_ROWS"]
@@ -36,15 +36,12 @@ BLOCK_ROWS = 128
 def integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit, min_parallel):
     """``grid_dijkstra.integrate`` (same arguments and result) with each bucket of at least
     ``min_parallel`` entries split between two threads."""
-    nb = bucket_count(cost, uniform)
+    nb, seed_nodes, seed_keys, state = start(cost, uniform, seeds, seed_values, dist, limit)
+    if seed_nodes.size == 0:
+        return 0
     shift = 0
     while (1 << shift) < BLOCK_ROWS * wp:
         shift += 1
-    seed_nodes, seed_keys = sorted_seeds(seeds, seed_values, dist, limit)
-    state = np.zeros(5, dtype=np.int64)
-    if seed_nodes.size == 0:
-        return 0
-    state[BUCKET] = int(seed_keys[0])
     cap = 1024
     nodes = np.empty((2, nb, cap), dtype=np.int32)
     keys = np.empty((2, nb, cap), dtype=dist.dtype)
