@@ -31,15 +31,18 @@ def _queue(grid, budget, max_searches, quantum=None):
     return PlanQueue(budget, quantum), WorkspacePool(grid, max_searches)
 
 
-def _job(grid, pool, s_cell, g_cell):
-    return GridJob(grid, s_cell, g_cell, "astar", np.zeros(3), None, pool)
+def _job(grid, pool, s_cell, g_cell, method="astar"):
+    return GridJob(grid, s_cell, g_cell, method, np.zeros(3), None, pool)
 
 
-def test_sliced_requests_at_200_units_match_one_shot_exactly():
+@pytest.mark.parametrize("method", ["astar", "bidirectional"])
+def test_sliced_requests_at_200_units_match_one_shot_exactly(method):
+    """Three long searches take turns in two workspaces (bidirectional: two pairs, whose
+    backward partners change hands between searches) and answer exactly as one-shot."""
     grid, longs = cape()
     queue, pool = _queue(grid, 200, 2)
     for i, s in enumerate(longs[:3]):
-        queue.submit(i, _job(grid, pool, s.start, s.goal))
+        queue.submit(i, _job(grid, pool, s.start, s.goal, method))
     results, ticks, served = {}, 0, {}
     while len(queue):
         ticks += 1
@@ -51,7 +54,7 @@ def test_sliced_requests_at_200_units_match_one_shot_exactly():
     assert ticks > 100                                        # really spread over many ticks
     for i, s in enumerate(longs[:3]):
         res = results[i].search.result()
-        one_shot = find_path(grid, s.start, s.goal)
+        one_shot = find_path(grid, s.start, s.goal, method)
         assert res.found and res.cost == one_shot.cost         # exactly, not approximately
         np.testing.assert_array_equal(res.cells, one_shot.cells)
         assert abs(res.cost - s.optimal) <= max(1e-3, 6e-6 * s.optimal)
@@ -270,3 +273,22 @@ def test_navmesh_link_fires_link_reached_and_carries_the_agent_across(event_log)
     assert event_log.of("target_reached", e)
     pos = esper.component_for_entity(e, Position)
     assert pos.x > 16
+
+
+def test_a_bidirectional_search_takes_one_place_in_the_pool_with_a_workspace_for_both_sides():
+    from rtsnav.systems.nav.errors import NavError
+    from rtsnav.systems.nav.search.sliced import SlicedSearch
+
+    grid, longs = cape()
+    pool = WorkspacePool(grid, 2)
+    one, wide = pool.acquire(), pool.acquire_wide()
+    assert pool.available == 0 and pool.acquire() is None and pool.acquire_wide() is None
+    s = longs[0]
+    with pytest.raises(NavError, match="acquire_wide"):
+        SlicedSearch(grid, s.start, s.goal, "bidirectional", workspace=one)
+    with pytest.raises(NavError, match="acquire"):
+        SlicedSearch(grid, s.start, s.goal, "astar", workspace=wide)
+    search = SlicedSearch(grid, s.start, s.goal, "bidirectional", workspace=wide)
+    assert search.run().cost == find_path(grid, s.start, s.goal, "bidirectional").cost
+    pool.release(wide)
+    assert pool.available == 1 and pool.acquire_wide() is wide    # kept for the next one

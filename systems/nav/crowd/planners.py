@@ -147,9 +147,8 @@ class GridJob(Job):
             if not table.ready:                           # the table's build, a band of lines per step
                 return int(UNIT_RATES["jps+_per_cell"] * table.build_next()) + 1
         if self.search is None:
-            needs = self.method != "bidirectional"
-            self.workspace = self.pool.acquire() if needs else None
-            if needs and self.workspace is None:
+            self.workspace = self.pool.acquire_wide() if self.method == "bidirectional" else self.pool.acquire()
+            if self.workspace is None:
                 return 0                                   # waits for a free workspace
             self.search = SlicedSearch(self.grid, self.start, self.goal, self.method, weight=self.weight,
                                        workspace=self.workspace, goal_region=self.goal_region)

@@ -29,14 +29,14 @@ from ..heuristics import ANCHORS, OCTILE, ZERO, Heuristic, heuristic_array, heur
 from ..paths import path_cost
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
-from .bidirectional import bidirectional_search, join_paths
+from .bidirectional import bidirectional_begin, bidirectional_run, join_paths, meeting_cost
 from .bstar import bstar_walk
 from .goal_bounds import NO_BOUNDS, GoalBounds
 from .jps import expand_jumps
 from .jps_plus import JumpTable, jps_plus_query
 from .jump_search import jps_plus_run, jps_run
 from .region import GoalRegion
-from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, STAMP, WORK, SearchWorkspace
+from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, MEET, WORK, SearchWorkspace
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
@@ -56,7 +56,9 @@ _NO_REGION = np.zeros(1, dtype=np.bool_)
 
 class WorkspacePool:
     """A fixed number of search workspaces for one grid: bounds the memory of concurrent
-    time-sliced searches (each workspace is ~28 bytes per cell)."""
+    time-sliced searches (each workspace is ~28 bytes per cell). A bidirectional search takes
+    one place in the pool with a workspace for both directions (``acquire_wide``: 56 bytes per
+    cell, made on first need and kept)."""
 
     def __init__(self, grid: Grid, size: int) -> None:
         if size < 1:
@@ -64,22 +66,40 @@ class WorkspacePool:
         self.grid = grid
         self.version = grid.version
         self._free = [SearchWorkspace.for_grid(grid) for _ in range(size)]
+        self._wide: list[SearchWorkspace] = []
+        self._taken = 0
         self.size = size
 
     def acquire(self) -> SearchWorkspace | None:
         """A free workspace, or None when all are in use."""
-        if self.grid.version != self.version and len(self._free) == self.size:
-            self.version = self.grid.version      # same shape; stamps stay valid
-        return self._free.pop() if self._free else None
+        if not self._take():
+            return None
+        return self._free.pop()
+
+    def acquire_wide(self) -> SearchWorkspace | None:
+        """A free workspace for a bidirectional search (both directions), or None when all
+        places are in use."""
+        if not self._take():
+            return None
+        return self._wide.pop() if self._wide else SearchWorkspace.for_grid(self.grid, directions=2)
 
     def release(self, ws: SearchWorkspace) -> None:
-        """Return a workspace taken with ``acquire``."""
-        self._free.append(ws)
+        """Return a workspace taken with ``acquire`` or ``acquire_wide``."""
+        self._taken -= 1
+        (self._wide if ws.directions == 2 else self._free).append(ws)
+
+    def _take(self) -> bool:
+        if self._taken == 0 and self.grid.version != self.version:
+            self.version = self.grid.version      # same shape; stamps stay valid
+        if self._taken >= self.size:
+            return False
+        self._taken += 1
+        return True
 
     @property
     def available(self) -> int:
         """Workspaces free right now."""
-        return len(self._free)
+        return self.size - self._taken
 
 
 class SlicedSearch:
@@ -87,13 +107,14 @@ class SlicedSearch:
 
     Args:
         grid, start, goal, method, heuristic, weight: as for ``find_path``.
-        workspace: the search arrays to use (from a ``WorkspacePool``); by default the grid's
-            shared workspace, which is only safe when no other search runs in between.
+        workspace: the search arrays to use (from a ``WorkspacePool``; for ``"bidirectional"``
+            one for both directions, from ``acquire_wide``); by default the grid's shared workspace, which is only
+            safe when no other search runs in between.
         goal_region: a ``GoalRegion``: the search ends at the first of its cells it reaches
             (``goal`` should be one of them; ``"astar"`` and ``"dijkstra"`` only; A* estimates
             by the region's anchors). The result's last cell is the region cell reached.
 
-    ``"bidirectional"`` cannot be suspended: its first ``step`` runs to the end. A grid edit
+    A grid edit
     while the search runs (the grid's version stamp moved) makes the next ``step`` start over on
     the edited map (``restarts`` counts it): the answer is never a path through a closed cell.
     Bad input raises ``NavError`` at construction; blocked, unreachable and trivial queries are
@@ -144,8 +165,14 @@ class SlicedSearch:
                 raise NavError(f"weight must be a finite number >= 1, got {weight!r}")
         self._heuristic = heuristic if (self._hmode != ZERO and callable(heuristic)) else "zero"
         self._result: PathResult | None = self._trivial_answer()
+        wide = method == "bidirectional"
+        if workspace is not None and workspace.directions != (2 if wide else 1):
+            raise NavError(f"method {method!r} needs a workspace for {'both directions' if wide else 'one direction'} "
+                           f"(WorkspacePool.{'acquire_wide' if wide else 'acquire'}), got one for "
+                           f"{workspace.directions} direction(s)")
         self._ws = workspace
         self._table: np.ndarray | None = None
+        self._table_back: np.ndarray | None = None        # bidirectional: the heuristic toward the start
         # JPS+ reads the grid's jump table (built on first use, then kept in step with edits)
         self._jump_table = self._current_jump_table() if method == "jps+" else None
         self.expanded = 0
@@ -163,11 +190,8 @@ class SlicedSearch:
         return self._result is not None
 
     def step(self, max_expansions: int) -> PathStatus:
-        """Expand at most ``max_expansions`` nodes (bidirectional: all). Returns the status."""
+        """Expand at most ``max_expansions`` nodes. Returns the status."""
         if self._result is not None:
-            return self._result.status
-        if self.method == "bidirectional":
-            self._result = self._run_bidirectional()
             return self._result.status
         if self.method == "bstar":
             self._result = self._run_bstar()
@@ -179,8 +203,11 @@ class SlicedSearch:
         grid, ws = self.grid, self._ws
         assert ws is not None                               # made by _begin
         (free, cost), wp = grid.padded()
-        budget = np.int64(max(0, max_expansions))
-        if self.method == "jps":
+        budget = np.int64(min(max(0, max_expansions), 2**62))      # kernels add it to counts: no overflow
+        if self.method == "bidirectional":
+            status = bidirectional_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.arrays, self._hmode,
+                                       self._table, self._table_back, budget)
+        elif self.method == "jps":
             status = jps_run(free, wp, ws.arrays, budget)
         elif self.method == "jps+":
             status = jps_plus_run(self._jump_table, free, wp, ws.arrays, budget, self._bounds, self._use_bounds)
@@ -194,7 +221,11 @@ class SlicedSearch:
         if status == IN_PROGRESS:
             return PathStatus.IN_PROGRESS
         t = self._flat(self.goal) if self._region is None else int(ws.state[GOAL])
-        if status == FOUND:
+        if status == FOUND and self.method == "bidirectional":
+            cells = join_paths(ws.parent, int(ws.state[MEET]), wp)
+            self._result = PathResult(PathStatus.FOUND, float(meeting_cost(ws.arrays)), cells,
+                                      self.expanded, self.note)
+        elif status == FOUND:
             cells = expand_jumps(ws.parent, t, wp) if self.method in JUMPING else trace_path(ws.parent, t, wp)
             self._result = PathResult(PathStatus.FOUND, float(ws.g[t]), cells, self.expanded, self.note)
         else:
@@ -267,6 +298,16 @@ class SlicedSearch:
         self._begun = True
         self._version = self.grid.version
         grid = self.grid
+        wp = grid.width + 2
+        if self.method == "bidirectional":
+            if self._ws is None:
+                self._ws = grid.workspace("bidirectional", _wide_workspace)
+            self._ws.next_stamp()
+            self._table = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
+            self._table_back = heuristic_array(self._heuristic, grid.width, grid.height, self.start)
+            bidirectional_begin(self._ws.arrays, self._flat(self.start), self._flat(self.goal),
+                                wp, self._hmode, self._table, self._table_back)
+            return
         if self._ws is None:
             self._ws = grid.workspace("search", SearchWorkspace.for_grid)
         ws = self._ws
@@ -276,7 +317,6 @@ class SlicedSearch:
             self._table = self._region.table
         else:
             self._table = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
-        wp = grid.width + 2
         astar_begin(ws.arrays, self._flat(self.start), self._flat(self.goal), wp, self._hmode, self._hweight,
                     self._table)
 
@@ -299,27 +339,6 @@ class SlicedSearch:
         return PathResult(PathStatus.FOUND, path_cost(grid, cells), cells, self.expanded,
                           "B*: a crawler's path, not a shortest one")
 
-    def _run_bidirectional(self) -> PathResult:
-        grid = self.grid
-        fwd, bwd = grid.workspace("bidirectional", _workspace_pair)
-        fwd.next_stamp()
-        bwd.state[STAMP] = fwd.state[STAMP]
-        if fwd.state[STAMP] == 1:      # stamps were reset: clear the partner too
-            bwd.stamp[:] = 0
-        (_, cost), wp = grid.padded()
-        table_f = heuristic_array(self._heuristic, grid.width, grid.height, self.goal)
-        table_b = heuristic_array(self._heuristic, grid.width, grid.height, self.start)
-        total, meet, expanded = bidirectional_search(
-            grid.move_masks(), cost, wp, grid.is_uniform, self._flat(self.start), self._flat(self.goal),
-            np.int32(fwd.state[STAMP]), self._hmode, table_f, table_b,
-            fwd.arrays, bwd.arrays)
-        self.expanded = self.work = int(expanded)
-        if not math.isfinite(total):
-            return PathResult.unreachable(f"goal {self.goal} is not reachable from start {self.start}",
-                                          self.expanded)
-        return PathResult(PathStatus.FOUND, float(total), join_paths(fwd.parent, bwd.parent, meet, wp),
-                          self.expanded)
 
-
-def _workspace_pair(grid: Grid) -> tuple[SearchWorkspace, SearchWorkspace]:
-    return SearchWorkspace.for_grid(grid), SearchWorkspace.for_grid(grid)
+def _wide_workspace(grid: Grid) -> SearchWorkspace:
+    return SearchWorkspace.for_grid(grid, directions=2)

@@ -10,12 +10,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace"]
+__all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "HEAP_SIZE_BACK", "MEET", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace"]
 
 # Slots of the int64 ``state`` vector a resumable search carries between calls (WORK: budget
-# units spent, for searches whose expansions are not all alike).
-STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL, WORK = range(7)
-STATE_LEN = 8
+# units spent, for searches whose expansions are not all alike; a bidirectional search also
+# keeps its backward heap's size and the node where the two sides meet best).
+STAMP, HEAP_SIZE, EXPANDED, STATUS, START, GOAL, WORK, HEAP_SIZE_BACK, MEET = range(9)
+STATE_LEN = 9
 #: The last stamp before the stamps wrap round (int32).
 _LAST_STAMP = int(np.iinfo(np.int32).max) - 1
 # Values of state[STATUS].
@@ -36,16 +37,19 @@ class SearchArrays(NamedTuple):
 
 
 class SearchWorkspace:
-    """Arrays for one search direction over a padded grid of ``n`` flat cells.
+    """Arrays for one search direction over a padded grid of ``n`` flat cells (a bidirectional
+    search: ``n`` = twice the cells, see ``for_grid``).
 
     Memory: 28 bytes per cell (``g`` and heap ``key`` f8; ``parent``, ``stamp``, ``pos`` and heap
     ``node`` i4) — 17 MB for a 768×768 map. One workspace serves any number of successive
     queries; concurrent (time-sliced) queries each need their own.
     """
 
-    __slots__ = ("g", "parent", "stamp", "pos", "heap_key", "heap_node", "state", "arrays")
+    __slots__ = ("g", "parent", "stamp", "pos", "heap_key", "heap_node", "state", "arrays", "directions")
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, directions: int = 1) -> None:
+        #: 1, or 2 for a bidirectional search's workspace
+        self.directions = directions
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
         self.stamp = np.zeros(n, dtype=np.int32)
@@ -64,6 +68,7 @@ class SearchWorkspace:
         self.state[STAMP] += 1
 
     @staticmethod
-    def for_grid(grid) -> "SearchWorkspace":
-        """A workspace sized for ``grid``'s padded layout."""
-        return SearchWorkspace((grid.height + 2) * (grid.width + 2))
+    def for_grid(grid, directions: int = 1) -> "SearchWorkspace":
+        """A workspace sized for ``grid``'s padded layout; ``directions=2``: both sides of a
+        bidirectional search, each cell's two labels side by side."""
+        return SearchWorkspace(directions * (grid.height + 2) * (grid.width + 2), directions)

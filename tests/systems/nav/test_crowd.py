@@ -114,10 +114,10 @@ def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, c
         crowd.update(1 / 60)
         ticks += 1
         # a tick spends its budget, or one step alone when that step is bigger (here: smoothing)
-        assert crowd.queue.last_units <= max(budget, 4 * len(one_shot.cells)) or planner == "bidirectional"
+        assert crowd.queue.last_units <= max(budget, 4 * len(one_shot.cells))
     expected = cape.cells_to_world(smooth_path(cape, one_shot.cells, "precise"))
     path = crowd.path(a)
-    assert ticks > 3 or planner == "bidirectional"             # bidirectional runs whole when served
+    assert ticks > 3
     np.testing.assert_allclose(path[:-1, :2], expected[:-1, :2])
 
 

@@ -165,7 +165,7 @@ def test_after_edits_on_followed_paths_every_planner_answers_as_a_fresh_query():
     assert all(gap < 1e-6 for gap in row["largest_cost_gap_per_planner"].values()), row
 
 
-@pytest.mark.parametrize("method", ["astar", "jps", "jps+", "dijkstra"])
+@pytest.mark.parametrize("method", ["astar", "jps", "jps+", "dijkstra", "bidirectional"])
 def test_a_search_in_flight_when_the_map_changes_starts_over_and_never_answers_stale(method):
     from rtsnav.systems.nav import find_path
     from rtsnav.systems.nav.search.sliced import SlicedSearch
