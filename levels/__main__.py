@@ -78,7 +78,24 @@ def bake(args) -> int:
     print(f"JPS+ jump table ready in {time.perf_counter() - t:.2f} s (cached): {table.memory_bytes / 1e6:.1f} MB")
     if args.goal_bounds:
         _bake_goal_bounds(grid, args.cache)
+        _bake_mesh_goal_bounds(mesh, args.cache)
     return 0
+
+
+def _bake_mesh_goal_bounds(mesh, cache) -> None:
+    """Goal bounds on the navmesh's visibility graph (one Dijkstra per convex corner)."""
+    from rtsnav.systems.nav.errors import NavError
+    from rtsnav.systems.nav.navmesh.mesh_bounds import MeshGoalBounds
+
+    t = time.perf_counter()
+    try:
+        MeshGoalBounds.check_size(mesh)
+    except NavError as e:
+        print(f"goal bounds on the navmesh: {e}")
+        return
+    bounds = MeshGoalBounds.cached(mesh, cache, progress=_bar("navmesh goal bounds", unit="corner"))
+    print(f"goal bounds of the navmesh ({len(mesh._query_tables().corner_ids):,} corners) ready in "
+          f"{time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
 
 
 def _bake_goal_bounds(grid, cache) -> None:
@@ -211,7 +228,8 @@ def main(argv=None) -> int:
     b.add_argument("--cluster-size", type=positive_int, default=32)
     b.add_argument("--goal-bounds", action="store_true",
                    help="also build goal bounds (one Dijkstra per cell on maps up to 65,536 open cells; "
-                        "on larger maps, one per waypoint of the crowd's waypoint graph)")
+                        "on larger maps, one per waypoint of the crowd's waypoint graph) and the navmesh's "
+                        "(one per convex corner)")
     for p in (v, s, b):
         add_debug_flag(p, subcommand=True)
     args = ap.parse_args(argv)

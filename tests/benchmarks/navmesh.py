@@ -80,11 +80,49 @@ def main(argv=None) -> int:
     print(f"  path length: {100 * (row['length_vs_grid_path'] - 1):+.1f}% vs the grid path, "
           f"{100 * (row['length_vs_any_angle_optimum_mean'] - 1):+.2f}% mean / "
           f"{100 * (row['length_vs_any_angle_optimum_max'] - 1):+.2f}% worst vs the any-angle optimum")
+    row["goal_bounds"] = bounded_queries(mesh, queries)
     row["short"] = [short_queries(mesh, grid, "AcrosstheCape.map.scen")]
     den = load_movingai_map("den520d.map")
     row["short"].append(short_queries(NavMesh.from_grid(den, agent_radius=0.0), den, None))
     save_json(args.json, row)
     return 0
+
+
+def bounded_queries(mesh, queries) -> dict:
+    """The same long queries with and without goal bounds on the visibility graph (built here,
+    one Dijkstra per convex corner): time, corners searched, and that no cost changes."""
+    from rtsnav.systems.nav.navmesh.mesh_bounds import MeshGoalBounds
+
+    t = time.perf_counter()
+    bounds = MeshGoalBounds.build(mesh)
+    build_s = time.perf_counter() - t
+    stats = mesh._query_tables().scratch.stats
+    runs = {}
+    for use in (False, True):
+        mesh.goal_bounds = bounds if use else None
+        ms, searched, costs = [], [], []
+        for rep in range(2):                        # the first pass warms the caches alike
+            for s in queries:
+                a, b = (s.start[0] + .5, s.start[1] + .5, 0.0), (s.goal[0] + .5, s.goal[1] + .5, 0.0)
+                before = stats[1]
+                t = time.perf_counter()
+                r = mesh.find_path(a, b)
+                if rep:
+                    ms.append((time.perf_counter() - t) * 1e3)
+                    searched.append(int(stats[1] - before))
+                    costs.append(r.cost)
+        runs[use] = (ms, searched, costs)
+    mesh.goal_bounds = None
+    out = {"build_s": round(build_s, 2), "memory_mb": round(bounds.memory_bytes / 1e6, 2),
+           "corners": int(len(mesh._query_tables().corner_ids)),
+           "median_ms": float(np.median(runs[False][0])), "bounded_median_ms": float(np.median(runs[True][0])),
+           "searched_median": float(np.median(runs[False][1])), "bounded_searched_median": float(np.median(runs[True][1])),
+           "largest_cost_change": float(np.max(np.abs(np.subtract(runs[True][2], runs[False][2]))))}
+    print(f"  goal bounds ({out['corners']} corners, built in {out['build_s']:.1f} s, {out['memory_mb']:.1f} MB): "
+          f"median {out['median_ms']:.3f} -> {out['bounded_median_ms']:.3f} ms, corners searched "
+          f"{out['searched_median']:.0f} -> {out['bounded_searched_median']:.0f}, "
+          f"largest cost change {out['largest_cost_change']:.1e}")
+    return out
 
 
 def short_queries(mesh, grid, scen: str | None, count: int = 300) -> dict:

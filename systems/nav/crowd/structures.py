@@ -254,11 +254,14 @@ class CrowdStructures:
         """The navmesh of ``navmesh`` agents, baked — or loaded from ``cache_dir`` — on first use."""
         if self._navmesh is None:
             from ..navmesh import NavMesh
+            from ..navmesh.mesh_bounds import MeshGoalBounds
 
             r, k = self.config.navmesh_radius, self.navmesh_subdivide
             self._navmesh = (NavMesh.cached(self.grid, self.cache_dir, agent_radius=r, progress=progress, subdivide=k)
                              if self.cache_dir is not None
                              else NavMesh.from_grid(self.grid, agent_radius=r, progress=progress, subdivide=k))
+            # goal bounds baked for this mesh by ``levels bake --goal-bounds`` are used, never built here
+            self._navmesh.goal_bounds = MeshGoalBounds.baked(self._navmesh, self.cache_dir)
             self.rebuilds.made.add("navmesh")
         return self._navmesh
 

@@ -8,7 +8,9 @@ import math
 
 import numpy as np
 
+from ..errors import NavError
 from .landmarks import Scratch, triangle_components
+from .mesh_bounds import NO_MESH_BOUNDS, MeshGoalBounds
 from .mesh_types import CORNER_MARGIN, LinkTables, QueryTables
 from .surface import MeshSurface
 from .trace import inset_lattice_points, polygons_along
@@ -29,8 +31,31 @@ from .visibility import (
 __all__ = ["ExactRoute"]
 
 
+def _goal_box(vinfo: np.ndarray, to_goal: np.ndarray, corner_ids: np.ndarray) -> np.ndarray:
+    """``(min x, min y, max x, max y)`` of the corners that see the goal (an empty box if none)."""
+    seen = corner_ids[np.isfinite(to_goal[corner_ids])]
+    if len(seen) == 0:
+        return np.array((np.inf, np.inf, -np.inf, -np.inf))
+    xy = vinfo[seen, :2]
+    return np.concatenate((xy.min(axis=0), xy.max(axis=0)))
+
+
 class ExactRoute(MeshSurface):
     """Exact routes of a ``NavMesh`` (see the module docs)."""
+
+    _goal_bounds: MeshGoalBounds | None = None
+
+    @property
+    def goal_bounds(self) -> MeshGoalBounds | None:
+        """``MeshGoalBounds`` of this mesh: the exact query prunes with them when set (not once
+        the mesh has off-mesh links)."""
+        return self._goal_bounds
+
+    @goal_bounds.setter
+    def goal_bounds(self, bounds: MeshGoalBounds | None) -> None:
+        if bounds is not None and bounds.graph is not self:
+            raise NavError("goal_bounds must be MeshGoalBounds built for this mesh (MeshGoalBounds.build(mesh))")
+        self._goal_bounds = bounds
 
     def _exact_applies(self) -> bool:
         """The visibility-graph query answers uniform-cost meshes (with or without links)."""
@@ -141,11 +166,14 @@ class ExactRoute(MeshSurface):
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
             d_goal = goal_distances(self.landmarks, to_goal, t.corner_ids)
-            graph = VisibilityGraph(self.vis_start, self.vis_dst, t.vinfo, self.landmarks, t.corner_ids)
+            pruning = self.goal_bounds if not self.links else None
+            graph = VisibilityGraph(self.vis_start, self.vis_dst, t.vinfo, self.landmarks, t.corner_ids,
+                                    NO_MESH_BOUNDS if pruning is None else pruning.boxes)
             links = LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
                              e.seen_by_dist, e.end_end, e.link_to, e.link_cost)
             query = VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
-                                    start_end, seen_by_goal[1:], link_bounds(e.land, d_goal, e.link_to, e.link_cost))
+                                    start_end, seen_by_goal[1:], link_bounds(e.land, d_goal, e.link_to, e.link_cost),
+                                    _goal_box(t.vinfo, to_goal, t.corner_ids))
             length, route = visibility_astar(graph, links, query, e.node, sc.next_stamp(), sc.stats)
             if direct <= length:
                 route, length = np.zeros(0, np.int64), direct

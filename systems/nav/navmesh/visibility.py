@@ -37,6 +37,7 @@ class VisibilityGraph(NamedTuple):
     vinfo: np.ndarray        # (V, 4) per vertex: x, y and its wedge qx, qy
     land: np.ndarray         # (V, K) landmark distances
     corners: np.ndarray      # the convex corner ids
+    boxes: np.ndarray        # goal bounds per segment (``MeshGoalBounds``), or (0, 4): none
 
 
 class LinkEnds(NamedTuple):
@@ -73,6 +74,7 @@ class VisibilityQuery(NamedTuple):
     start_end: np.ndarray    # (E,) the start to each link end it sees
     end_goal: np.ndarray     # (E,) each link end to the goal
     link_bound: np.ndarray   # (E,) a lower bound on finishing through the link from each end
+    goal_box: np.ndarray     # (4,) min x, min y, max x, max y of the corners that see the goal
 
 
 _NO_POLYS = np.zeros(0, dtype=np.int64)
@@ -291,10 +293,12 @@ def visibility_astar(graph, links, query, node, stamp, stats):
     ``node`` (V+E, 4) is per-node scratch — g, h, parent, stamp in one cache line — reused
     across calls (``stamp`` new each call); ``stats[1]`` counts expansions. Returns
     ``(length, node ids in path order)`` (inf, empty when unreachable)."""
-    vg_start, vg_dst, vinfo, land, corners = graph
+    vg_start, vg_dst, vinfo, land, corners, boxes = graph
     (end_xy, end_land, end_cstart, end_cids, end_cdist, seen_by_start, seen_by_end, seen_by_dist, end_end,
      link_to, link_cost) = links
-    sx, sy, gx, gy, from_start, to_goal, d_goal, start_end, end_goal, link_bound = query
+    sx, sy, gx, gy, from_start, to_goal, d_goal, start_end, end_goal, link_bound, goal_box = query
+    bounded = boxes.shape[0] > 0
+    lo_x, lo_y, hi_x, hi_y = goal_box[0], goal_box[1], goal_box[2], goal_box[3]
     link_land = end_land
     n = vinfo.shape[0]
     n_end = end_xy.shape[0]
@@ -348,6 +352,8 @@ def visibility_astar(graph, links, query, node, stamp, stats):
         if u < n:
             # from the way u was reached, only segments that wrap round u's wall the same way
             for e in range(vg_start[u], vg_start[u + 1]):
+                if bounded and (boxes[e, 0] > hi_x or boxes[e, 2] < lo_x or boxes[e, 1] > hi_y or boxes[e, 3] < lo_y):
+                    continue                  # goal bounds: no corner that sees the goal lies that way
                 v = vg_dst[e]
                 bx, by = vinfo[v, 0] - ux, vinfo[v, 1] - uy
                 if not wraps(qx, qy, ax, ay, bx, by):

@@ -8,7 +8,6 @@ import pytest
 
 from rtsnav.levels import load_movingai_map
 from rtsnav.systems.nav import Grid, NavError
-from rtsnav.systems.nav.waypoints import graph_bounds
 from rtsnav.systems.nav.waypoints.graph import WaypointGraph
 from rtsnav.systems.nav.waypoints.graph_bounds import GraphGoalBounds
 
@@ -81,7 +80,7 @@ def test_bounds_belong_to_their_graph_and_round_trip_the_cache(den, tmp_path):
 
 def test_graphs_over_the_limit_are_refused_with_an_estimate(monkeypatch):
     graph = WaypointGraph.floodfill(Grid(np.ones((40, 40), dtype=bool)), (1, 1), spacing=2)
-    monkeypatch.setattr(graph_bounds, "MAX_NODES", 50)
+    monkeypatch.setattr(GraphGoalBounds, "MAX_NODES", 50)
     with pytest.raises(NavError, match=r"over the limit of 50 .* about"):
         GraphGoalBounds.build(graph)
 
