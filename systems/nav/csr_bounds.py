@@ -48,8 +48,9 @@ class CsrGoalBounds:
     NS_PER_PAIR = 60.0
     #: Largest graph ``build`` accepts (about a minute on two cores).
     MAX_NODES = 40_000
-    #: What the graph is called in messages and file names.
+    #: What the graph and its nodes are called in messages and file names.
     KIND = "graph"
+    NODE = "node"
     #: What to do instead, said when a graph is refused.
     INSTEAD = ""
 
@@ -82,7 +83,8 @@ class CsrGoalBounds:
         nodes = len(cls._csr(graph).sources)
         if nodes > cls.MAX_NODES:
             seconds = nodes * nodes * cls.NS_PER_PAIR * 1e-9
-            raise NavError(f"goal bounding a {cls.KIND} needs one Dijkstra search per node: {nodes:,} nodes is "
+            raise NavError(f"goal bounding a {cls.KIND} needs one Dijkstra search per {cls.NODE}: {nodes:,} "
+                           f"{cls.NODE}s is "
                            f"over the limit of {cls.MAX_NODES:,} (it would take about {seconds / 60:.0f} min); "
                            f"{cls.INSTEAD}")
 
@@ -100,7 +102,7 @@ class CsrGoalBounds:
         for lo in range(0, n, chunk):
             csr_goal_boxes(csr.start, csr.target, csr.cost, csr.x, csr.y, csr.sources[lo:lo + chunk], boxes)
             if progress is not None:
-                progress(f"Dijkstra per {cls.KIND} node", min(lo + chunk, n), n)
+                progress(f"Dijkstra per {cls.NODE}", min(lo + chunk, n), n)
         cls.last_build_s = time.perf_counter() - t
         return cls(graph, boxes)
 

@@ -24,6 +24,7 @@ class GraphGoalBounds(CsrGoalBounds):
     ``graph.goal_bounds = b`` makes ``graph.find_path`` use them."""
 
     KIND = "waypoint graph"
+    NODE = "waypoint"
     INSTEAD = "floodfill with a larger spacing or use the hierarchy"
 
     @classmethod
