@@ -41,14 +41,16 @@ __all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "Pla
 #: ~0.12 µs here). Grids with terrain costs or heights cost more per expansion (measured: 0.37 µs
 #: on the highlands level). ``smoothing_per_cell`` is the hierarchy's joining of its legs (O(n)).
 UNITS: dict[str, int] = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
-                         "smoothing_per_cell": 4, "expansion_costed": 3,
-                         "navmesh_expansion": 9, "dstar_first": 20_000, "dstar_repair": 1_000,
+                         "smoothing_per_cell": 4, "expansion_costed": 3, "dstar_first": 20_000, "dstar_repair": 1_000,
                          "tiles_update": 20_000, "tiles_build_step": 300,
                          "sector_field": 500}
 #: Work units per cell of a build (fractional: a field's cell is cheaper than an expansion).
-#: A precise smoothing is charged per cell its sight tests examine (measured 1.3-9 ns a cell).
+#: A precise smoothing is charged per cell its sight tests examine (measured 1.3-9 ns a cell); a
+#: navmesh crossing-point search per unit of its ``work`` (an expansion plus the crossing points it
+#: looks at: 14-27 ns on river and highlands; per expansion it varied 5x over one goal tree's build,
+#: so a tick of 555 expansions took 0.3 ms or 1.2 ms).
 UNIT_RATES: dict[str, float] = {"field_per_cell": 0.25, "corridor_per_cell": 1.0, "jps+_per_cell": 0.1,
-                                "smoothing_per_examined_cell": 0.02}
+                                "smoothing_per_examined_cell": 0.02, "navmesh_per_work": 0.25}
 
 
 @dataclass(slots=True)
@@ -248,15 +250,15 @@ class MeshJob(Job):
             if self.query is None:
                 self.query = self.mesh.start_query(self.start, self.target)
             query = self.query
-            before = query.expanded
-            per = UNITS["navmesh_expansion"]
-            done = query.step(max(1, units // per))
-            used = (query.expanded - before) * per + (UNITS["navmesh"] if first else 0)
+            before = query.work
+            per = UNIT_RATES["navmesh_per_work"]
+            done = query.step(max(1, int(units / per)))
+            used = int((query.work - before) * per) + (UNITS["navmesh"] if first else 0)
             if done:
                 self.route = self.to_route(query.result())
                 self.done = True
             else:
-                self.step_units = per                       # the next step can be as small as one expansion
+                self.step_units = 1                         # the next step can be as small as one expansion
             return max(1, used)
         except Exception as e:                              # noqa: BLE001 - fails one agent, not the tick
             self.route = Route(PathStatus.UNREACHABLE, reason=f"planner error ({type(e).__name__}: {e})")
@@ -264,14 +266,14 @@ class MeshJob(Job):
             return UNITS["navmesh"]
 
     def _advance_tree(self, units: int) -> int:
-        tree, per = self.tree, UNITS["navmesh_expansion"]
+        tree, per = self.tree, UNIT_RATES["navmesh_per_work"]
         used = 0
         if not tree.done:
-            before = tree.expanded
-            tree.step(max(1, units // per))
-            used = (tree.expanded - before) * per
+            before = tree.work
+            tree.step(max(1, int(units / per)))
+            used = int((tree.work - before) * per)
             if not tree.done:
-                self.step_units = per
+                self.step_units = 1
                 return max(1, used)
         self.route = self.to_route(tree.route(self.start))
         self.done = True

@@ -24,6 +24,8 @@ __all__ = ["practice_grid", "practice_crowd", "run_until_arrived", "first_query"
 
 #: Planners practised with a flock, whose orders use sector tiles on large maps.
 FLOCKED = ("flowfield", "leader")
+#: Seconds ``prepare`` waits at most for the rebuild worker to load (it takes ~0.6 s).
+WORKER_READY_S = 10.0
 
 
 def practice_grid(like: Grid) -> Grid:
@@ -148,6 +150,7 @@ def prepare_crowd(crowd, methods: Iterable[str] | None,
     runs its own through esper)."""
     chosen, stages = bake_stages(methods, crowd.uses_tiles)
     seconds: dict[str, float] = {}
+    crowd.rebuilds.start_worker(stages)    # map edits rebuild in it: it loads while we bake
     for done, stage in enumerate(stages):
         if progress is not None:
             progress(stage, done, len(stages))
@@ -168,7 +171,8 @@ def prepare_crowd(crowd, methods: Iterable[str] | None,
             bake(crowd, stage)
         seconds[stage] = time.perf_counter() - t0
     crowd.sized_grids()                    # the clearance map of agents wider than half a cell
-    crowd.rebuilds.start_worker()          # map edits later rebuild in it; it loads while the game does
+    # loaded before the game's first tick: its start on the other core slowed the first ticks 3x
+    crowd.rebuilds.start_worker(ready_within=WORKER_READY_S)
     if progress is not None:
         progress("done", len(stages), len(stages))
     return seconds

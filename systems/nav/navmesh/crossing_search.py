@@ -20,8 +20,9 @@ from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 __all__ = ["CandidateSearch", "candidate_astar"]
 
 
-#: Slots of a resumable candidate search's integer state.
-_U, _V, _SIZE, _STATUS, _EXPANDED = range(5)
+#: Slots of a resumable candidate search's integer state (WORK: expansions plus the states they
+#: looked at, what ``step``'s budget counts).
+_U, _V, _SIZE, _STATUS, _EXPANDED, _WORK = range(6)
 RUNNING, FOUND, EXHAUSTED = 0, 1, 2
 
 
@@ -37,12 +38,17 @@ class CandidateSearch:
         self.ends = np.array((ps, pg), dtype=np.int64)
         self.goal_xy = np.array((gx, gy), dtype=np.float64)
         size = cand_x.size + link_from.size + 1
-        self.g = np.full(size, np.inf)
-        self.parent = np.full(size, -1, dtype=np.int64)
-        self.pos = np.full(size, NOT_IN_HEAP, dtype=np.int32)
+        # a state's entries are valid once ``touched``: filling them all up front (np.full) cost
+        # a crowd's order tick 6 ms on the highlands mesh; zeroed pages are handed out lazily
+        self.touched = np.zeros(size, dtype=np.bool_)
+        self.g = np.empty(size)
+        self.parent = np.empty(size, dtype=np.int64)
+        self.pos = np.empty(size, dtype=np.int32)
         self.keys = np.empty(size)
         self.nodes = np.empty(size, dtype=np.int32)
-        self.ints = np.array((-1, ps, 0, RUNNING, 0), dtype=np.int64)      # the start is state -1
+        goal = size - 1
+        self.touched[goal], self.g[goal], self.parent[goal], self.pos[goal] = True, np.inf, -1, NOT_IN_HEAP
+        self.ints = np.array((-1, ps, 0, RUNNING, 0, 0), dtype=np.int64)   # the start is state -1
         self.floats = np.array((0.0, sx, sy), dtype=np.float64)            # its g and position
 
     @property
@@ -55,12 +61,22 @@ class CandidateSearch:
         """States expanded so far."""
         return int(self.ints[_EXPANDED])
 
+    @property
+    def work(self) -> int:
+        """Work done so far: each expansion counts 1 plus the states it looked at (a polygon with
+        many portals costs more than one with few; a crowd's budget charges this)."""
+        return int(self.ints[_WORK])
+
     def step(self, budget: int) -> bool:
-        """Expand up to ``budget`` states; True when done."""
+        """Expand states until ``budget`` work is done (at least one expansion); True when done."""
         if not self.done:
-            _candidate_run(*self.tables, self.ends, self.goal_xy, *self.links, self.g, self.parent,
+            _candidate_run(*self.tables, self.ends, self.goal_xy, *self.links, self.touched, self.g, self.parent,
                            self.pos, self.keys, self.nodes, self.ints, self.floats, np.int64(max(1, budget)))
         return self.done
+
+    def costs(self, states: np.ndarray) -> np.ndarray:
+        """The cost found so far to each of ``states`` (inf where the search never came)."""
+        return np.where(self.touched[states], self.g[states], np.inf)
 
     def result(self):
         """``(cost, chain)`` as ``candidate_astar`` returns (run to the end first)."""
@@ -82,12 +98,22 @@ def candidate_astar(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge,
                            gx, gy, link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost).result()
 
 
+@njit(cache=True, inline="always")
+def _touch(c, touched, g, parent, pos):
+    """Give state ``c`` its starting entries the first time the search meets it."""
+    if not touched[c]:
+        touched[c] = True
+        g[c] = np.inf
+        parent[c] = -1
+        pos[c] = NOT_IN_HEAP
+
+
 @njit(cache=True)
 def _candidate_run(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, area_cost, ends, goal_xy,
                    link_from, link_ax, link_ay, link_to, link_bx, link_by, link_cost,
-                   g, parent, pos, keys, nodes, ints, floats, budget):
-    """Expand the current state, pop the next, ``budget`` times (or to the end); the state to
-    expand next and the heap size are kept in ``ints`` / ``floats``."""
+                   touched, g, parent, pos, keys, nodes, ints, floats, budget):
+    """Expand the current state, pop the next, until ``budget`` work is done (or to the end); the
+    state to expand next and the heap size are kept in ``ints`` / ``floats``."""
     n = cand_x.size
     m_links = link_from.size
     goal = n + m_links
@@ -102,8 +128,9 @@ def _candidate_run(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, 
     ux = floats[1]
     uy = floats[2]
     status = RUNNING
-    steps = 0
-    while steps < budget:
+    work = ints[_WORK]
+    stop = work + budget
+    while work < stop:
         cv = area_cost[v]
         if v == pg:
             ng = gu + math.hypot(gx - ux, gy - uy) * cv
@@ -111,8 +138,11 @@ def _candidate_run(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, 
                 g[goal] = ng
                 parent[goal] = u
                 size = heap_update(keys, nodes, pos, size, goal, ng)
+        work += 1 + m_links
         for e in range(poly_start[v], poly_start[v + 1]):
+            work += cand_start[e + 1] - cand_start[e]
             for c in range(cand_start[e], cand_start[e + 1]):
+                _touch(c, touched, g, parent, pos)
                 if pos[c] == CLOSED:
                     continue
                 ng = gu + math.hypot(cand_x[c] - ux, cand_y[c] - uy) * cv
@@ -121,7 +151,10 @@ def _candidate_run(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, 
                     parent[c] = u
                     size = heap_update(keys, nodes, pos, size, c, ng + math.hypot(cand_x[c] - gx, cand_y[c] - gy))
         for m in range(m_links):
-            if link_from[m] != v or pos[n + m] == CLOSED:
+            if link_from[m] != v:
+                continue
+            _touch(n + m, touched, g, parent, pos)
+            if pos[n + m] == CLOSED:
                 continue
             ng = gu + math.hypot(link_ax[m] - ux, link_ay[m] - uy) * cv + link_cost[m]
             if ng < g[n + m]:
@@ -129,7 +162,6 @@ def _candidate_run(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, 
                 parent[n + m] = u
                 size = heap_update(keys, nodes, pos, size, n + m, ng + math.hypot(link_bx[m] - gx, link_by[m] - gy))
         expanded += 1
-        steps += 1
         if size == 0:
             status = EXHAUSTED
             break
@@ -148,6 +180,7 @@ def _candidate_run(poly_start, edge_dst, cand_start, cand_x, cand_y, cand_edge, 
     ints[_SIZE] = size
     ints[_STATUS] = status
     ints[_EXPANDED] = expanded
+    ints[_WORK] = work
     floats[0] = gu
     floats[1] = ux
     floats[2] = uy

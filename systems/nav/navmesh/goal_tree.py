@@ -62,8 +62,13 @@ class GoalTree:
         """Crossing points expanded so far."""
         return 0 if self._search is None else self._search.expanded
 
+    @property
+    def work(self) -> int:
+        """Work done so far (``CandidateSearch.work``: what ``step``'s budget counts)."""
+        return 0 if self._search is None else self._search.work
+
     def step(self, budget: int) -> bool:
-        """Expand up to ``budget`` crossing points; True when the tree is complete."""
+        """Expand crossing points until ``budget`` work is done; True when the tree is complete."""
         if self._search is not None:
             self._search.step(budget)
         return self.done
@@ -89,7 +94,7 @@ class GoalTree:
         cand = np.minimum(states, n - 1)
         x = np.where(states < n, self._cand_x[cand] if n else 0.0, link_x[link] if len(link_x) else 0.0)
         y = np.where(states < n, self._cand_y[cand] if n else 0.0, link_y[link] if len(link_y) else 0.0)
-        total = self._search.g[states] + np.hypot(x - s[0], y - s[1]) * mesh.area_cost[ps]
+        total = self._search.costs(states) + np.hypot(x - s[0], y - s[1]) * mesh.area_cost[ps]
         best = int(np.argmin(total))
         if not np.isfinite(total[best]):
             return mesh._partial(ps, s, g, self.goal)

@@ -23,7 +23,8 @@ class MeshQuery:
     """One navmesh query answered in slices (see ``NavMesh.start_query``). Queries in plain
     sight, on uniform-cost meshes (the exact search: milliseconds) and within one polygon are
     answered by the first ``step``; an area-cost search expands ``budget`` crossing points per
-    ``step``. ``expanded`` counts them."""
+    ``step``. ``expanded`` counts them; ``work`` counts what ``step``'s budget counts (an
+    expansion is 1 plus the crossing points it looks at)."""
 
     def __init__(self, mesh: NavMesh, start: Sequence[float] | np.ndarray, goal: Sequence[float] | np.ndarray) -> None:
         self.mesh = mesh
@@ -33,6 +34,7 @@ class MeshQuery:
         self._result: MeshPath | None = None
         self._search: CandidateSearch | None = None
         self.expanded = 0
+        self.work = 0
 
     @property
     def done(self) -> bool:
@@ -40,7 +42,7 @@ class MeshQuery:
         return self._result is not None
 
     def step(self, budget: int) -> bool:
-        """Advance by up to ``budget`` expansions; True when done."""
+        """Advance by about ``budget`` work (see ``work``); True when done."""
         if self._result is not None:
             return True
         mesh = self.mesh
@@ -60,9 +62,10 @@ class MeshQuery:
                 return True
             self._search, self._meta = mesh._candidate_search(self._ps, self._pg, self._s, self._g)
         search = self._search
-        before = search.expanded
+        before, work_before = search.expanded, search.work
         done = search.step(budget)
         self.expanded += search.expanded - before
+        self.work += search.work - work_before
         if done:
             _, chain = search.result()
             route = mesh._route_of(chain, self._ps, self._meta)

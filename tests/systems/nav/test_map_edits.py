@@ -114,6 +114,15 @@ def test_rebuilt_structures_equal_fresh_bakes_and_answer_as_fresh_queries():
     assert not crowd.hierarchy().find_path((80, 40), (56, 40)).found
 
 
+def test_prepare_leaves_the_rebuild_worker_loaded_before_the_first_tick():
+    """Its start (imports on the other core) would otherwise slow the game's first ticks."""
+    from rtsnav.systems.nav.crowd.rebuild import RebuildWorker
+
+    crowd = Crowd(load_level("river").grid)
+    crowd.prepare(["navmesh"])
+    assert RebuildWorker.shared().ready and not crowd.rebuilds.errors
+
+
 def test_an_edit_the_crowd_was_not_told_about_is_followed_all_the_same():
     """``Grid.set_passable`` without ``cells_changed``: the grid's version stamp moved, so the
     next tick treats the recorded edit as announced (units freed, structures rebuilt)."""
