@@ -15,10 +15,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, typed
+from numba import njit, prange, typed
 
 from ..flow.sector_coarse import coarse_direction, sector_nodes
 from ..flow.sectors import SectorGraph, SectorOrder
+from ..kernels.threads import threads_for
 
 __all__ = ["FieldBatch", "BatchLists"]
 
@@ -89,21 +90,25 @@ class FieldBatch:
         directions, costs, built, node_costs, exits = self.lists.of(self.directions, self.costs, self.built,
                                                                     self.node_costs, self.exits)
         node_starts, nodes = sector_nodes(graph)
-        _sample_all(directions, costs, built, node_costs, exits, graph.size, graph.cols, node_starts, nodes, graph.node_cell,
-                    np.concatenate(self.taken), starts, self.rows, position, view.origin_x, view.origin_y,
-                    view.cell_size, direction, togo_of_agent, sector_of)
+        with threads_for(int(starts[-1])):
+            _sample_all(directions, costs, built, node_costs, exits, graph.size, graph.cols, node_starts, nodes,
+                        graph.node_cell, np.concatenate(self.taken), starts, self.rows, position, view.origin_x,
+                        view.origin_y, view.cell_size, direction, togo_of_agent, sector_of)
         unbuilt = np.flatnonzero(sector_of >= 0)
         return unbuilt, sector_of[unbuilt]
 
 
-@njit(cache=True)
+# groups on both threads: each read is a cache (and TLB) miss in another group's map-sized
+# arrays, and two threads keep twice as many misses in flight
+@njit(cache=True, parallel=True)
 def _sample_all(directions, costs, built, node_costs, exits, sector_size, sector_cols, node_starts, nodes, node_cell, taken,
                 starts, rows, position, origin_x, origin_y, cell_size, direction, togo, sector_of):
     """The direction (zero off the map, as ``SectorOrder.sample``) and the cost to go (clipped to
     the map, NaN where the goal is out of reach, as ``SectorOrder.cost_under``) under each
     gathered row's agent, group by group (each group's maps are fetched once). A row whose
     sector is not built gets the coarse direction, a NaN cost and its sector in ``sector_of``."""
-    for g in range(starts.shape[0] - 1):
+    for gp in prange(starts.shape[0] - 1):
+        g = np.int64(gp)                   # typed lists take a signed index; prange's is unsigned
         d = directions[g]
         c = costs[g]
         sectors = built[g]

@@ -12,7 +12,7 @@ per sector cost more than the solve itself (measured: ~40 µs of Python around a
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..grid import legal_moves
 from .direction import directions_serial
@@ -101,41 +101,58 @@ def sector_field(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ri
     return core_dist, core_best, core_dir
 
 
-@njit(cache=True)
+#: Interleaved shares of a batch of sectors (threads take them in turn; more shares than threads
+#: even out sectors that cost more than others).
+SHARES = 8
+
+
+@njit(cache=True, parallel=True)
 def sector_fields(passable, cost, geometry, starts, ring_cells, ring_values, goals, out_cost, out_direction,
                   out_best):
     """Solve sectors ``i = 0..K-1`` with directions. ``geometry[i]``: ``(x0, y0, w, h)`` of the
     sector; its ring seeds are ``ring_cells[starts[i]:starts[i + 1]]`` at ``ring_values`` (inf:
     not a seed); ``goals[i]``: a goal cell inside it at cost 0, or ``(-1, -1)``. Writes the
     sector's costs, directions and best moves into ``out_cost[i]``, ``out_direction[i]`` and
-    ``out_best[i]`` (``(K, size, size)`` float32, ``(K, size, size, 2)`` float32, int8)."""
+    ``out_best[i]`` (``(K, size, size)`` float32, ``(K, size, size, 2)`` float32, int8). The
+    sectors are independent: threads solve interleaved shares of them, each in its own scratch."""
     size = out_cost.shape[1]
     n = (size + 4) * (size + 4)
-    sub_pass, sub_cost, allowed, dist, best, direction = _scratch(n)
+    count = geometry.shape[0]
+    shares = min(SHARES, count)
+    for share in prange(shares):
+        sub_pass, sub_cost, allowed, dist, best, direction = _scratch(n)
+        for i in range(np.int64(share), count, shares):
+            _solve_into(passable, cost, geometry, starts, ring_cells, ring_values, goals, out_cost, out_direction,
+                        out_best, i, sub_pass, sub_cost, allowed, dist, best, direction)
+
+
+@njit(cache=True)
+def _solve_into(passable, cost, geometry, starts, ring_cells, ring_values, goals, out_cost, out_direction, out_best,
+                i, sub_pass, sub_cost, allowed, dist, best, direction):
+    """Solve sector ``i`` of a ``sector_fields`` batch in the given scratch and write it out."""
     zero = np.zeros(1)
-    for i in range(geometry.shape[0]):
-        sx0, sy0, sw, sh = geometry[i, 0], geometry[i, 1], geometry[i, 2], geometry[i, 3]
-        a, b = starts[i], starts[i + 1]
-        reached = 0
-        for j in range(a, b):
-            if ring_values[j] < np.inf:
-                reached += 1
-        seeds = np.empty((reached, 2), dtype=np.int64)
-        values = np.empty(reached)
-        m = 0
-        for j in range(a, b):
-            if ring_values[j] < np.inf:
-                seeds[m, 0] = ring_cells[j, 0]
-                seeds[m, 1] = ring_cells[j, 1]
-                values[m] = ring_values[j]
-                m += 1
-        k = 1 if goals[i, 0] >= 0 else 0
-        wp = _solve(passable, cost, sx0, sy0, sw, sh, goals[i:i + k], zero[:k], seeds, values, True,
-                    sub_pass, sub_cost, allowed, dist, best, direction)
-        for y in range(sh):
-            for x in range(sw):
-                u = (y + 2) * wp + x + 2
-                out_cost[i, y, x] = dist[u]
-                out_best[i, y, x] = best[u]
-                out_direction[i, y, x, 0] = direction[u, 0]
-                out_direction[i, y, x, 1] = direction[u, 1]
+    sx0, sy0, sw, sh = geometry[i, 0], geometry[i, 1], geometry[i, 2], geometry[i, 3]
+    a, b = starts[i], starts[i + 1]
+    reached = 0
+    for j in range(a, b):
+        if ring_values[j] < np.inf:
+            reached += 1
+    seeds = np.empty((reached, 2), dtype=np.int64)
+    values = np.empty(reached)
+    m = 0
+    for j in range(a, b):
+        if ring_values[j] < np.inf:
+            seeds[m, 0] = ring_cells[j, 0]
+            seeds[m, 1] = ring_cells[j, 1]
+            values[m] = ring_values[j]
+            m += 1
+    k = 1 if goals[i, 0] >= 0 else 0
+    wp = _solve(passable, cost, sx0, sy0, sw, sh, goals[i:i + k], zero[:k], seeds, values, True,
+                sub_pass, sub_cost, allowed, dist, best, direction)
+    for y in range(sh):
+        for x in range(sw):
+            u = (y + 2) * wp + x + 2
+            out_cost[i, y, x] = dist[u]
+            out_best[i, y, x] = best[u]
+            out_direction[i, y, x, 0] = direction[u, 0]
+            out_direction[i, y, x, 1] = direction[u, 1]

@@ -30,6 +30,7 @@ from numba import njit
 from ..errors import NavError
 from ..grid import Grid
 from ..kernels.csr import csr_dijkstra
+from ..kernels.threads import threads_for
 from .sector_coarse import coarse_directions
 from .sector_fields import sector_field, sector_fields
 
@@ -510,7 +511,8 @@ def _build_on_graph(todo: list[tuple[SectorOrder, int]]) -> None:
     cost = np.empty((k, g.size, g.size), dtype=np.float32)
     direction = np.empty((k, g.size, g.size, 2), dtype=np.float32)
     best = np.empty((k, g.size, g.size), dtype=np.int8)
-    sector_fields(g.grid.passable, g.grid.cost, geometry, starts, cells, values, goals, cost, direction, best)
+    with threads_for(k * g.size * g.size):
+        sector_fields(g.grid.passable, g.grid.cost, geometry, starts, cells, values, goals, cost, direction, best)
     for i, ((order, sid), sec) in enumerate(zip(todo, secs)):
         where = (slice(sec.y0, sec.y0 + sec.h), slice(sec.x0, sec.x0 + sec.w))
         order._cost[where] = cost[i, :sec.h, :sec.w]
