@@ -34,7 +34,7 @@ from ..flow.potential import PotentialField
 from ..flow.sectors import SectorOrder, build_fields
 from ..steering.proximity_grid import near_any_in_group
 from .detours import Detours
-from .field_batch import BatchLists, FieldBatch
+from .field_batch import BatchLists, FieldBatch, SampleCache
 from .group_index import GroupIndex, pack_keys
 from .leader_plan import LeaderPlan, raw_cells
 from .planners import UNITS, GridJob
@@ -110,6 +110,7 @@ class GroupSteering:
         self.detours = Detours(crowd)
         self.index = GroupIndex()
         self.batch_lists = BatchLists()
+        self.sample_cache = SampleCache()
 
     # ------------------------------------------------------------------ groups
     def keys(self, agents: np.ndarray) -> np.ndarray:
@@ -147,7 +148,7 @@ class GroupSteering:
         steerable = _steerable(s, rows)
         detours = self.crowd.config.leader_fallback != "field"
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=groups) > 0
-        batch = FieldBatch(grid, rows, self.batch_lists)    # sector-tile groups are sampled in one pass
+        batch = FieldBatch(grid, rows, self.batch_lists, self.sample_cache)   # sector-tile groups: one pass
         batched: dict[int, GroupOrder] = {}
         for gi in range(groups):
             key = _group_key(keys[first[gi]])

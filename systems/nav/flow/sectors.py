@@ -21,6 +21,7 @@ sides that share a sector (the in-sector shortest distance, from a bounded Dijks
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -328,6 +329,9 @@ class SectorGraph:
         return self.touched
 
 
+#: Tags of sector orders' field states (``SectorOrder.tag``).
+_ORDER_TAGS = itertools.count(1)
+
 class SectorOrder:
     """One goal on a ``SectorGraph``: portal costs to the goal, and sector fields built on demand.
 
@@ -354,6 +358,9 @@ class SectorOrder:
     def replan(self) -> None:
         """(Re)compute the portal costs to the goal, e.g. after ``SectorGraph.update``; sector
         fields whose inputs did not change are kept."""
+        #: changes whenever a built cell's direction or cost may change (samples cached under an
+        #: older tag are stale); unique among all orders
+        self.tag = next(_ORDER_TAGS)
         g = self.graph
         gsid = int(g.sector_of(np.array([self.goal]))[0])
         self.goal_sector = gsid

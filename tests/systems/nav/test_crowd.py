@@ -472,6 +472,36 @@ def test_the_group_index_is_reused_while_rows_and_keys_repeat_and_redone_when_th
     assert again[1] is not inverse and len(again[0]) == len(first) + 1
 
 
+def test_cached_field_samples_steer_exactly_as_fresh_ones(arena):
+    """Group members standing where they were sampled last reuse that sample (``SampleCache``);
+    the same scattered groups run with a fresh cache every tick (every sample taken anew) walk
+    the same steps, through coarse routes, sectors built on the way and a re-plan after an edit."""
+    from rtsnav.systems.nav.crowd.field_batch import SampleCache
+
+    def run(fresh: bool) -> np.ndarray:
+        grid = Grid(arena.passable.copy())                   # edited below: not the shared map
+        crowd = Crowd(grid, CrowdConfig(flow_mode="tiles", sector_size=8, rebuild_worker=False))
+        rng = np.random.default_rng(5)
+        labels = grid.components()
+        cells = np.argwhere(labels == labels[24, 24])[:, ::-1]
+        ids = crowd.add_agents(cells[rng.integers(0, len(cells), 90)] + 0.5, max_speed=3.0, group=1)
+        for g, goal in enumerate([(24.5, 24.5), (10.5, 40.5), (40.5, 10.5)]):
+            crowd.move(ids[g::3], goal, planner="flowfield", group=g)
+        trail = []
+        for tick in range(100):
+            if fresh:
+                crowd.groups.sample_cache = SampleCache()
+            if tick == 50:                                    # an edit: the orders re-plan
+                wall = np.array([[x, 30] for x in range(15, 22) if grid.passable[30, x]])
+                grid.set_passable(wall, False)
+                crowd.cells_changed(wall)
+            crowd.update(1 / 20)
+            trail.append(crowd.positions[ids, :2].copy())
+        return np.array(trail)
+
+    np.testing.assert_array_equal(run(False), run(True))
+
+
 def test_sector_fields_are_built_under_the_planning_budget_and_units_walk_the_coarse_route_meanwhile(
         arena, monkeypatch):
     """Group units entering sectors their order has not built follow the coarse route while the
