@@ -48,3 +48,12 @@ def scenario_sets():
         "rmtst01": load_movingai_scenarios("rmtst01.map.scen"),
         "AcrosstheCape": stratified_sample(load_movingai_scenarios("AcrosstheCape.map.scen"), 600),
     }
+
+
+def pytest_collection_finish(session):
+    """Start the installed-wheel test's long run (a fresh copy compiling its kernels) in the
+    background when that test is selected: it uses the core the suite leaves idle."""
+    if any(item.name == "test_installed_wheel_runs_beside_a_game_with_its_own_packages" for item in session.items):
+        from tests.test_wheel import start_installed_run
+
+        start_installed_run()
