@@ -46,8 +46,9 @@ class SampleCache:
     """Per agent id, the last sample taken from a built sector field: its cell, the order's
     ``tag``, the direction and the cost to go. A unit crosses a cell in tens of ticks, so most
     samples repeat the last one; read from here they skip two cache misses in their group's
-    map-sized arrays (with 100 scattered groups, ~5 ms of a 50,000-unit tick). The value is a
-    function of (field state, cell) alone, so a reused id cannot read a stale one."""
+    map-sized arrays (100 groups of 500: sampling 1.7 -> 0.6 ms a tick spawned together, 4.4 ->
+    3.6 ms scattered, where a third stand in sectors not built yet). The value is a function of
+    (field state, cell) alone, so a reused id cannot read a stale one."""
 
     def __init__(self) -> None:
         self.cell = np.full(0, -1, dtype=np.int64)

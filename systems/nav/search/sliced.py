@@ -108,15 +108,15 @@ class SlicedSearch:
     Args:
         grid, start, goal, method, heuristic, weight: as for ``find_path``.
         workspace: the search arrays to use (from a ``WorkspacePool``; for ``"bidirectional"``
-            one for both directions, from ``acquire_wide``); by default the grid's shared workspace, which is only
-            safe when no other search runs in between.
+            one for both directions, from ``acquire_wide``); by default the grid's shared
+            workspace, which is only safe when no other search runs in between.
         goal_region: a ``GoalRegion``: the search ends at the first of its cells it reaches
             (``goal`` should be one of them; ``"astar"`` and ``"dijkstra"`` only; A* estimates
             by the region's anchors). The result's last cell is the region cell reached.
 
-    A grid edit
-    while the search runs (the grid's version stamp moved) makes the next ``step`` start over on
-    the edited map (``restarts`` counts it): the answer is never a path through a closed cell.
+    A grid edit while the search runs (the grid's version stamp moved) makes the next ``step``
+    start over on the edited map (``restarts`` counts it): the answer is never a path through a
+    closed cell.
     Bad input raises ``NavError`` at construction; blocked, unreachable and trivial queries are
     answered at construction too (``done`` is True at once, no expansions).
     """
