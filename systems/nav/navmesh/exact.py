@@ -31,11 +31,15 @@ from .visibility import (
 __all__ = ["ExactRoute"]
 
 
+#: The goal box of a query without goal bounds (not read).
+NO_GOAL_BOX = np.array((np.inf, np.inf, -np.inf, -np.inf))
+
+
 def _goal_box(vinfo: np.ndarray, to_goal: np.ndarray, corner_ids: np.ndarray) -> np.ndarray:
     """``(min x, min y, max x, max y)`` of the corners that see the goal (an empty box if none)."""
     seen = corner_ids[np.isfinite(to_goal[corner_ids])]
     if len(seen) == 0:
-        return np.array((np.inf, np.inf, -np.inf, -np.inf))
+        return NO_GOAL_BOX
     xy = vinfo[seen, :2]
     return np.concatenate((xy.min(axis=0), xy.max(axis=0)))
 
@@ -173,7 +177,7 @@ class ExactRoute(MeshSurface):
                              e.seen_by_dist, e.end_end, e.link_to, e.link_cost)
             query = VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
                                     start_end, seen_by_goal[1:], link_bounds(e.land, d_goal, e.link_to, e.link_cost),
-                                    _goal_box(t.vinfo, to_goal, t.corner_ids))
+                                    NO_GOAL_BOX if pruning is None else _goal_box(t.vinfo, to_goal, t.corner_ids))
             length, route = visibility_astar(graph, links, query, e.node, sc.next_stamp(), sc.stats)
             if direct <= length:
                 route, length = np.zeros(0, np.int64), direct
