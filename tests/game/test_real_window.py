@@ -32,6 +32,18 @@ def _wait_for(predicate, what: str, limit_s: float = 120.0):
     raise AssertionError(f"gave up waiting for {what}")
 
 
+def _whole_png(path):
+    """``(RGB array,)`` of the picture at ``path`` once the file is complete, else None (the game
+    may still be writing it: a file read half-written failed this test on a loaded machine)."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as picture:
+            return (np.asarray(picture.convert("RGB")),)
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 class Window:
     """Xvfb + the demo + xdotool on one display."""
 
@@ -127,10 +139,8 @@ def test_box_select_right_click_and_keys_in_a_real_window(window):
     assert s["selected_modes"] == ["HOLD"]
 
     window.xdo("key", "F12")
-    _wait_for(lambda: window.shot.exists() and window.shot.stat().st_size > 1000, "the F12 screenshot")
-    from PIL import Image
-
-    img = np.asarray(Image.open(window.shot).convert("RGB")).astype(int)
+    (img,) = _wait_for(lambda: _whole_png(window.shot), "the F12 screenshot, written to the end")
+    img = img.astype(int)
     patch = img[max(int(gy) - 20, 0):int(gy) + 20, max(int(gx) - 20, 0):int(gx) + 20]
     red = (np.abs(patch - np.array([0.75, 0.18, 0.12]) * 255).max(axis=2) < 70).sum()
     assert red > 20, "the closed gate is not drawn closed in the window"
