@@ -15,31 +15,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange, typed
+from numba import njit, prange
 
+from ..flow.sector_build import BatchLists, OrderMaps, build_sectors
 from ..flow.sector_coarse import coarse_direction, sector_nodes
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..kernels.threads import threads_for
 
 __all__ = ["FieldBatch", "BatchLists", "SampleCache"]
-
-
-class BatchLists:
-    """The numba lists of the groups' maps, kept from tick to tick while the same maps are
-    gathered in the same order (building the lists of 100 groups' maps costs ~0.8 ms)."""
-
-    def __init__(self) -> None:
-        self._key: tuple[int, ...] = ()
-        self._lists: tuple = ()
-
-    def of(self, *parts: list) -> tuple:
-        """A typed list of each of ``parts`` (lists of arrays), reused when unchanged."""
-        key = tuple(id(a) for part in parts for a in part)
-        if key != self._key:
-            # the lists hold the arrays, so their ids cannot be reused while the key is kept
-            self._lists = tuple(typed.List(part) for part in parts)
-            self._key = key
-        return self._lists
 
 
 class SampleCache:
@@ -79,12 +62,10 @@ class FieldBatch:
         self.rows = rows                                   # the agents of the tick's walking rows
         self.graph: SectorGraph | None = None              # the sector tiles all gathered orders share
         self.taken: list[np.ndarray] = []                  # per group: its indices into ``rows``
-        self.directions: list[np.ndarray] = []
-        self.costs: list[np.ndarray] = []
-        self.built: list[np.ndarray] = []
-        self.node_costs: list[np.ndarray] = []
-        self.exits: list[np.ndarray] = []
-        self.tags: list[int] = []
+        self.orders: list[SectorOrder] = []
+        self.first_of: list[int] = []                      # per group: the first group with its order
+        self._first: dict[int, int] = {}
+        self.owner_of = np.zeros(0, dtype=np.int64)        # per row in an unbuilt sector: its group
 
     def add(self, field, at: np.ndarray) -> bool:
         """Take the rows ``at`` (indices into ``rows``) of a group steered by ``field``; False
@@ -95,13 +76,9 @@ class FieldBatch:
             self.graph = field.graph
         elif field.graph is not self.graph:
             return False
+        self.first_of.append(self._first.setdefault(id(field), len(self.taken)))
         self.taken.append(at)
-        self.directions.append(field._direction)
-        self.costs.append(field.built_cost_map())
-        self.built.append(field._built)
-        self.node_costs.append(field.node_cost)
-        self.exits.append(field.exits)
-        self.tags.append(field.tag)
+        self.orders.append(field)
         return True
 
     def run(self, position: np.ndarray, direction: np.ndarray, togo_of_agent: np.ndarray
@@ -115,20 +92,33 @@ class FieldBatch:
         assert graph is not None
         view = self.grid.view
         sector_of = np.full(len(self.rows), -1, dtype=np.int64)
+        self.owner_of = np.full(len(self.rows), -1, dtype=np.int64)
         starts = np.zeros(len(self.taken) + 1, dtype=np.int64)
         starts[1:] = np.cumsum([len(t) for t in self.taken])
-        directions, costs, built, node_costs, exits = self.lists.of(self.directions, self.costs, self.built,
-                                                                    self.node_costs, self.exits)
+        maps = OrderMaps.of(self.orders, self.lists)
         node_starts, nodes = sector_nodes(graph)
         cache = self.cache
         cache.fit(len(togo_of_agent))
+        tags = np.array([o.tag for o in self.orders], dtype=np.int64)
         with threads_for(int(starts[-1])):
-            _sample_all(directions, costs, built, node_costs, exits, np.array(self.tags, dtype=np.int64), graph.size,
+            _sample_all(maps.directions, maps.costs, maps.built, maps.node_costs, maps.exits, tags, graph.size,
                         graph.cols, node_starts, nodes, graph.node_cell, np.concatenate(self.taken), starts, self.rows,
                         position, view.origin_x, view.origin_y, view.cell_size, direction, togo_of_agent, sector_of,
-                        cache.cell, cache.tag, cache.direction, cache.togo)
+                        self.owner_of, cache.cell, cache.tag, cache.direction, cache.togo)
         unbuilt = np.flatnonzero(sector_of >= 0)
         return unbuilt, sector_of[unbuilt]
+
+    def build(self, unbuilt: np.ndarray, sectors: np.ndarray, most: int) -> int:
+        """Build at most ``most`` of the sector fields that rows ``unbuilt`` (from ``run``) stand
+        in, ``sectors``, those under the most rows first; returns the number built."""
+        if len(unbuilt) == 0 or most <= 0:
+            return 0
+        owner = np.asarray(self.first_of, dtype=np.int64)[self.owner_of[unbuilt]]   # one build per order
+        pairs, counts = np.unique(owner * (1 << 32) + sectors, return_counts=True)
+        chosen = pairs[np.argsort(-counts, kind="stable")][:most]
+        assert self.graph is not None
+        build_sectors(self.graph, OrderMaps.of(self.orders, self.lists), chosen >> 32, chosen & 0xFFFFFFFF)
+        return len(chosen)
 
 
 # groups on both threads: each read is a cache (and TLB) miss in another group's map-sized
@@ -136,11 +126,12 @@ class FieldBatch:
 @njit(cache=True, parallel=True)
 def _sample_all(directions, costs, built, node_costs, exits, tags, sector_size, sector_cols, node_starts, nodes, node_cell,
                 taken, starts, rows, position, origin_x, origin_y, cell_size, direction, togo, sector_of,
-                cached_cell, cached_tag, cached_direction, cached_togo):
+                owner_of, cached_cell, cached_tag, cached_direction, cached_togo):
     """The direction (zero off the map, as ``SectorOrder.sample``) and the cost to go (clipped to
     the map, NaN where the goal is out of reach, as ``SectorOrder.cost_under``) under each
     gathered row's agent, group by group (each group's maps are fetched once). A row whose
-    sector is not built gets the coarse direction, a NaN cost and its sector in ``sector_of``.
+    sector is not built gets the coarse direction, a NaN cost, its sector in ``sector_of`` and its
+    group in ``owner_of``.
     A row whose agent stands where it was sampled last, under the same field state
     (``SampleCache``), takes that sample again."""
     for gp in prange(starts.shape[0] - 1):
@@ -167,6 +158,7 @@ def _sample_all(directions, costs, built, node_costs, exits, tags, sector_size, 
             sid = (y // sector_size) * sector_cols + x // sector_size
             if not sectors[sid]:
                 sector_of[k] = sid
+                owner_of[k] = g
                 direction[k, 0], direction[k, 1] = coarse_direction(position[a, 0], position[a, 1], sid, node_starts,
                                                                     nodes, node_costs[g], node_cell, cell_size,
                                                                     origin_x, origin_y, exits[g])

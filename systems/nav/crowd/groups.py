@@ -31,7 +31,7 @@ from ..clearance import WIDE
 from ..flow.corridor import CorridorField
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
-from ..flow.sectors import SectorOrder, build_fields
+from ..flow.sectors import SectorOrder
 from ..steering.proximity_grid import near_any_in_group
 from .detours import Detours
 from .field_batch import BatchLists, FieldBatch, SampleCache
@@ -149,7 +149,6 @@ class GroupSteering:
         detours = self.crowd.config.leader_fallback != "field"
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=groups) > 0
         batch = FieldBatch(grid, rows, self.batch_lists, self.sample_cache)   # sector-tile groups: one pass
-        batched: dict[int, GroupOrder] = {}
         for gi in range(groups):
             key = _group_key(keys[first[gi]])
             live.add(key)
@@ -174,13 +173,12 @@ class GroupSteering:
                 moving = members_at[steerable[members_at]]
                 if len(moving):
                     follower[moving] = True
-                    batched[gi] = order
                     if order.corridor is not None or not batch.add(self._field_of(order), moving):
                         direction[moving] = self.directions(order, rows[moving])
                         s.togo[rows[moving]] = self.cost_to_go(order, rows[moving])
         unbuilt, sectors = batch.run(s.position, direction, s.togo)
         if len(unbuilt):
-            self._build_sectors(inverse[unbuilt], sectors, batched)
+            self._build_sectors(batch, unbuilt, sectors)
         for key in [k for k in self.orders if k not in live]:
             self._forget(key)
         walking = ready[inverse] & (state[rows] == NavState.FOLLOWING)
@@ -190,16 +188,14 @@ class GroupSteering:
         self._steer_all(rows[at], inverse[at], np.take(direction, at, axis=0), follower[at], radius,
                         np.take(keys, at, axis=0), dt, np.take(aim, at, axis=0), settle)
 
-    def _build_sectors(self, groups: np.ndarray, sectors: np.ndarray, batched: dict) -> None:
-        """Members of groups ``groups`` stand in sectors ``sectors`` their group's tiles have not
+    def _build_sectors(self, batch: FieldBatch, unbuilt: np.ndarray, sectors: np.ndarray) -> None:
+        """Rows ``unbuilt`` of the batch stand in sectors ``sectors`` their group's tiles have not
         built (they follow the coarse route meanwhile): build the sectors under what is left of
         the tick's planning budget, at least ``SECTOR_BUILDS_AT_LEAST``, those holding the most
         members first — bounded work a tick, not every sector a crowd wanders into."""
         queue = self.crowd.queue
-        builds = max(SECTOR_BUILDS_AT_LEAST, (queue.budget - queue.last_units) // UNITS["sector_field"])
-        pairs, counts = np.unique(groups.astype(np.int64) * (1 << 32) + sectors, return_counts=True)
-        chosen = pairs[np.argsort(-counts, kind="stable")][:builds].tolist()
-        build_fields([(self._field_of(batched[pair >> 32]), pair & 0xFFFFFFFF) for pair in chosen])
+        batch.build(unbuilt, sectors,
+                    max(SECTOR_BUILDS_AT_LEAST, (queue.budget - queue.last_units) // UNITS["sector_field"]))
 
     def _use_slots(self, rows, inverse, keys, first, followers, radius, settle, direction, aim) -> None:
         """Followers near their goal claim the nearest free arrival slot; those with a slot aim

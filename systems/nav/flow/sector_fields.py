@@ -2,11 +2,12 @@
 sector plus a ring of the cells just outside it, which may only be seeds (the far sides of its
 portals, at their costs to the goal).
 
-``sector_field`` solves one sector (a ``SectorGraph``'s in-sector distances, an order's goal
-sector); ``sector_fields`` solves many in one kernel call, for any number of orders — a big
-crowd's groups build hundreds of sector fields a tick, and a Python call with its small arrays
-per sector cost more than the solve itself (measured: ~40 µs of Python around a ~20 µs solve on
-16² sectors). Both run the same ``_solve``.
+``sector_field`` solves one sector (a ``SectorGraph``'s in-sector distances); ``sector_fields_into``
+solves many in one kernel call, for any number of orders, and writes them straight into the
+orders' map-sized arrays — a big crowd's groups build hundreds of sector fields a tick, and
+Python per sector cost more than the solve itself (measured: ~40 µs of Python around a ~20 µs
+solve on 16² sectors when each had its own call; ~12 µs when only the copy-out was left in
+Python). Both run the same ``_solve``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..grid import legal_moves
 from .direction import directions_serial
 from .integration import integrate
 
-__all__ = ["sector_field", "sector_fields"]
+__all__ = ["sector_field", "sector_fields_into"]
 
 
 @njit(cache=True, inline="always")
@@ -107,52 +108,57 @@ SHARES = 8
 
 
 @njit(cache=True, parallel=True)
-def sector_fields(passable, cost, geometry, starts, ring_cells, ring_values, goals, out_cost, out_direction,
-                  out_best):
-    """Solve sectors ``i = 0..K-1`` with directions. ``geometry[i]``: ``(x0, y0, w, h)`` of the
-    sector; its ring seeds are ``ring_cells[starts[i]:starts[i + 1]]`` at ``ring_values`` (inf:
-    not a seed); ``goals[i]``: a goal cell inside it at cost 0, or ``(-1, -1)``. Writes the
-    sector's costs, directions and best moves into ``out_cost[i]``, ``out_direction[i]`` and
-    ``out_best[i]`` (``(K, size, size)`` float32, ``(K, size, size, 2)`` float32, int8). The
-    sectors are independent: threads solve interleaved shares of them, each in its own scratch."""
-    size = out_cost.shape[1]
+def sector_fields_into(passable, cost, size, cols, owner, sids, goal_cells, goal_sectors, ring_count, ring_cells,
+                       ring_far, ring_along, node_costs, out_cost, out_direction, out_best, built):
+    """Solve sectors ``sids[i]`` of orders ``owner[i]`` with directions, straight into the
+    orders' map-sized arrays (``out_cost[o]`` float32 ``[h, w]``, ``out_direction[o]`` float32
+    ``[h, w, 2]``, ``out_best[o]`` int8; typed lists, one entry per order) and mark them in
+    ``built[o]``. An order's sector seeds from its ring (``ring_count[sid]`` rows of
+    ``ring_cells`` / ``ring_far`` / ``ring_along``: the cells just outside it, each at its far
+    portal side's cost ``node_costs[o][far]`` plus the distance along the portal; inf seeds
+    nothing) and, in its goal's sector (``goal_sectors[o]``), from ``goal_cells[o]`` at 0. The
+    ``(owner, sid)`` pairs must be distinct: threads solve interleaved shares of them, each in
+    its own scratch, and write disjoint cells."""
+    gh, gw = passable.shape
     n = (size + 4) * (size + 4)
-    count = geometry.shape[0]
+    count = sids.shape[0]
     shares = min(SHARES, count)
+    width = ring_cells.shape[1]
     for share in prange(shares):
         sub_pass, sub_cost, allowed, dist, best, direction = _scratch(n)
+        seeds = np.empty((width, 2), dtype=np.int64)
+        values = np.empty(width)
+        goal = np.empty((1, 2), dtype=np.int64)
+        zero = np.zeros(1)
         for i in range(np.int64(share), count, shares):
-            _solve_into(passable, cost, geometry, starts, ring_cells, ring_values, goals, out_cost, out_direction,
-                        out_best, i, sub_pass, sub_cost, allowed, dist, best, direction)
-
-
-@njit(cache=True)
-def _solve_into(passable, cost, geometry, starts, ring_cells, ring_values, goals, out_cost, out_direction, out_best,
-                i, sub_pass, sub_cost, allowed, dist, best, direction):
-    """Solve sector ``i`` of a ``sector_fields`` batch in the given scratch and write it out."""
-    zero = np.zeros(1)
-    sx0, sy0, sw, sh = geometry[i, 0], geometry[i, 1], geometry[i, 2], geometry[i, 3]
-    a, b = starts[i], starts[i + 1]
-    reached = 0
-    for j in range(a, b):
-        if ring_values[j] < np.inf:
-            reached += 1
-    seeds = np.empty((reached, 2), dtype=np.int64)
-    values = np.empty(reached)
-    m = 0
-    for j in range(a, b):
-        if ring_values[j] < np.inf:
-            seeds[m, 0] = ring_cells[j, 0]
-            seeds[m, 1] = ring_cells[j, 1]
-            values[m] = ring_values[j]
-            m += 1
-    k = 1 if goals[i, 0] >= 0 else 0
-    wp = _solve(passable, cost, sx0, sy0, sw, sh, goals[i:i + k], zero[:k], seeds, values, True,
-                sub_pass, sub_cost, allowed, dist, best, direction)
-    for y in range(sh):
-        for x in range(sw):
-            u = (y + 2) * wp + x + 2
-            out_cost[i, y, x] = dist[u]
-            out_best[i, y, x] = best[u]
-            out_direction[i, y, x, 0] = direction[u, 0]
-            out_direction[i, y, x, 1] = direction[u, 1]
+            o = owner[i]
+            sid = sids[i]
+            node_cost = node_costs[o]
+            m = 0
+            for j in range(ring_count[sid]):
+                v = node_cost[ring_far[sid, j]] + ring_along[sid, j]
+                if v < np.inf:
+                    seeds[m, 0] = ring_cells[sid, j, 0]
+                    seeds[m, 1] = ring_cells[sid, j, 1]
+                    values[m] = v
+                    m += 1
+            sx0 = (sid % cols) * size
+            sy0 = (sid // cols) * size
+            sw = min(size, gw - sx0)
+            sh = min(size, gh - sy0)
+            k = 1 if goal_sectors[o] == sid else 0
+            goal[0, 0] = goal_cells[o, 0]
+            goal[0, 1] = goal_cells[o, 1]
+            wp = _solve(passable, cost, sx0, sy0, sw, sh, goal[:k], zero[:k], seeds[:m], values[:m], True,
+                        sub_pass, sub_cost, allowed, dist, best, direction)
+            c = out_cost[o]
+            d = out_direction[o]
+            b = out_best[o]
+            for y in range(sh):
+                for x in range(sw):
+                    u = (y + 2) * wp + x + 2
+                    c[sy0 + y, sx0 + x] = dist[u]
+                    b[sy0 + y, sx0 + x] = best[u]
+                    d[sy0 + y, sx0 + x, 0] = direction[u, 0]
+                    d[sy0 + y, sx0 + x, 1] = direction[u, 1]
+            built[o][sid] = True

@@ -31,9 +31,9 @@ from numba import njit
 from ..errors import NavError
 from ..grid import Grid
 from ..kernels.csr import csr_dijkstra
-from ..kernels.threads import threads_for
+from .sector_build import build_fields, drop_stale, ring_table
 from .sector_coarse import coarse_directions
-from .sector_fields import sector_field, sector_fields
+from .sector_fields import sector_field
 
 __all__ = ["SectorGraph", "SectorOrder"]
 
@@ -108,6 +108,9 @@ class SectorGraph:
         self.node_cell = np.zeros((0, 2), dtype=np.int64)
         # every sector's edges in one table: (source, target, cost, owning sector)
         self._table: tuple[np.ndarray, ...] = ()
+        self.ring_table = None           # the rings in dense rows (``sector_build.RingTable``), on first use
+        self.edits = 0                   # edits so far, and the edit that last touched each sector
+        self.edited_at = np.zeros(len(self.sectors), dtype=np.int64)
         self._cursor = 0                 # build steps done: every border, then every sector
         self.ready = False
 
@@ -323,6 +326,10 @@ class SectorGraph:
         for sid in sorted(touched):
             self._set_intra(sid)
             self._rings.pop(sid, None)
+        self.edits += 1
+        self.edited_at[sorted(touched)] = self.edits
+        if self.ring_table is not None:
+            self.ring_table.forget(sorted(touched))
         self._assemble(sorted(touched))
         self.version = self.grid.version
         self.touched = sorted(touched)
@@ -338,22 +345,33 @@ class SectorOrder:
     Attributes:
         goal: the goal cell ``(x, y)``.
         node_cost: cost from every portal side to the goal (inf = unreachable).
-        fields: ``{sector id: (dist, best_move, direction)}`` built so far (``dist`` and
-            ``direction``, float32, are views of one map-sized array each).
+        fields: ``{sector id: (dist, best_move, direction)}`` of the sectors built so far
+            (views of the order's map-sized arrays).
     """
 
     def __init__(self, graph: SectorGraph, goal: tuple[int, int]) -> None:
         self.graph = graph
         self.goal = goal
-        self.fields: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._seeds_used: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        # Every built sector's directions also land in one map-sized array, so sampling many
-        # units is one gather, whatever the number of sectors they stand in.
+        # Every built sector's directions, costs and best moves land in map-sized arrays, so
+        # sampling many units is one gather, whatever the number of sectors they stand in; zeros
+        # (pages committed only where a sector is written)
         self._direction = np.zeros(graph.grid.shape + (2,), dtype=np.float32)
-        # built sectors' costs; zeros (pages committed only where written), as the directions
         self._cost = np.zeros(graph.grid.shape, dtype=np.float32)
+        self._best = np.zeros(graph.grid.shape, dtype=np.int8)
         self._built = np.zeros(len(graph.sectors), dtype=bool)
+        self.node_cost = np.zeros(0)
+        self._edits_seen = graph.edits
         self.replan()
+
+    @property
+    def fields(self) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``{sector id: (dist, best_move, direction)}`` of the sectors built so far."""
+        return {sid: self._views(sid) for sid in np.flatnonzero(self._built).tolist()}
+
+    def _views(self, sid: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        sec = self.graph.sectors[sid]
+        where = (slice(sec.y0, sec.y0 + sec.h), slice(sec.x0, sec.x0 + sec.w))
+        return self._cost[where], self._best[where], self._direction[where]
 
     def replan(self) -> None:
         """(Re)compute the portal costs to the goal, e.g. after ``SectorGraph.update``; sector
@@ -373,16 +391,14 @@ class SectorOrder:
                 seeds.append(node)
                 costs.append(local[y, x])
         self.exits = np.full(len(g.sectors), -2, dtype=np.int64)   # coarse route: each sector's exit
+        old = self.node_cost
         self.node_cost, _ = csr_dijkstra(g.adj_start, g.adj_target, g.adj_cost,
                                          np.asarray(seeds, dtype=np.int64), np.asarray(costs, dtype=np.float64))
-        for sid in list(self.fields):
-            cells, values = self._seed_values(sid)
-            old_cells, old_values = self._seeds_used[sid]
-            if (sid in getattr(g, "touched", ()) or not np.array_equal(cells, old_cells)
-                    or not np.array_equal(values, old_values)):
-                del self.fields[sid]
-                del self._seeds_used[sid]
-                self._built[sid] = False
+        if self._built.any():
+            # a built sector stays while no edit touched it and its ring seeds' costs are the same
+            table = ring_table(g)
+            drop_stale(self._built, g.edited_at, self._edits_seen, table.count, table.far, old, self.node_cost)
+        self._edits_seen = g.edits
 
     def _seed_values(self, sid: int):
         """Ring seeds of sector ``sid``: the far-side cells of its portals, each at its portal
@@ -393,11 +409,9 @@ class SectorOrder:
 
     def field(self, sid: int):
         """``(dist, best_move, direction)`` of sector ``sid``, built now if needed."""
-        f = self.fields.get(sid)
-        if f is None:
+        if not self._built[sid]:
             self.build([sid])
-            f = self.fields[sid]
-        return f
+        return self._views(sid)
 
     def build(self, sids) -> None:
         """Build the fields of sectors ``sids`` not built yet, in one kernel call."""
@@ -482,53 +496,6 @@ class SectorOrder:
     def best_moves(self, cells: np.ndarray) -> np.ndarray:
         """``best_move`` of ``(N, 2)`` cells (-1 where none)."""
         return self._gather(cells, 1, -1, np.int8)
-
-
-def build_fields(requests) -> None:
-    """Build the sector fields of ``(SectorOrder, sector id)`` pairs not built yet: one kernel
-    call per graph for all of them (a big crowd's groups build hundreds a tick, over many
-    orders; a call per sector cost more in Python than the solve itself)."""
-    by_graph: dict[int, dict[tuple[int, int], tuple[SectorOrder, int]]] = {}
-    for order, sid in requests:
-        if sid not in order.fields:
-            by_graph.setdefault(id(order.graph), {})[(id(order), sid)] = (order, sid)
-    for todo in by_graph.values():
-        _build_on_graph(list(todo.values()))
-
-
-def _build_on_graph(todo: list[tuple[SectorOrder, int]]) -> None:
-    g = todo[0][0].graph
-    rings = [g.ring(sid) for _, sid in todo]
-    starts = np.zeros(len(todo) + 1, dtype=np.int64)
-    np.cumsum([len(r[0]) for r in rings], out=starts[1:])
-    cells = np.concatenate([r[0] for r in rings])
-    orders = list({id(o): o for o, _ in todo}.values())
-    offset_of = {}
-    at = 0
-    for o in orders:
-        offset_of[id(o)] = at
-        at += len(o.node_cost)
-    # each ring entry's portal side, in the concatenated portal costs of the orders involved
-    side = np.concatenate([r[1] + offset_of[id(o)] for r, (o, _) in zip(rings, todo)])
-    values = np.concatenate([o.node_cost for o in orders])[side] + np.concatenate([r[2] for r in rings])
-    secs = [g.sectors[sid] for _, sid in todo]
-    k = len(todo)
-    geometry = np.array([(c.x0, c.y0, c.w, c.h) for c in secs], dtype=np.int64).reshape(k, 4)
-    goals = np.array([o.goal if o.goal_sector == sid else (-1, -1) for o, sid in todo], dtype=np.int64).reshape(k, 2)
-    cost = np.empty((k, g.size, g.size), dtype=np.float32)
-    direction = np.empty((k, g.size, g.size, 2), dtype=np.float32)
-    best = np.empty((k, g.size, g.size), dtype=np.int8)
-    with threads_for(k * g.size * g.size):
-        sector_fields(g.grid.passable, g.grid.cost, geometry, starts, cells, values, goals, cost, direction, best)
-    for i, ((order, sid), sec) in enumerate(zip(todo, secs)):
-        where = (slice(sec.y0, sec.y0 + sec.h), slice(sec.x0, sec.x0 + sec.w))
-        order._cost[where] = cost[i, :sec.h, :sec.w]
-        order._direction[where] = direction[i, :sec.h, :sec.w]
-        order._seeds_used[sid] = (cells[starts[i]:starts[i + 1]], values[starts[i]:starts[i + 1]])
-        # views of the order's map-sized arrays, not second copies (a 768² map fully built
-        # held ~10 MB more per order that way)
-        order.fields[sid] = (order._cost[where], best[i, :sec.h, :sec.w], order._direction[where])
-        order._built[sid] = True
 
 
 @njit(cache=True)

@@ -510,17 +510,17 @@ def test_sector_fields_are_built_under_the_planning_budget_and_units_walk_the_co
     a wall entry."""
     from rtsnav.systems.nav.crowd import groups
     from rtsnav.systems.nav.crowd.planners import UNITS
-    from rtsnav.systems.nav.flow import sectors
+    from rtsnav.systems.nav.flow import sector_build
 
     monkeypatch.setattr(groups, "SECTOR_BUILDS_AT_LEAST", 2)
     builds = [0]
-    real = sectors._build_on_graph                 # every sector field is built through it
+    real = sector_build.sector_fields_into         # every sector field is built through it
 
-    def counted(todo):
-        builds[0] += len(todo)
-        return real(todo)
+    def counted(*args):
+        builds[0] += len(args[5])                  # its sector ids
+        return real(*args)
 
-    monkeypatch.setattr(sectors, "_build_on_graph", counted)
+    monkeypatch.setattr(sector_build, "sector_fields_into", counted)
     crowd = Crowd(arena, CrowdConfig(flow_mode="tiles", sector_size=8, planning_units=2 * UNITS["sector_field"]))
     crowd.prepare()
     rng = np.random.default_rng(8)
