@@ -309,6 +309,40 @@ def test_one_batch_for_many_orders_builds_what_one_sector_at_a_time_builds():
     assert np.isfinite(orders[0].fields[orders[0].goal_sector][0]).any()
 
 
+def test_after_several_edits_one_replan_keeps_only_fields_a_fresh_order_would_build_alike():
+    """Sector fields kept through ``replan`` must equal a fresh order's: two edits before one
+    replan (the second must not hide the first), whose new walls change portal costs far from
+    them (the kept fields' ring seeds are compared)."""
+    grid = Grid(_map("cape256").passable.copy())
+    tiles = SectorGraph(grid, 16)
+    goal = _goal(grid, 9)
+    order = tiles.order(goal)
+    cells = np.argwhere(grid.passable)[:, ::-1]
+    order.sample(grid.cells_to_world(cells))
+    built_before = set(order.fields)
+    rng = np.random.default_rng(5)
+    for _ in range(2):                                  # two edits, each its own update
+        block = cells[rng.integers(0, len(cells), 40)]
+        block = block[(np.abs(block - np.asarray(goal)).max(axis=1) > 3)]
+        grid.set_passable(block, False)
+        tiles.update(block)
+    order.replan()
+    kept = set(order.fields)
+    assert 0 < len(kept) < len(built_before)
+    fresh = tiles.order(goal)
+    fresh.build(sorted(kept))
+    for sid in kept:
+        for mine, theirs in zip(order.fields[sid], fresh.fields[sid]):
+            assert np.array_equal(mine, theirs), sid
+    # and what was dropped is rebuilt alike
+    order.sample(grid.cells_to_world(np.argwhere(grid.passable)[:, ::-1]))
+    fresh.sample(grid.cells_to_world(np.argwhere(grid.passable)[:, ::-1]))
+    assert set(order.fields) == set(fresh.fields)
+    for sid in order.fields:
+        for mine, theirs in zip(order.fields[sid], fresh.fields[sid]):
+            assert np.array_equal(mine, theirs), sid
+
+
 def test_changing_cells_rebuilds_only_what_it_touches():
     grid = Grid(np.ones((64, 64), dtype=bool))
     tiles = SectorGraph(grid, 16)
