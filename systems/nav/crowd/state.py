@@ -88,6 +88,10 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "owner": ("i8", -1),                  # the caller's id for the agent (an esper entity), or -1
     "pull_x": ("f8", np.nan),             # its flock's weighted cohesion + alignment, last refreshed
     "pull_y": ("f8", np.nan),
+    "mate_gap": ("f8", -np.inf),         # flocking: a lower bound of its distance to the nearest mate
+    "flock_key": ("i8", -1),              # its group while a flock neighbour (-1: not one), last tick
+    "flock_x": ("f8", np.nan),            # where it stood then
+    "flock_y": ("f8", np.nan),
 }
 
 
@@ -160,6 +164,10 @@ class CrowdState:
     owner: np.ndarray
     pull_x: np.ndarray
     pull_y: np.ndarray
+    mate_gap: np.ndarray
+    flock_key: np.ndarray
+    flock_x: np.ndarray
+    flock_y: np.ndarray
 
     def __init__(self, capacity: int = 64) -> None:
         self.size = 0                                  # rows ever used (ids < size)

@@ -21,10 +21,13 @@ __all__ = ["flock_forces"]
 
 #: Bucket columns per flock radius (buckets are a radius tall and this many times narrower).
 STRIPS = 2
+#: A unit with no mate in its radius looks this many radii out for the nearest one: the farther
+#: the gap it measures, the more ticks it skips its scans (``flock_forces``' ``gap``).
+GAP_REACH = 2.0
 
 
 def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
-                 refresh=None) -> int:
+                 refresh=None, gap=None) -> int:
     """Fill the ``(n, 2)`` force arrays for the ``steer`` agents; ``active`` agents (a superset,
     e.g. members that already arrived) count as neighbours. Returns neighbour pairs seen.
 
@@ -33,6 +36,13 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     ``refresh`` (bool ``(n,)``, default all): the agents whose cohesion and alignment are
     computed; the other ``steer`` agents get separation only (their rows of ``cohesion`` and
     ``alignment`` are left as they are), from a scan of their personal space alone.
+    ``gap`` (float ``(n,)``, optional, updated): per agent a lower bound of its distance to the
+    nearest active mate (-inf: unknown). An agent whose bound reaches its radius (refreshed) or
+    its personal space (separation only) has no mate there: it is not scanned and gets zero
+    forces, exactly what a scan would give. Each refreshed agent that is scanned gets its bound
+    measured (the nearest mate seen, at most the scan's reach). The caller keeps the bounds true
+    as agents move (``crowd/steering.py``: a scattered crowd's members mostly have no mate near,
+    and skip their scans for many ticks).
     """
     if refresh is None:
         refresh = steer
@@ -42,6 +52,14 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     cell = float(radius[active].max())
     if cell <= 0.0:
         return 0
+    if gap is None:
+        gap = np.full(len(pos), -np.inf)
+    else:
+        # no mate within the radius: zero pulls and no separation, unscanned
+        clear = steer & refresh & (gap >= radius)
+        cohesion[clear] = 0.0
+        alignment[clear] = 0.0
+        steer = steer & ~clear & ~(~refresh & (gap >= np.minimum(personal, radius)))
     # buckets as tall as the widest flock radius and narrower: a scan reads one run of neighbours
     # per row of buckets (so few rows: per-row bookkeeping is what small square buckets cost),
     # and narrow columns keep that run close to the circle it needs
@@ -50,31 +68,49 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     full = steer & refresh
     near_only = steer & ~refresh
     with threads_for(int(steer.sum())):
+        near = _in_bucket_order(buckets[0], pos, vel, group)      # once for both passes
         if full.any():
             pairs += _flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
-                                 alignment, buckets, cell, STRIPS, cell, True)
+                                 alignment, buckets, near, cell, STRIPS, cell, True, gap)
         if near_only.any():
             # separation only: scan just the bucket runs the personal space touches
             reach = np.minimum(personal, radius)
             pairs += _flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation,
-                                 cohesion, alignment, buckets, cell, STRIPS, float(reach[near_only].max()), False)
+                                 cohesion, alignment, buckets, near, cell, STRIPS, float(reach[near_only].max()), False,
+                                 gap)
     return pairs
+
+
+@njit(cache=True, parallel=True)
+def _in_bucket_order(order, pos, vel, group):
+    """Neighbours' positions, velocities and groups in bucket order (the scans read them in
+    sequence); on both threads, as a scattered crowd's reads are cache misses."""
+    m = order.shape[0]
+    near_pos = np.empty((m, 2))
+    near_vel = np.empty((m, 2))
+    near_group = np.empty(m, dtype=group.dtype)
+    for t in prange(m):
+        i = order[t]
+        near_pos[t, 0] = pos[i, 0]
+        near_pos[t, 1] = pos[i, 1]
+        near_vel[t, 0] = vel[i, 0]
+        near_vel[t, 1] = vel[i, 1]
+        near_group[t] = group[i]
+    return near_pos, near_vel, near_group
 
 
 # reassociation lets the bucket scans' sums vectorise; no finite-math assumptions (NaN stays NaN)
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
 def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
-                buckets, cell, strips, scan, with_pull):
+                buckets, near, cell, strips, scan, with_pull, gap):
     """One scan of the ``steer`` agents' neighbourhoods: the ``buckets`` (``cell`` ≥ every
     ``radius`` tall, ``cell / strips`` wide) within ``scan`` of each; separation, and with
-    ``with_pull`` cohesion and alignment (zero without mates)."""
+    ``with_pull`` cohesion and alignment (zero without mates) and ``gap``: for a unit without
+    mates in its radius the distance to the nearest one (at most ``GAP_REACH`` · ``scan``), else -inf."""
     n = pos.shape[0]
     order, starts, ox, oy, cols, rows = buckets
     cell_x = cell / strips
-    # neighbours' data in bucket order: the scans below read memory in sequence
-    near_pos = pos[order, :2]
-    near_vel = vel[order, :2]
-    near_group = group[order]
+    near_pos, near_vel, near_group = near
     pairs = 0
     for i in prange(n):
         if not steer[i]:
@@ -122,6 +158,10 @@ def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, sep
         separation[i, 0] = sx if cnt > 0 else 0.0
         separation[i, 1] = sy if cnt > 0 else 0.0
         if with_pull:
+            # the nearest mate, for a unit with none in its radius (a second look at the same
+            # runs, now in cache; in the vectorised scan it slowed dense flocks by a third)
+            gap[i] = _nearest_mate(px, py, gi, GAP_REACH * scan, ox, oy, cell, cell_x, cols, rows, starts, near_pos,
+                                   near_group) if cnt <= 0 and on_top <= 0 else -np.inf
             has = cnt > 0
             cohesion[i, 0] = (cx / cnt - px) / r if has else 0.0
             cohesion[i, 1] = (cy / cnt - py) / r if has else 0.0
@@ -154,6 +194,30 @@ def _scan_run(e0, e1, px, py, gi, r2, pr, near_pos, near_vel, near_group):
         sy += dy * push
         on_top += w if d <= 1e-9 else 0.0
     return cnt, on_top, cx, cy, vx, vy, sx, sy
+
+
+@njit(cache=True)
+def _nearest_mate(px, py, gi, scan, ox, oy, cell, cell_x, cols, rows, starts, near_pos, near_group):
+    """Distance from ``(px, py)`` to the nearest unit of group ``gi`` other than one exactly
+    there (itself), over the runs a scan of reach ``scan`` reads; ``scan`` when none is nearer.
+    A lower bound, a hair under the true distance whatever the rounding."""
+    nearest = scan * scan
+    r0 = max(int(math.floor((py - scan - oy) / cell)), 0)
+    r1 = min(int(math.floor((py + scan - oy) / cell)), rows - 1)
+    for row in range(r0, r1 + 1):
+        band = oy + row * cell
+        dy_band = min(max(band - py, py - band - cell, 0.0), scan)
+        half = math.sqrt(scan * scan - dy_band * dy_band)
+        c0 = max(int(math.floor((px - half - ox) / cell_x)), 0)
+        c1 = min(int(math.floor((px + half - ox) / cell_x)), cols - 1)
+        if c0 > c1:
+            continue
+        for e in range(starts[row * cols + c0], starts[row * cols + c1 + 1]):
+            if near_group[e] == gi:
+                d2 = (px - near_pos[e, 0]) ** 2 + (py - near_pos[e, 1]) ** 2
+                if d2 > 1e-18:
+                    nearest = min(nearest, d2)
+    return math.sqrt(nearest) - 1e-9
 
 
 @njit(cache=True, inline="always")

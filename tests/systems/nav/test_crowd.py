@@ -537,3 +537,53 @@ def test_sector_fields_are_built_under_the_planning_budget_and_units_walk_the_co
             break
     assert len(reached) == 60
     assert max(per_tick) <= 2 and sum(per_tick) > 4           # many sectors, two a tick at most
+
+
+def test_members_with_no_mate_near_skip_their_flocking_scans_and_move_exactly_alike(arena, monkeypatch):
+    """Flocking skips the scans of members whose kept lower bound on the distance to their
+    nearest mate clears their radius (``crowd/steering.py`` ``SKIP_CLEAR``). The forces a scan
+    would give them are exactly zero, so scattered groups walk the same steps with and without
+    it — through the level of detail's separation-only ticks, arrivals, a re-order that changes
+    groups, and an agent added mid-run (also when any join forgets every gap, as an order's
+    burst does) — while far fewer members are scanned."""
+    from rtsnav.systems.nav.crowd import steering
+    from rtsnav.systems.nav.steering import flocking
+
+    monkeypatch.setattr(steering, "LOD_AGENTS", 10)          # a third refreshed a tick, as at scale
+    scanned = [0]
+    real = flocking._flock_pass
+
+    def counted(*args):
+        scanned[0] += int(args[7].sum())                     # the steered agents it scans
+        return real(*args)
+
+    monkeypatch.setattr(flocking, "_flock_pass", counted)
+
+    def run(skip: bool, forget_at: int = 256) -> tuple[np.ndarray, int]:
+        monkeypatch.setattr(steering, "SKIP_CLEAR", skip)
+        monkeypatch.setattr(steering, "FORGET_GAPS_AT", forget_at)
+        scanned[0] = 0
+        crowd = Crowd(arena, CrowdConfig(flow_mode="tiles", sector_size=8, rebuild_worker=False))
+        rng = np.random.default_rng(6)
+        labels = arena.components()
+        cells = np.argwhere(labels == labels[24, 24])[:, ::-1]
+        ids = crowd.add_agents(cells[rng.integers(0, len(cells), 120)] + 0.5, max_speed=3.0, group=1)
+        goals = [(24.5, 24.5), (10.5, 40.5), (40.5, 10.5), (30.5, 30.5)]
+        for g, goal in enumerate(goals):
+            crowd.move(ids[g::4], goal, planner="flowfield", group=g)
+        trail = []
+        for tick in range(160):
+            if tick == 60:                                    # half of group 0 joins group 3
+                crowd.move(ids[0:60:8], goals[3], planner="flowfield", group=3)
+            if tick == 90:
+                ids = np.append(ids, crowd.add_agents([cells[7] + 0.5], max_speed=3.0, group=1))
+                crowd.move(ids[-1:], goals[1], planner="flowfield", group=1)
+            crowd.update(1 / 20)
+            trail.append(crowd.positions[ids[:120], :2].copy())
+        return np.array(trail), scanned[0]
+
+    with_skip, scans_skipping = run(True)
+    without, scans_all = run(False)
+    np.testing.assert_array_equal(with_skip, without)
+    np.testing.assert_array_equal(run(True, forget_at=0)[0], without)     # joins forget every gap
+    assert scans_skipping < 0.9 * scans_all                   # 0.85 when written (a dense arena)

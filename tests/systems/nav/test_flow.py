@@ -436,6 +436,40 @@ def test_flock_forces_match_brute_force():
         np.testing.assert_allclose(ali[i], (vel[nb].mean(0) - vel[i]) / 2.0, atol=1e-9)
 
 
+def test_flock_forces_skip_units_whose_gap_clears_them_and_measure_the_gap_of_the_isolated():
+    """``gap``: a unit whose lower bound on the distance to its nearest mate reaches its radius
+    (or, separation only, its personal space) is not scanned and gets the zero forces a scan
+    gives; a scanned unit with no mate in its radius gets the distance to its nearest mate
+    (at most ``GAP_REACH`` times the scan's reach), the others -inf."""
+    n = 400
+    (pos, vel, group, radius, personal, speed, active, steer), rng = _random_flock(9, n, 60.0)
+    refresh = rng.random(n) < 0.5
+    full = [np.zeros((n, 2)) for _ in range(3)]
+    flock_forces(pos, vel, group, radius, personal, speed, active, steer, *full, refresh)
+    d = np.hypot(*(pos[:, None] - pos[None]).transpose(2, 0, 1))
+    mate = active[None] & (group[:, None] == group[None]) & ~np.eye(n, dtype=bool)
+    nearest = np.where(mate, d, np.inf).min(axis=1)
+    gap = nearest * rng.uniform(0.5, 1.0, n)              # true lower bounds, some loose
+    gap[rng.random(n) < 0.2] = -np.inf                    # some unknown
+    before = gap.copy()
+    sep, coh, ali = np.zeros((n, 2)), np.full((n, 2), 7.0), np.full((n, 2), 7.0)
+    flock_forces(pos, vel, group, radius, personal, speed, active, steer, sep, coh, ali, refresh, gap)
+    fresh = steer & refresh
+    np.testing.assert_allclose(sep, full[0], atol=1e-12)
+    np.testing.assert_allclose(coh[fresh], full[1][fresh], atol=1e-12)
+    np.testing.assert_allclose(ali[fresh], full[2][fresh], atol=1e-12)
+    skipped = fresh & (before >= radius)
+    assert skipped.sum() >= 20 and (coh[skipped] == 0).all()
+    scanned = fresh & ~(before >= radius)
+    isolated = scanned & (nearest >= radius)
+    cap = 2.0 * radius[active].max()                       # flocking.GAP_REACH
+    assert isolated.any() and (scanned & ~isolated).any()
+    np.testing.assert_allclose(gap[isolated], np.minimum(nearest[isolated], cap), atol=1e-8)
+    assert (gap[isolated] <= nearest[isolated]).all()
+    assert np.isneginf(gap[scanned & ~isolated]).all()
+    assert (gap[~scanned] == before[~scanned]).all()
+
+
 def test_flock_forces_refresh_only_some_pulls_and_separate_everyone_alike():
     """The level of detail of big flocks: agents outside ``refresh`` get the same separation from
     the scan of their personal space alone, and their cohesion and alignment rows stay as given."""
