@@ -69,9 +69,13 @@ class CrowdMotion:
         if still.any():
             vel[still] = 0.0
         pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
-        before = pos[:, :2].copy()
-        move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.view)
-        if (self.config.contacts or self.config.team_contacts) and self.movement == "crowd":
+        # hard contacts act on flock mates (``contacts``) or on avoiding units (``team_contacts``)
+        contacts = self.movement == "crowd" and (self.config.contacts or (
+            self.config.team_contacts and bool(s.agent_flags[:n, F_AVOIDANCE].any())))
+        before = pos[:, :2].copy() if contacts else pos[:0, :2]
+        with threads_for(n):
+            move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.view)
+        if contacts:
             self._push_apart(pos, vel, before, ~still, dt)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
 
 __all__ = ["WALL_GAP", "move_agents"]
 
@@ -24,7 +24,8 @@ def _blocked(passable, cx, cy):
     return cx < 0 or cy < 0 or cx >= w or cy >= h or not passable[cy, cx]
 
 
-@njit(cache=True)
+# agents are independent: both threads (a scattered crowd's reads of the grid are cache misses)
+@njit(cache=True, parallel=True)
 def move_agents(position, velocity, max_speed, dt, view):
     """Advance ``position`` (``(n, 3)``) by ``velocity`` (``(n, 3)``, clamped to ``max_speed``)
     for ``dt`` seconds over the grid ``view`` (``Grid.view``), sliding along walls; both arrays
@@ -33,7 +34,7 @@ def move_agents(position, velocity, max_speed, dt, view):
     passable, cell_size, origin_x, origin_y, heights, has_heights = view
     n = position.shape[0]
     gap = WALL_GAP * cell_size
-    for i in range(n):
+    for i in prange(n):
         vx = velocity[i, 0]
         vy = velocity[i, 1]
         speed = math.sqrt(vx * vx + vy * vy)
