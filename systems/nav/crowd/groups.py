@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..clearance import WIDE
 from ..flow.corridor import CorridorField
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
 from ..flow.sectors import SectorOrder
+from ..kernels.threads import threads_for
 from ..steering.proximity_grid import near_any_in_group
 from .detours import Detours
 from .field_batch import BatchLists, FieldBatch, SampleCache
@@ -334,9 +335,10 @@ class GroupSteering:
         disc = radius[group]
         status = np.zeros(len(agents), dtype=np.uint8)       # 1 at the target, 2 near the goal, 4 stalled in the disc
         has_slot = s.slot[agents] >= 0
-        _steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
-                       np.ascontiguousarray(aim), s.target, has_slot, s.agent_params, s.stalled, dt, STALL_SPEED,
-                       MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, self.crowd.config.flow_acceleration, status)
+        with threads_for(len(agents)):
+            _steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
+                           np.ascontiguousarray(aim), s.target, has_slot, s.agent_params, s.stalled, dt, STALL_SPEED,
+                           MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, self.crowd.config.flow_acceleration, status)
         arrived = (status & 1) > 0
         near = np.flatnonzero((status & 2) & ~has_slot)
         if len(near):
@@ -531,7 +533,7 @@ def _values_under(values, inside, masked, unknown_if_inf, position, members, ori
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _steer_members(agents, direction, follower, disc, settle_radius, position, velocity, aim, target, has_slot, params,
                    stalled, dt, stall_speed, min_arrival_speed, chain_reach, settle_after, acceleration, status):
     """Per walking member: the stall clock, the follower's velocity along ``direction`` toward its
@@ -539,7 +541,7 @@ def _steer_members(agents, direction, follower, disc, settle_radius, position, v
     reversed heading averaged with the last one so a unit at a wall corner does not flip every
     tick), and its arrival status bits (1 arrived, 2 near the goal, 4 stalled in the disc). With
     ``acceleration`` > 0 the direction accelerates the unit instead (capped at that speed)."""
-    for k in range(agents.shape[0]):
+    for k in prange(agents.shape[0]):         # members are distinct agents
         a = agents[k]
         moved = math.sqrt(velocity[a, 0] ** 2 + velocity[a, 1] ** 2)
         stalled[a] = stalled[a] + dt if moved < stall_speed * params[a, 0] else 0.0

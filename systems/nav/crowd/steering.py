@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from ..kernels.threads import threads_for
 from ..steering.flocking import flock_forces
 from ..steering.wall_repulsion import wall_repulsion
 from .groups import FLOW_CODES
@@ -88,9 +89,11 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
     use_walls = bool(flow.any() and wall_avoidance > 0)
     if use_walls:
         reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
-        wall_repulsion(pos2, flow, reach, grid.view, wall, grid.move_masks(), grid.padded()[1])
-    _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, s.pull_x, s.pull_y, wall,
-             wall_avoidance if use_walls else 0.0, s.position, s.home_x, s.home_y, HOME_PULL)
+        with threads_for(n):
+            wall_repulsion(pos2, flow, reach, grid.view, wall, grid.move_masks(), grid.padded()[1])
+    with threads_for(n):
+        _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, s.pull_x, s.pull_y, wall,
+                 wall_avoidance if use_walls else 0.0, s.position, s.home_x, s.home_y, HOME_PULL)
     return int(pairs)
 
 
@@ -161,13 +164,13 @@ def _store_pull(pull_x, pull_y, cohesion, alignment, flock_params, refresh, sett
             pull_y[i] = cohesion[i, 1] * flock_params[i, FL_COHESION] + alignment[i, 1] * flock_params[i, FL_ALIGNMENT]
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _combine(velocity, flock_params, max_speed, steer, flow, settled, sep, pull_x, pull_y, wall, wall_weight,
              position, home_x, home_y, home_pull):
     """velocity += flock pushes (settled units: only separation, no drift of their own) and the
     wall push, which steers but never brakes (its part against the heading is dropped: at a
     narrow gap's mouth it would cancel the flow and jam it); capped at max_speed."""
-    for i in range(steer.shape[0]):
+    for i in prange(steer.shape[0]):
         if not (steer[i] or flow[i]):
             continue
         vx, vy = velocity[i, 0], velocity[i, 1]

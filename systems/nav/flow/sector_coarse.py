@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["coarse_directions", "coarse_direction", "sector_nodes"]
+__all__ = ["coarse_directions", "coarse_direction", "coarse_exit", "toward", "sector_nodes"]
 
 
 def coarse_directions(graph, node_cost: np.ndarray, exits: np.ndarray, points: np.ndarray,
@@ -57,6 +57,26 @@ def coarse_direction(px, py, sid, starts, nodes, node_cost, node_cell, cell_size
     """The coarse direction ``(dx, dy)`` of one point ``(px, py)`` in sector ``sid``: toward the
     far side of the sector's portal with the least cost to the goal plus distance from the
     sector's centre, chosen once per sector and kept in ``exits`` (-2 not chosen yet, -1 none)."""
+    ex, ey = coarse_exit(sid, starts, nodes, node_cost, node_cell, cell_size, origin_x, origin_y, exits)
+    return toward(px, py, ex, ey)
+
+
+@njit(cache=True)
+def toward(px, py, ex, ey):
+    """The unit direction from ``(px, py)`` to the exit point ``(ex, ey)`` (zero when that is NaN:
+    no exit)."""
+    if ex != ex:
+        return 0.0, 0.0
+    dx = ex - px
+    dy = ey - py
+    d = max(math.sqrt(dx * dx + dy * dy), 1e-9)
+    return dx / d, dy / d
+
+
+@njit(cache=True)
+def coarse_exit(sid, starts, nodes, node_cost, node_cell, cell_size, origin_x, origin_y, exits):
+    """The world point a coarse route in sector ``sid`` heads for (``coarse_direction``), NaN when
+    no portal of the sector leads to the goal."""
     far = exits[sid]
     if far == -2:
         far = -1
@@ -81,8 +101,5 @@ def coarse_direction(px, py, sid, starts, nodes, node_cost, node_cell, cell_size
                 far = other
         exits[sid] = far
     if far < 0:
-        return 0.0, 0.0
-    ex = origin_x + (node_cell[far, 0] + 0.5) * cell_size - px
-    ey = origin_y + (node_cell[far, 1] + 0.5) * cell_size - py
-    d = max(math.sqrt(ex * ex + ey * ey), 1e-9)
-    return ex / d, ey / d
+        return np.nan, np.nan
+    return origin_x + (node_cell[far, 0] + 0.5) * cell_size, origin_y + (node_cell[far, 1] + 0.5) * cell_size

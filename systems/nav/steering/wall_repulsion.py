@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
 
 __all__ = ["wall_repulsion"]
 
@@ -12,7 +12,8 @@ __all__ = ["wall_repulsion"]
 ALL_MOVES = 255
 
 
-@njit(cache=True)
+# agents are independent: both threads (a crowd's grid reads are cache misses)
+@njit(cache=True, parallel=True)
 def wall_repulsion(pos, active, reach, view, out, move_masks, padded_width):
     """For each active agent, sum ``(1 - d / reach)`` pushes away from the nearest point of every
     blocked cell of the grid ``view`` (``Grid.view``) closer than ``reach`` (world units, per
@@ -22,8 +23,9 @@ def wall_repulsion(pos, active, reach, view, out, move_masks, padded_width):
     passable, cell_size, origin_x, origin_y, _, _ = view
     h, w = passable.shape
     n = pos.shape[0]
-    out[:] = 0.0
-    for i in range(n):
+    for i in prange(n):
+        out[i, 0] = 0.0
+        out[i, 1] = 0.0
         if not active[i]:
             continue
         r = reach[i]

@@ -472,15 +472,22 @@ def test_the_group_index_is_reused_while_rows_and_keys_repeat_and_redone_when_th
     assert again[1] is not inverse and len(again[0]) == len(first) + 1
 
 
-def test_cached_field_samples_steer_exactly_as_fresh_ones(arena):
-    """Group members standing where they were sampled last reuse that sample (``SampleCache``);
-    the same scattered groups run with a fresh cache every tick (every sample taken anew) walk
-    the same steps, through coarse routes, sectors built on the way and a re-plan after an edit."""
+def test_cached_field_samples_steer_exactly_as_fresh_ones(arena, monkeypatch):
+    """Group members standing where they were sampled last reuse that sample (``SampleCache``),
+    and members in sectors not built yet their coarse route's exit; the same scattered groups run
+    with a fresh cache every tick (every sample taken anew) walk the same steps, through coarse
+    routes (two sector builds a tick), sectors built on the way, a re-plan after an edit and a
+    group sent elsewhere."""
+    from rtsnav.systems.nav.crowd import groups
     from rtsnav.systems.nav.crowd.field_batch import SampleCache
+    from rtsnav.systems.nav.crowd.planners import UNITS
+
+    monkeypatch.setattr(groups, "SECTOR_BUILDS_AT_LEAST", 2)
 
     def run(fresh: bool) -> np.ndarray:
         grid = Grid(arena.passable.copy())                   # edited below: not the shared map
-        crowd = Crowd(grid, CrowdConfig(flow_mode="tiles", sector_size=8, rebuild_worker=False))
+        crowd = Crowd(grid, CrowdConfig(flow_mode="tiles", sector_size=8, rebuild_worker=False,
+                                        planning_units=2 * UNITS["sector_field"]))
         rng = np.random.default_rng(5)
         labels = grid.components()
         cells = np.argwhere(labels == labels[24, 24])[:, ::-1]
@@ -495,6 +502,8 @@ def test_cached_field_samples_steer_exactly_as_fresh_ones(arena):
                 wall = np.array([[x, 30] for x in range(15, 22) if grid.passable[30, x]])
                 grid.set_passable(wall, False)
                 crowd.cells_changed(wall)
+            if tick == 70:                                    # a new order: a new field state
+                crowd.move(ids[0::3], (40.5, 40.5), planner="flowfield", group=0)
             crowd.update(1 / 20)
             trail.append(crowd.positions[ids, :2].copy())
         return np.array(trail)
