@@ -39,12 +39,21 @@ from .field_batch import BatchLists, FieldBatch, SampleCache
 from .group_index import GroupIndex, pack_keys
 from .leader_plan import LeaderPlan, raw_cells
 from .planners import UNITS, GridJob
-from .slots import claim_free_slots
+from .slots import claim_free_slots, hex_slots
 from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, Mode, NavState
 
-__all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES"]
+__all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES", "group_planned"]
 
 FLOW_CODES = np.array([PLANNERS.index(p) for p in GROUP_PLANNERS], dtype=np.int8)
+_IS_FLOW = np.zeros(256, dtype=bool)
+_IS_FLOW[FLOW_CODES.astype(np.uint8)] = True
+
+
+def group_planned(methods: np.ndarray) -> np.ndarray:
+    """Which planner codes (``agent_method``) are group planners: a table lookup (``np.isin``
+    sorts, ~0.3 ms at 50,000 agents)."""
+    return _IS_FLOW[np.asarray(methods).astype(np.uint8)]
+
 LEADER = PLANNERS.index("leader")
 POTENTIAL = PLANNERS.index("potential")
 #: Fraction of max speed a unit keeps while decelerating inside its arrival disc.
@@ -129,7 +138,7 @@ class GroupSteering:
         s, grid = self.crowd.state, self.crowd.grid
         n = s.size
         s.togo[:n] = np.nan                         # measured again below for the units a field steers
-        group_planner = np.isin(s.agent_method[:n, 0], FLOW_CODES) & s.alive[:n] & (s.mode[:n] != Mode.PATH)
+        group_planner = group_planned(s.agent_method[:n, 0]) & s.alive[:n] & (s.mode[:n] != Mode.PATH)
         state = s.nav_state[:n, 0]
         rows = np.flatnonzero(group_planner & ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)))
         if len(rows) == 0:
@@ -287,20 +296,7 @@ class GroupSteering:
         r = float(s.agent_params[members, P_RADIUS].max()) if len(members) else 0.4
         spacing = max(SPACING_RADII * r, 1e-3)
         centre = np.array(grid.cell_to_world(*order.goal)[:2])
-        count = max(order.members, len(members)) + 1
-        reach = 3.0 * spacing * math.sqrt(count) + 2 * grid.cell_size
-        rows_n = int(reach / (spacing * math.sqrt(3) / 2)) + 1
-        cols_n = int(reach / spacing) + 1
-        j, i = np.mgrid[-rows_n:rows_n + 1, -cols_n:cols_n + 1]
-        pts = np.stack([(i + 0.5 * (j % 2)) * spacing, j * spacing * math.sqrt(3) / 2], axis=-1).reshape(-1, 2) + centre
-        cells = grid.world_to_cells(pts)
-        inside = (cells[:, 0] >= 0) & (cells[:, 0] < grid.width) & (cells[:, 1] >= 0) & (cells[:, 1] < grid.height)
-        pts, cells = pts[inside], cells[inside]
-        labels = grid.components()
-        keep = labels[cells[:, 1], cells[:, 0]] == labels[order.goal[1], order.goal[0]]
-        pts = pts[keep]
-        pts = pts[grid.segments_clear(np.repeat(centre[None], len(pts), axis=0), pts)]
-        pts = pts[np.argsort(np.hypot(*(pts - centre).T), kind="stable")][: 2 * count]
+        pts = hex_slots(grid, order.goal, centre, spacing, max(order.members, len(members)) + 1)
         order.slots = np.ascontiguousarray(pts)
         order.slot_distance = np.hypot(*(pts - centre).T)
         order.taken = np.zeros(len(pts), dtype=bool)
@@ -358,7 +354,7 @@ class GroupSteering:
         s = self.crowd.state
         n = s.size
         fin = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n]
-                             & np.isin(s.agent_method[:n, 0], FLOW_CODES))
+                             & group_planned(s.agent_method[:n, 0]))
         if len(fin) == 0:
             return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
         fin_keys = self.keys(fin)

@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from ..kernels.threads import threads_for
 from ..steering.proximity_grid import near_any
 from .state import F_PAUSED, P_RADIUS, CrowdState
 
@@ -53,9 +54,10 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
-    _watch(s.alive, s.nav_state[:, 0], s.agent_flags[:, F_PAUSED], s.position, s.target, s.anchor_x, s.anchor_y,
-           s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, dt, PROGRESS_DISTANCE * cell_size,
-           RESET_DISTANCE * cell_size, FRESH, kinds)
+    with threads_for(n):
+        _watch(s.alive, s.nav_state[:, 0], s.agent_flags[:, F_PAUSED], s.position, s.target, s.anchor_x, s.anchor_y,
+               s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, dt, PROGRESS_DISTANCE * cell_size,
+               RESET_DISTANCE * cell_size, FRESH, kinds)
     old = np.flatnonzero(kinds & 4)
     if len(old) and tick % QUEUE_CHECK_EVERY == 0:
         fresh = np.flatnonzero(kinds & 2)
@@ -80,10 +82,10 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     return stuck
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still_for, best, togo, best_togo,
            recoveries, dt, progress_distance, reset_distance, fresh, kinds):
-    for a in range(alive.shape[0]):
+    for a in prange(alive.shape[0]):
         if not alive[a] or paused[a] or nav_state[a] != 2:
             continue
         kinds[a] = 1

@@ -17,7 +17,7 @@ from numba import njit, prange
 from ..kernels.threads import threads_for
 from ..steering.flocking import flock_forces
 from ..steering.wall_repulsion import wall_repulsion
-from .groups import FLOW_CODES
+from .groups import group_planned
 from .state import (
     F_PAUSED,
     FL_ALIGNMENT,
@@ -60,7 +60,7 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
     nav_state = s.nav_state[:n, 0]
     walking = (nav_state == NavState.FOLLOWING) & ~s.agent_flags[:n, F_PAUSED] & s.alive[:n]
     member = (s.flock_group[:n, 0] >= 0) & s.alive[:n]
-    group_steered = np.isin(s.agent_method[:n, 0], FLOW_CODES)
+    group_steered = group_planned(s.agent_method[:n, 0])
     # settled units keep their personal space (they yield rather than form a wall); those with an
     # arrival slot are pulled back to it, so the blob lets newcomers through and stays packed
     settled = member & group_steered & (nav_state == NavState.FINISHED)
