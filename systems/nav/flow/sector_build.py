@@ -132,15 +132,15 @@ def build_fields(requests) -> None:
 
 
 @njit(cache=True)
-def drop_stale(built, ring_count, ring_far, old_cost, new_cost) -> None:
-    """Unmark the built sectors whose field may have changed: touched by an edit since they were
-    built (the edit cleared their ring row: every built sector's row was filled when it was
-    built), or with a ring seed whose far portal side's cost to the goal changed from
-    ``old_cost`` to ``new_cost``."""
+def drop_stale(built, edited_at, seen, ring_count, ring_far, old_cost, new_cost) -> None:
+    """Unmark the built sectors whose field may have changed: touched by an edit after edit
+    ``seen`` (``edited_at``; another order may have filled the ring row again since), or with a
+    ring seed whose far portal side's cost to the goal changed from ``old_cost`` to
+    ``new_cost``."""
     for sid in range(built.shape[0]):
         if not built[sid]:
             continue
-        if ring_count[sid] < 0:
+        if edited_at[sid] > seen or ring_count[sid] < 0:
             built[sid] = False
             continue
         for j in range(ring_count[sid]):

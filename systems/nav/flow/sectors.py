@@ -109,6 +109,8 @@ class SectorGraph:
         # every sector's edges in one table: (source, target, cost, owning sector)
         self._table: tuple[np.ndarray, ...] = ()
         self.ring_table = None           # the rings in dense rows (``sector_build.RingTable``), on first use
+        self.edits = 0                   # edits so far, and the last edit that touched each sector
+        self.edited_at = np.zeros(len(self.sectors), dtype=np.int64)
         self._cursor = 0                 # build steps done: every border, then every sector
         self.ready = False
 
@@ -324,7 +326,9 @@ class SectorGraph:
         for sid in sorted(touched):
             self._set_intra(sid)
             self._rings.pop(sid, None)
-        if self.ring_table is not None:        # (which also marks the touched sectors' fields stale)
+        self.edits += 1
+        self.edited_at[sorted(touched)] = self.edits
+        if self.ring_table is not None:
             self.ring_table.forget(sorted(touched))
         self._assemble(sorted(touched))
         self.version = self.grid.version
@@ -356,6 +360,7 @@ class SectorOrder:
         self._best = np.zeros(graph.grid.shape, dtype=np.int8)
         self._built = np.zeros(len(graph.sectors), dtype=bool)
         self.node_cost = np.zeros(0)
+        self._edits_seen = graph.edits
         self.replan()
 
     @property
@@ -392,7 +397,8 @@ class SectorOrder:
         if self._built.any():
             # a built sector stays while no edit touched it and its ring seeds' costs are the same
             table = ring_table(g)
-            drop_stale(self._built, table.count, table.far, old, self.node_cost)
+            drop_stale(self._built, g.edited_at, self._edits_seen, table.count, table.far, old, self.node_cost)
+        self._edits_seen = g.edits
 
     def _seed_values(self, sid: int):
         """Ring seeds of sector ``sid``: the far-side cells of its portals, each at its portal

@@ -343,6 +343,27 @@ def test_after_several_edits_one_replan_keeps_only_fields_a_fresh_order_would_bu
             assert np.array_equal(mine, theirs), sid
 
 
+def test_a_field_an_edit_touched_is_dropped_even_when_another_order_rebuilt_it_first():
+    """Two orders share a graph: after an edit, one re-plans and rebuilds a touched sector (its
+    ring is read again) before the other re-plans — the other must still drop its old field of
+    that sector."""
+    grid = Grid(np.ones((64, 64), dtype=bool))
+    tiles = SectorGraph(grid, 16)
+    first, second = tiles.order((60, 60)), tiles.order((60, 4))
+    first.build([0])
+    second.build([0])
+    wall = np.array([[x, 8] for x in range(0, 10)])    # inside sector 0 only
+    grid.set_passable(wall, False)
+    tiles.update(wall)
+    first.replan()
+    first.build([0])
+    second.replan()
+    assert 0 not in second.fields
+    fresh = tiles.order((60, 4))
+    for mine, theirs in zip(second.field(0), fresh.field(0)):
+        assert np.array_equal(mine, theirs)
+
+
 def test_changing_cells_rebuilds_only_what_it_touches():
     grid = Grid(np.ones((64, 64), dtype=bool))
     tiles = SectorGraph(grid, 16)
