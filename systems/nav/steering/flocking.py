@@ -132,12 +132,7 @@ def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, sep
         sx = 0.0
         sy = 0.0
         for row in range(r0, r1 + 1):
-            # the buckets of one row that the scan's circle touches are one run of neighbours
-            band = oy + row * cell
-            dy_band = min(max(band - py, py - band - cell, 0.0), scan)
-            half = math.sqrt(scan * scan - dy_band * dy_band)
-            c0 = max(int(math.floor((px - half - ox) / cell_x)), 0)
-            c1 = min(int(math.floor((px + half - ox) / cell_x)), cols - 1)
+            c0, c1 = _row_run(row, px, py, scan, ox, oy, cell, cell_x, cols)
             if c0 <= c1:
                 a, b, c, d, e, f, g, h = _scan_run(starts[row * cols + c0], starts[row * cols + c1 + 1], px, py, gi,
                                                    r2, pr, near_pos, near_vel, near_group)
@@ -196,6 +191,18 @@ def _scan_run(e0, e1, px, py, gi, r2, pr, near_pos, near_vel, near_group):
     return cnt, on_top, cx, cy, vx, vy, sx, sy
 
 
+@njit(cache=True, inline="always")
+def _row_run(row, px, py, scan, ox, oy, cell, cell_x, cols):
+    """The first and last bucket columns of bucket row ``row`` that a circle of radius ``scan``
+    around ``(px, py)`` touches (one run of neighbours; empty when ``c0 > c1``)."""
+    band = oy + row * cell
+    dy_band = min(max(band - py, py - band - cell, 0.0), scan)
+    half = math.sqrt(scan * scan - dy_band * dy_band)
+    c0 = max(int(math.floor((px - half - ox) / cell_x)), 0)
+    c1 = min(int(math.floor((px + half - ox) / cell_x)), cols - 1)
+    return c0, c1
+
+
 @njit(cache=True)
 def _nearest_mate(px, py, gi, scan, ox, oy, cell, cell_x, cols, rows, starts, near_pos, near_group):
     """Distance from ``(px, py)`` to the nearest unit of group ``gi`` other than one exactly
@@ -205,11 +212,7 @@ def _nearest_mate(px, py, gi, scan, ox, oy, cell, cell_x, cols, rows, starts, ne
     r0 = max(int(math.floor((py - scan - oy) / cell)), 0)
     r1 = min(int(math.floor((py + scan - oy) / cell)), rows - 1)
     for row in range(r0, r1 + 1):
-        band = oy + row * cell
-        dy_band = min(max(band - py, py - band - cell, 0.0), scan)
-        half = math.sqrt(scan * scan - dy_band * dy_band)
-        c0 = max(int(math.floor((px - half - ox) / cell_x)), 0)
-        c1 = min(int(math.floor((px + half - ox) / cell_x)), cols - 1)
+        c0, c1 = _row_run(row, px, py, scan, ox, oy, cell, cell_x, cols)
         if c0 > c1:
             continue
         for e in range(starts[row * cols + c0], starts[row * cols + c1 + 1]):
