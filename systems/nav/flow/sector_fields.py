@@ -24,10 +24,11 @@ __all__ = ["sector_field", "sector_fields_into"]
 
 @njit(cache=True, inline="always")
 def _solve(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ring_values, with_directions,
-           sub_pass, sub_cost, allowed, dist, best, direction):
+           sub_pass, sub_cost, allowed, dist, best, direction, uniform_grid=False):
     """Fill the scratch arrays (sized for at least ``(sh + 4) · (sw + 4)`` cells) for the sector
     at ``(sx0, sy0)`` of ``sw × sh`` cells and solve it; returns the sub-grid's padded width
-    (core cell ``(x, y)`` at ``(y + 2) · wp + x + 2``)."""
+    (core cell ``(x, y)`` at ``(y + 2) · wp + x + 2``). ``uniform_grid``: every terrain cost is
+    1, so ``cost`` is not read (its rows are cache misses when hundreds of sectors are built)."""
     gh, gw = passable.shape
     x0, y0 = sx0 - 1, sy0 - 1
     w, h = sw + 2, sh + 2
@@ -51,10 +52,11 @@ def _solve(passable, cost, sx0, sy0, sw, sh, seeds, values, ring_seeds, ring_val
             if not ring:
                 sub_pass[u] = passable[gy, gx]
                 allowed[u] = 1
-            c = cost[gy, gx]
-            sub_cost[u] = c
-            if c != 1.0 and passable[gy, gx]:
-                uniform = False
+            if not uniform_grid:
+                c = cost[gy, gx]
+                sub_cost[u] = c
+                if c != 1.0 and passable[gy, gx]:
+                    uniform = False
     seed_nodes = np.empty(len(seeds) + len(ring_seeds), dtype=np.int64)
     seed_values = np.empty(len(seeds) + len(ring_seeds))
     for k in range(len(seeds)):
@@ -108,8 +110,8 @@ SHARES = 8
 
 
 @njit(cache=True, parallel=True)
-def sector_fields_into(passable, cost, size, cols, owner, sids, goal_cells, goal_sectors, ring_count, ring_cells,
-                       ring_far, ring_along, node_costs, out_cost, out_direction, out_best, built):
+def sector_fields_into(passable, cost, uniform_grid, size, cols, owner, sids, goal_cells, goal_sectors, ring_count,
+                       ring_cells, ring_far, ring_along, node_costs, out_cost, out_direction, out_best, built):
     """Solve sectors ``sids[i]`` of orders ``owner[i]`` with directions, straight into the
     orders' map-sized arrays (``out_cost[o]`` float32 ``[h, w]``, ``out_direction[o]`` float32
     ``[h, w, 2]``, ``out_best[o]`` int8; typed lists, one entry per order) and mark them in
@@ -118,7 +120,7 @@ def sector_fields_into(passable, cost, size, cols, owner, sids, goal_cells, goal
     portal side's cost ``node_costs[o][far]`` plus the distance along the portal; inf seeds
     nothing) and, in its goal's sector (``goal_sectors[o]``), from ``goal_cells[o]`` at 0. The
     ``(owner, sid)`` pairs must be distinct: threads solve interleaved shares of them, each in
-    its own scratch, and write disjoint cells."""
+    its own scratch, and write disjoint cells. ``uniform_grid``: every terrain cost is 1."""
     gh, gw = passable.shape
     n = (size + 4) * (size + 4)
     count = sids.shape[0]
@@ -150,7 +152,7 @@ def sector_fields_into(passable, cost, size, cols, owner, sids, goal_cells, goal
             goal[0, 0] = goal_cells[o, 0]
             goal[0, 1] = goal_cells[o, 1]
             wp = _solve(passable, cost, sx0, sy0, sw, sh, goal[:k], zero[:k], seeds[:m], values[:m], True,
-                        sub_pass, sub_cost, allowed, dist, best, direction)
+                        sub_pass, sub_cost, allowed, dist, best, direction, uniform_grid)
             c = out_cost[o]
             d = out_direction[o]
             b = out_best[o]

@@ -57,8 +57,9 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     else:
         # no mate within the radius: zero pulls and no separation, unscanned
         clear = steer & refresh & (gap >= radius)
-        cohesion[clear] = 0.0
-        alignment[clear] = 0.0
+        at = np.flatnonzero(clear)                      # row indices: a 2-D boolean mask is ~10x slower
+        cohesion[at] = 0.0
+        alignment[at] = 0.0
         steer = steer & ~clear & ~(~refresh & (gap >= np.minimum(personal, radius)))
     # buckets as tall as the widest flock radius and narrower: a scan reads one run of neighbours
     # per row of buckets (so few rows: per-row bookkeeping is what small square buckets cost),

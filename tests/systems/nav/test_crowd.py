@@ -526,7 +526,7 @@ def test_sector_fields_are_built_under_the_planning_budget_and_units_walk_the_co
     real = sector_build.sector_fields_into         # every sector field is built through it
 
     def counted(*args):
-        builds[0] += len(args[5])                  # its sector ids
+        builds[0] += len(args[6])                  # its sector ids
         return real(*args)
 
     monkeypatch.setattr(sector_build, "sector_fields_into", counted)
