@@ -78,6 +78,9 @@ SLOT_CANDIDATES = 8
 #: AcrosstheCape had 1,071 `stuck` events in 3,000 ticks against 91 building every sector at
 #: once; at 256, 92 — a bound on a tick's building only a burst (a new order) reaches.
 SECTOR_BUILDS_AT_LEAST = 256
+#: Sector fields a tick may build for a leader group's strays outside its corridor (the rest walk
+#: the coarse route meanwhile).
+FALLBACK_BUILDS = 16
 #: Slot choice: distance from the unit plus this times the slot's distance from the goal.
 INNER_FIRST = 8.0
 
@@ -481,7 +484,16 @@ class GroupSteering:
             direction = order.corridor.sample(pos)
             lost = ~order.corridor.covers(pos)
             if lost.any():
-                direction[lost] = (flow or self.crowd.flow_field(order.goal)).sample(pos[lost])
+                fallback = flow or self.crowd.cached_flow_field(order.goal)
+                if fallback is None:
+                    # the whole-map field is planned under the budget, not built in this tick
+                    # (4-20 ms on a 512² map); strays wait for it, a few ticks
+                    self.crowd.want_flow_field(order.goal)
+                    direction[lost] = 0.0
+                elif isinstance(fallback, SectorOrder):     # a few sector builds a tick, coarse meanwhile
+                    direction[lost] = fallback.sample_within(pos[lost], FALLBACK_BUILDS)[0]
+                else:
+                    direction[lost] = fallback.sample(pos[lost])
             return direction
         return (flow or self.crowd.flow_field(order.goal)).sample(pos)
 

@@ -226,6 +226,23 @@ class CrowdStructures:
                                                rule=self.config.flow_rule),
                        int(UNIT_RATES["field_per_cell"] * cells))
 
+    def cached_flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder | None:
+        """The cached flow toward ``goal``, or None (nothing is built here)."""
+        if self._tile_edits:
+            self.apply_tile_edits()
+        key = (int(goal[0]), int(goal[1]))
+        found = self._fields.get(key)
+        if found is not None:
+            self._fields.move_to_end(key)
+        return found
+
+    def want_flow_field(self, goal: tuple[int, int]) -> None:
+        """Plan the flow toward ``goal`` under the budget (cached when done) unless it is cached
+        or planned already."""
+        key = (int(goal[0]), int(goal[1]))
+        if key not in self._fields and ("field", key) not in self.queue:
+            self.queue.submit(("field", key), self.field_job(key))
+
     def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
         """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
         key = (int(goal[0]), int(goal[1]))

@@ -464,9 +464,9 @@ class SectorOrder:
         builds = 0
         if len(missing) and max_builds > 0:
             sids, counts = np.unique(missing, return_counts=True)
-            for sid in sids[np.argsort(-counts, kind="stable")][:max_builds].tolist():
-                self.field(int(sid))
-                builds += 1
+            chosen = sids[np.argsort(-counts, kind="stable")][:max_builds]
+            self.build(chosen)                            # one kernel call for all of them
+            builds = len(chosen)
             missing = _sample_directions(*args)
         coarse = np.zeros(len(pts), dtype=bool)
         if len(missing):

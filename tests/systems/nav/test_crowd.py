@@ -596,3 +596,29 @@ def test_members_with_no_mate_near_skip_their_flocking_scans_and_move_exactly_al
     np.testing.assert_array_equal(with_skip, without)
     np.testing.assert_array_equal(run(True, forget_at=0)[0], without)     # joins forget every gap
     assert scans_skipping < 0.9 * scans_all                   # 0.85 when written (a dense arena)
+
+
+def test_a_leader_groups_strays_get_the_whole_map_field_planned_not_built_in_a_tick(arena, monkeypatch):
+    """Followers beyond a leader's corridor and its return field steer by the whole-map field
+    toward the goal; when that field is not cached it is planned under the budget (the strays
+    wait a few ticks) — never built inside the tick that needs it. Everyone still arrives."""
+    from rtsnav.systems.nav.crowd.crowd import Crowd as CrowdClass
+
+    def no_build_in_a_tick(self, goal):
+        raise AssertionError("the whole-map field was built inside a tick")
+
+    monkeypatch.setattr(CrowdClass, "flow_field", no_build_in_a_tick)
+    crowd = Crowd(arena, CrowdConfig(rebuild_worker=False))
+    rng = np.random.default_rng(11)
+    labels = arena.components()
+    cells = np.argwhere(labels == labels[24, 24])[:, ::-1]
+    ids = crowd.add_agents(cells[rng.integers(0, len(cells), 40)] + 0.5, max_speed=4.0, group=1)
+    crowd.move(ids, (24.5, 24.5), planner="leader")
+    reached, planned = set(), False
+    for _ in range(3000):
+        reached |= set(crowd.update(1 / 20).reached.tolist())
+        planned |= crowd.cached_flow_field((24, 24)) is not None
+        assert _wall_free(crowd)
+        if len(reached) == len(ids):
+            break
+    assert len(reached) == len(ids) and planned
