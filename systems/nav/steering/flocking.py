@@ -40,7 +40,8 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     nearest active mate (-inf: unknown). An agent whose bound reaches its radius (refreshed) or
     its personal space (separation only) has no mate there: it is not scanned and gets zero
     forces, exactly what a scan would give. Each refreshed agent that is scanned gets its bound
-    measured (the nearest mate seen, at most the scan's reach). The caller keeps the bounds true
+    measured: with no mate in its radius, the distance to its nearest mate (looked for up to
+    ``GAP_REACH`` radii out), else -inf. The caller keeps the bounds true
     as agents move (``crowd/steering.py``: a scattered crowd's members mostly have no mate near,
     and skip their scans for many ticks).
     """
