@@ -160,10 +160,9 @@ class Navigation:
 
         seconds = prepare_navigation(self, methods, progress)
         if freeze_gc:
-            import gc
+            from .nav.crowd.prepare import freeze_after_load
 
-            gc.collect()
-            gc.freeze()
+            freeze_after_load()
         return seconds
 
     def cells_changed(self, cells: np.ndarray) -> None:

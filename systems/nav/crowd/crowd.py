@@ -224,16 +224,20 @@ class Crowd(CrowdJobs, CrowdMotion):
 
     # ================================================================= update
     def prepare(self, methods: Iterable[str] | None = None,
-                progress: Callable[[str, int, int], None] | None = None) -> dict[str, float]:
+                progress: Callable[[str, int, int], None] | None = None, freeze_gc: bool = True) -> dict[str, float]:
         """Do at load time what a first order would otherwise do inside a tick: compile (or load
         from numba's cache) every kernel ``methods`` use (None: every planner) in a practice run
         on a small level, and bake (or load from ``cache_dir``) the navmesh, hierarchy, sector
         tiles, waypoint graph and JPS+ table they need. ``progress(stage, done, total)`` is
-        called per stage. Returns seconds per stage. (``Navigation.prepare`` does the same
-        through esper, plus ``gc.freeze``.)"""
-        from .prepare import prepare_crowd
+        called per stage. ``freeze_gc``: end with ``gc.freeze()`` (``freeze_after_load``; a
+        2,000-agent soak on AcrosstheCape had single 77 ms ticks of full collections without it).
+        Returns seconds per stage. (``Navigation.prepare`` does the same through esper.)"""
+        from .prepare import freeze_after_load, prepare_crowd
 
-        return prepare_crowd(self, methods, progress)
+        seconds = prepare_crowd(self, methods, progress)
+        if freeze_gc:
+            freeze_after_load()
+        return seconds
 
     def update(self, dt: float) -> CrowdEvents:
         """One tick of ``dt`` seconds (> 0; 0 does nothing): orders, plans under the budget, path

@@ -622,3 +622,16 @@ def test_a_leader_groups_strays_get_the_whole_map_field_planned_not_built_in_a_t
         if len(reached) == len(ids):
             break
     assert len(reached) == len(ids) and planned
+
+
+def test_crowd_prepare_ends_with_a_gc_freeze_unless_told_not_to(arena):
+    """``Crowd.prepare`` freezes what loading made out of the collector's sweeps, as
+    ``Navigation.prepare`` does (a soak's single 77 ms ticks were full collections)."""
+    import gc
+
+    gc.unfreeze()
+    crowd = Crowd(arena, CrowdConfig(rebuild_worker=False))
+    crowd.prepare(["astar"], freeze_gc=False)
+    assert gc.get_freeze_count() == 0
+    crowd.prepare(["astar"])
+    assert gc.get_freeze_count() > 0
