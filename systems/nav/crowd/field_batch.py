@@ -69,6 +69,7 @@ class FieldBatch:
         self.first_of: list[int] = []                      # per group: the first group with its order
         self._first: dict[int, int] = {}
         self.owner_of = np.zeros(0, dtype=np.int64)        # per row in an unbuilt sector: its group
+        self.maps: OrderMaps | None = None                 # the gathered orders' maps, made by ``run``
 
     def add(self, field, at: np.ndarray) -> bool:
         """Take the rows ``at`` (indices into ``rows``) of a group steered by ``field``; False
@@ -98,7 +99,7 @@ class FieldBatch:
         self.owner_of = np.full(len(self.rows), -1, dtype=np.int64)
         starts = np.zeros(len(self.taken) + 1, dtype=np.int64)
         starts[1:] = np.cumsum([len(t) for t in self.taken])
-        maps = OrderMaps.of(self.orders, self.lists)
+        maps = self.maps = OrderMaps.of(self.orders, self.lists)
         node_starts, nodes = sector_nodes(graph)
         cache = self.cache
         cache.fit(len(togo_of_agent))
@@ -119,8 +120,8 @@ class FieldBatch:
         owner = np.asarray(self.first_of, dtype=np.int64)[self.owner_of[unbuilt]]   # one build per order
         pairs, counts = np.unique(owner * (1 << 32) + sectors, return_counts=True)
         chosen = pairs[np.argsort(-counts, kind="stable")][:most]
-        assert self.graph is not None
-        build_sectors(self.graph, OrderMaps.of(self.orders, self.lists), chosen >> 32, chosen & 0xFFFFFFFF)
+        assert self.graph is not None and self.maps is not None
+        build_sectors(self.graph, self.maps, chosen >> 32, chosen & 0xFFFFFFFF)
         return len(chosen)
 
 
