@@ -46,7 +46,7 @@ def _warm_outside_practice(grid) -> None:
     FlowField.build(grid, [(0, 0)])                        # the field Dijkstra
     (_, cost), wp = grid.padded()                           # and its two-thread kernel (big fields)
     integrate_parallel(grid.move_masks(), cost, wp, True, np.array([wp + 1]), np.zeros(1), np.ones(1, np.uint8),
-                       np.full(cost.size, np.inf, dtype=np.float32), np.inf, 0)
+                       np.full(cost.size, np.inf, dtype=np.float32), np.inf, 0, np.full(cost.size, -1, dtype=np.int8))
     tiles = SectorGraph(Grid(np.ones((8, 8), dtype=bool)), 4)
     points = np.array([[1.5, 1.5], [6.5, 6.5]])
     tiles.order((1, 1)).sample_within(points, 0)           # the coarse route

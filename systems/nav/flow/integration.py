@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.grid_dijkstra import SQRT2, integrate
-from ..kernels.parallel_dijkstra import integrate_parallel
+from ..kernels.parallel_dijkstra import NO_MOVES, integrate_parallel
 
-__all__ = ["SQRT2", "integrate", "integrate_field", "integration_field", "PARALLEL_FIELD_CELLS", "MIN_PARALLEL_WORK"]
+__all__ = ["SQRT2", "integrate", "integrate_field", "on_two_threads", "integration_field", "PARALLEL_FIELD_CELLS", "MIN_PARALLEL_WORK"]
 
 #: Whole-map fields (no mask, no limit) of at least this many cells run on two threads: a 1024²
 #: map and up. Masked and bounded fields reach few cells of their array, and small ones cost less
@@ -21,16 +21,23 @@ PARALLEL_FIELD_CELLS = 1 << 20
 MIN_PARALLEL_WORK = 1024
 
 
+def on_two_threads(dist: np.ndarray, allowed: np.ndarray, limit: float, seeds: np.ndarray) -> bool:
+    """Whether ``integrate_field`` runs on two threads: a big whole-map field (``dist`` float32 of
+    at least ``PARALLEL_FIELD_CELLS``, every cell allowed, no limit, a few seeds: the two-thread
+    kernel sizes its buckets for a whole round at once, the one-thread kernel takes a round in
+    slices)."""
+    return (dist.size >= PARALLEL_FIELD_CELLS and allowed.size == 1 and limit == np.inf
+            and dist.dtype == np.float32 and seeds.size <= MIN_PARALLEL_WORK)
+
+
 def integrate_field(moves, cost, wp: int, uniform: bool, seeds: np.ndarray, seed_values: np.ndarray,
-                    allowed: np.ndarray, dist: np.ndarray, limit: float) -> int:
-    """``kernels.grid_dijkstra.integrate`` (same arguments and result), on two threads for a
-    big whole-map field (``dist`` float32 of at least ``PARALLEL_FIELD_CELLS``, every cell
-    allowed, no limit, a few seeds: the two-thread kernel sizes its buckets for a whole round at
-    once, the one-thread kernel takes a round in slices)."""
-    if (dist.size >= PARALLEL_FIELD_CELLS and allowed.size == 1 and limit == np.inf and dist.dtype == np.float32
-            and seeds.size <= MIN_PARALLEL_WORK):
+                    allowed: np.ndarray, dist: np.ndarray, limit: float, best: np.ndarray = NO_MOVES) -> int:
+    """``kernels.grid_dijkstra.integrate`` (same arguments and result), on two threads when
+    ``on_two_threads``; there ``best`` (padded flat int8 pre-set to -1, or ``NO_MOVES``) gets
+    each reached cell's descent move."""
+    if on_two_threads(dist, allowed, limit, seeds):
         return integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit,
-                                  MIN_PARALLEL_WORK)
+                                  MIN_PARALLEL_WORK, best)
     return integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit)
 
 

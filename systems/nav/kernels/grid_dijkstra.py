@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from .buckets import BUCKET, POS, QUEUED, SEED, SETTLED, next_round, save_state, start
+from .prefetch import PREFETCH_AHEAD, PREFETCH_CELLS, prefetch_around
 from .steps import SQRT2, move_offsets, step_cost
 
 __all__ = ["SQRT2", "integrate"]
@@ -85,6 +86,7 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
     offs = move_offsets(wp)
     k, seed_head, settled, queued = state[BUCKET], state[SEED], state[SETTLED], state[QUEUED]
     done = state[POS]                                   # entries of bucket k taken before a pause
+    far = dist.size >= PREFETCH_CELLS                   # a map beyond the caches: prefetch
     while True:
         if done == 0:                                   # a new round
             k, joining = next_round(k, queued, seed_keys, seed_head)
@@ -112,7 +114,10 @@ def _sweep(moves, cost, wp, uniform, seed_nodes, seed_keys, allowed, dist, limit
             if take <= 0:
                 save_state(state, k, seed_head, settled, queued, done)
                 return False
-            for i in range(done, done + take):
+            end = done + take
+            for i in range(done, end):
+                if far and i + PREFETCH_AHEAD < end:
+                    prefetch_around(dist, moves, nodes[b, i + PREFETCH_AHEAD], offs[2])
                 u = nodes[b, i]
                 du = keys[b, i]
                 if du == dist[u]:                      # else stale: improved since it was queued

@@ -14,8 +14,9 @@ import pytest
 
 from rtsnav.levels import load_movingai_map
 from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav.flow.direction import flow_directions
 from rtsnav.systems.nav.kernels.grid_dijkstra import integrate
-from rtsnav.systems.nav.kernels.parallel_dijkstra import integrate_parallel
+from rtsnav.systems.nav.kernels.parallel_dijkstra import NO_MOVES, integrate_parallel
 
 ALL = np.ones(1, dtype=np.uint8)
 STEPS = [(dx, dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))]
@@ -67,7 +68,7 @@ def _compare(grid, cells, values, allowed=ALL, limit=np.inf, dtype=np.float32):
 
 def _two_threads(*args):
     """The two-thread kernel with every bucket split between the threads, however small."""
-    return integrate_parallel(*args, 0)
+    return integrate_parallel(*args, 0, NO_MOVES)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -116,3 +117,54 @@ def test_two_threads_mail_across_their_blocks_and_still_match():
     cells = open_cells[rng.choice(len(open_cells), size=4)]
     _compare(grid, cells, [0.0, 1.5, 0.0, 9.0])
     _compare(Grid(grid.passable), cells[:1], [0.0], dtype=np.float64)
+
+
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_threads_keep_each_cells_descent_move_for_the_direction_pass(seed):
+    """Given a ``best`` array, the two-thread kernel notes each reached cell's move back to the
+    neighbour that last lowered it: legal, and exactly that neighbour's distance plus the step (a
+    shortest path's move); -1 on the goals and unreached cells. The distances stay the textbook's
+    bit for bit (mail across the row blocks, terrain costs, several goals), and the direction pass
+    given these moves makes the same directions as the one that searches for them: where the two
+    moves agree, and on open cells (the smoothed slope does not depend on the move)."""
+    rng = np.random.default_rng(seed)
+    h, w = 700, 50
+    grid = Grid(rng.random((h, w)) > rng.uniform(0.02, 0.35),
+                cost=None if seed % 2 else np.where(rng.random((h, w)) > 0.7, 3.0, 1.0))
+    (_, cost), wp = grid.padded()
+    moves = grid.move_masks()
+    open_cells = np.argwhere(grid.passable)[:, ::-1]
+    cells = open_cells[rng.choice(len(open_cells), size=1 + seed % 3, replace=False)]
+    flat = np.array([(y + 1) * wp + x + 1 for x, y in cells], dtype=np.int64)
+    dist = np.full(moves.size, np.inf, dtype=np.float32)
+    best = np.full(moves.size, -1, dtype=np.int8)
+    integrate_parallel(moves, cost, wp, grid.is_uniform, flat, np.zeros(len(flat)), ALL, dist, np.inf, 0, best)
+    oracle, _ = textbook_dijkstra(grid, flat, np.zeros(len(flat)), ALL, np.inf, np.float32)
+    assert np.array_equal(oracle, dist)
+    assert (best[flat] == -1).all() and (best[dist == np.inf] == -1).all()
+    others = np.setdiff1d(np.flatnonzero(dist < np.inf), flat)
+    assert len(others) > 10_000 and (best[others] >= 0).all()
+    k = best[others].astype(np.int64)
+    assert ((moves[others] >> k) & 1).all()
+    dx, dy = np.array(STEPS)[k].T
+    to = others + dy * wp + dx
+    length = np.where(k >= 4, math.sqrt(2.0), 1.0)
+    step = length if grid.is_uniform else length * 0.5 * (cost[others] + cost[to])
+    assert np.array_equal(dist[others], (dist[to].astype(np.float64) + step).astype(np.float32))
+
+    smooth = seed != 3
+    known_direction = np.empty((moves.size, 2), dtype=np.float32)
+    flow_directions(moves, cost, wp, grid.is_uniform, dist, smooth, best, known_direction, True)
+    searched = np.empty(moves.size, dtype=np.int8)
+    direction = np.empty((moves.size, 2), dtype=np.float32)
+    flow_directions(moves, cost, wp, grid.is_uniform, dist, smooth, searched, direction)
+    assert np.array_equal(best < 0, searched < 0)
+    same = best == searched
+    assert np.array_equal(known_direction[same], direction[same]) and same.mean() > 0.5
+    # an open cell's smoothed slope does not depend on the move (but for exact cancellations,
+    # where each falls back to its own move)
+    smoothed = (moves == 255) & smooth & ~same
+    agree = (known_direction[smoothed] == direction[smoothed]).all(axis=1)
+    assert agree.mean() > 0.99 if smoothed.any() else True
