@@ -168,3 +168,16 @@ def test_two_threads_keep_each_cells_descent_move_for_the_direction_pass(seed):
     smoothed = (moves == 255) & smooth & ~same
     agree = (known_direction[smoothed] == direction[smoothed]).all(axis=1)
     assert agree.mean() > 0.99 if smoothed.any() else True
+
+
+def test_one_thread_kernel_on_a_map_big_enough_to_prefetch_still_matches():
+    """Past ``PREFETCH_CELLS`` the one-thread kernel prefetches each entry's rows a few entries
+    ahead (a hint only): a bounded field on such a map is still the textbook's bit for bit."""
+    from rtsnav.systems.nav.kernels.prefetch import PREFETCH_CELLS
+
+    rng = np.random.default_rng(5)
+    grid = Grid(rng.random((1030, 1030)) > 0.2)
+    assert grid.move_masks().size >= PREFETCH_CELLS
+    open_cells = np.argwhere(grid.passable)[:, ::-1]
+    cells = open_cells[rng.choice(len(open_cells), size=2, replace=False)]
+    _compare(grid, cells, [0.0, 2.0], limit=40.0)
