@@ -54,9 +54,10 @@ def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction
     directions are made — 4096², 20% random walls: 8-10 -> 4 ns a cell."""
     if dist.size > PARALLEL_CELLS:
         _directions_parallel(moves, cost, wp, uniform, dist, smooth, best_move, direction, moves_known)
+    elif moves_known:
+        _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, direction, 0, dist.size, _NO_CELLS, True)
     else:
-        _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, direction, 0, dist.size, _NO_CELLS,
-                         moves_known)
+        directions_serial(moves, cost, wp, uniform, dist, smooth, best_move, direction)
 
 
 def warm_directions() -> None:
