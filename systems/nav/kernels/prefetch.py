@@ -10,8 +10,8 @@ work in between (4096², 20% random walls, one thread: 34 -> 25 ns a cell)."""
 from __future__ import annotations
 
 from llvmlite import ir
-from numba.core import cgutils, types
 from numba import njit
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 __all__ = ["prefetch", "prefetch_around", "PREFETCH_AHEAD", "PREFETCH_CELLS"]
