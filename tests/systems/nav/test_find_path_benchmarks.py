@@ -50,6 +50,10 @@ def test_method_matches_benchmark_optimum(map_name, method, scenario_sets):
     scenarios = scenario_sets[map_name]
     if map_name != "AcrosstheCape":
         assert len(scenarios) in (160, 470)          # every scenario of the file
+    elif method == "dijkstra":
+        # uninformed, it searches most of the map for each query: every third of the stratified
+        # sample (still every bucket) keeps the suite's time (20 -> 7 s)
+        scenarios = scenarios[::3]
     _check_scenarios(_grid(map_name), scenarios, method)
 
 
