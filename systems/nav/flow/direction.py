@@ -126,7 +126,10 @@ def _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, directio
             if best >= 0:
                 out_x = ux[best]
                 out_y = uy[best]
-                if open_all_round:                       # the slope alone (the move is given)
+                # the slope alone, the move being given (the search loop below without its
+                # search: sharing that loop made open cells pay for the search, 4096²
+                # AcrosstheCape 5 -> 7.5 ns a cell)
+                if open_all_round:
                     sx = 0.0
                     sy = 0.0
                     for k in range(8):

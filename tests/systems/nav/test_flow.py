@@ -655,3 +655,39 @@ def test_a_bounded_field_runs_directions_on_its_reached_cells_only_with_the_same
     full = build_field(arena, seeds, limit=6.0)
     assert np.array_equal(sparse.direction, full.direction)
     assert np.array_equal(sparse.best_move, full.best_move) and (sparse.best_move >= 0).sum() > 50
+
+
+def test_a_big_whole_map_field_takes_its_moves_from_the_two_thread_dijkstra():
+    """From 2²⁰ cells ``FlowField.build`` runs the two-thread Dijkstra, which keeps each cell's
+    descent move, and the parallel direction pass only makes the directions: every move is
+    legal and lands exactly one step's cost lower, goals and walls have none, and the directions
+    equal what the searching pass makes of the same integration wherever the two moves agree."""
+    from rtsnav.systems.nav.flow.direction import flow_directions
+    from rtsnav.systems.nav.flow.integration import PARALLEL_FIELD_CELLS
+
+    rng = np.random.default_rng(3)
+    grid = Grid(rng.random((1030, 1030)) > 0.2)
+    assert (grid.height + 2) * (grid.width + 2) >= PARALLEL_FIELD_CELLS
+    goal = tuple(int(v) for v in np.argwhere(grid.passable)[len(np.argwhere(grid.passable)) // 2][::-1])
+    field = FlowField.build(grid, [goal], los_radius=0)
+    best, dist = field.best_move, field.integration
+    ys, xs = np.nonzero(best >= 0)
+    assert len(xs) > 500_000 and best[goal[1], goal[0]] == -1 and (best[~grid.passable] == -1).all()
+    k = best[ys, xs].astype(np.int64)
+    masks = grid.move_masks().reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
+    assert ((masks[ys, xs] >> k) & 1).all()
+    step = np.where(k >= 4, math.sqrt(2.0), 1.0)
+    assert np.array_equal(dist[ys, xs], (dist[ys + MOVE_DY[k], xs + MOVE_DX[k]].astype(np.float64) + step)
+                          .astype(np.float32))
+    assert (~np.isfinite(dist[best == -1]) | (dist[best == -1] == 0)).all()
+
+    (_, cost), wp = grid.padded()
+    padded = np.full((grid.height + 2) * (grid.width + 2), np.inf, dtype=np.float32)
+    padded.reshape(grid.height + 2, wp)[1:-1, 1:-1] = dist
+    searched = np.empty(padded.size, dtype=np.int8)
+    direction = np.empty((padded.size, 2), dtype=np.float32)
+    flow_directions(grid.move_masks(), cost, wp, True, padded, True, searched, direction)
+    searched = searched.reshape(grid.height + 2, wp)[1:-1, 1:-1]
+    direction = direction.reshape(grid.height + 2, wp, 2)[1:-1, 1:-1]
+    same = searched == best
+    assert same.mean() > 0.5 and np.array_equal(field.direction[same], direction[same])
