@@ -8,37 +8,31 @@ show what the processors are doing.
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from rtsnav.names import (
+    F_AVOIDANCE,
+    F_HAS_TARGET,
+    F_PAUSED,
+    F_TARGET_DIRTY,
+    GRID_PLANNERS,
+    P_MAX_SPEED,
+    P_PATH_DIST,
+    P_PATH_MAX,
+    P_RADIUS,
+    P_TARGET_DIST,
+    PLANNERS,
+    NavState,
+    canonical_planner,
+    unknown_name,
+)
+
 from .rows import Column, RowComponent, bool_field
 
 __all__ = ["NavigationAgent", "NavState", "PLANNERS", "GRID_PLANNERS"]
-
-#: Grid search planners (``systems.nav.find_path`` methods) an agent can use today.
-GRID_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
-#: Every planner name an agent accepts; the last ones arrive with later features and until
-#: then a request made with them fails with a reason (``path_failed``).
-PLANNERS = GRID_PLANNERS + ("navmesh", "waypoints", "hierarchy", "flowfield", "leader", "potential", "dstar")
-
-
-class NavState(enum.IntEnum):
-    """Where an agent is in its navigation cycle (stored as int8 in the agent table)."""
-
-    IDLE = 0          # no target
-    PLANNING = 1      # a path request is queued or being searched (time-sliced)
-    FOLLOWING = 2     # walking its path
-    FINISHED = 3      # reached the target (navigation_finished fired)
-    FAILED = 4        # no path to the current target (path_failed fired)
-
-
-# Column layout, shared with systems.agents.AgentTable (which allocates these arrays).
-P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX = range(5)
-F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY, F_PAUSED = range(4)
-
 
 def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> property:
     """A validated ``NavigationAgent`` property over one column of its row."""
@@ -154,9 +148,10 @@ class NavigationAgent(RowComponent):
 
     @method.setter
     def method(self, value: str) -> None:
-        if value not in PLANNERS:
-            raise ValueError(f"NavigationAgent.method must be one of {', '.join(PLANNERS)}; got {value!r}")
-        code = PLANNERS.index(value)
+        name = canonical_planner(value)
+        if name not in PLANNERS:
+            raise ValueError("NavigationAgent.method: " + unknown_name("planner", value, PLANNERS))
+        code = PLANNERS.index(name)
         if int(self._store.agent_method[self._row, 0]) != code:
             self._store.agent_method[self._row, 0] = code
             flags = self._store.agent_flags[self._row]

@@ -50,6 +50,11 @@ class RowComponent:
         self._store: Any = _LocalStore(self.COLUMNS)
         self._row: int = 0
 
+    @property
+    def row(self) -> int:
+        """The table row this component reads and writes (0 while it holds its own values)."""
+        return self._row
+
     # -- used by the table that owns the row ---------------------------------------------
     def bind(self, store: Any, row: int) -> None:
         """Copy this component's values into ``store`` at ``row`` and read/write there from now on."""

@@ -173,7 +173,7 @@ def _run(args) -> int:
         app.screenshot(args.screenshot)
     from rtsnav.components import NavState
 
-    states = app.navigation.crowd.state.nav_state[app.navigation.agent_ids(app.entities), 0]
+    states = app.navigation.crowd.states[app.navigation.agent_ids(app.entities)]
     n = max(args.frames, 1)
     print(f"rtsnav demo (headless): level {app.level.name!r}, {len(app.entities)} units, {args.frames} frames "
           f"({app.tick} ticks of 1/30 s) in {wall:.1f} s")

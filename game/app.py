@@ -117,7 +117,7 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
 
     def positions(self) -> np.ndarray:
         """World positions of the units, ``(N, 3)``, in ``entities`` order."""
-        return self.navigation.crowd.state.position[self.army.ids].copy()
+        return self.navigation.crowd.positions[self.army.ids].copy()
 
     def step(self, ticks: int = 1) -> None:
         """Advance the simulation by ``ticks`` fixed steps (``SIM_DT`` each)."""
@@ -205,11 +205,11 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
     def sync_scene(self) -> None:
         """Scene nodes follow the components (positions, headings, HUD)."""
         nav = self.navigation
-        s = nav.crowd.state
-        pos = s.position[self.army.ids]                    # agent ids are stable: no per-entity lookups
+        crowd = nav.crowd
+        pos = crowd.positions[self.army.ids]               # agent ids are stable: no per-entity lookups
         # stand on the drawn ground (big maps draw merged blocks at their mean height)
         pos[:, 2] = np.maximum(pos[:, 2], ground_under(self.level, self.ground_step, self.ground_drawn, pos))
-        self.units.update(pos, s.velocity[self.army.ids, :2] + 1e-9 * np.array([1.0, 0.0]))
+        self.units.update(pos, crowd.velocities[self.army.ids, :2] + 1e-9 * np.array([1.0, 0.0]))
         if self._selected_mask.any() or self._rings_shown:  # nothing selected: the rings stay collapsed
             self.rings.update(pos, self._selected_mask)
             self._rings_shown = bool(self._selected_mask.any())
@@ -416,7 +416,7 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
         ground point)."""
 
         chosen = self.selected_units()
-        s = self.navigation.crowd.state
+        crowd = self.navigation.crowd
         pos = self.positions()
         own = np.flatnonzero(self.army.team == self.player_team)
         own_px, front = project_to_screen(self.base, pos[own], self.scene)
@@ -431,7 +431,7 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
             "tick": self.tick, "window": [w, h],
             "selected": len(chosen),
             "selected_teams": sorted({int(t) for t in self.army.team[chosen].tolist()}),
-            "selected_targets": s.target[self.army.ids[chosen], :2].tolist() if len(chosen) else [],
+            "selected_targets": crowd.status(self.army.ids[chosen]).target[:, :2].tolist() if len(chosen) else [],
             "selected_modes": sorted({UnitMode(int(m)).name for m in self.army.mode[chosen].tolist()}),
             "control_groups": {str(k): len(v) for k, v in self.army.control_groups.items()},
             "planner": self.army.planner, "formation": self.formation, "paused": self.paused,

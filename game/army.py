@@ -21,7 +21,6 @@ from scipy.spatial import cKDTree
 
 from rtsnav.components import NavState
 from rtsnav.systems.nav.behaviour import Action, Condition, Fallback, Sequence, Status, compile_tree
-from rtsnav.systems.nav.crowd.state import F_HAS_TARGET, F_PAUSED, F_TARGET_DIRTY, P_MAX_SPEED, P_RADIUS
 
 __all__ = ["Army", "UnitMode", "GROUP_PLANNER_CYCLE", "unit_tree"]
 
@@ -81,7 +80,7 @@ class Army:
         self.mode = np.zeros(n, dtype=np.int8)
         self.patrol = np.full((n, 2, 2), np.nan)             # per unit: point A, point B
         self.queue: dict[int, list[tuple[int, float, float, int]]] = {}   # unit -> [(mode, x, y, group)]
-        self.base_speed = self.crowd.state.agent_params[self.ids, P_MAX_SPEED].copy()
+        self.base_speed = self.crowd.status(self.ids).max_speed.copy()
         self.fighting = np.zeros(n, dtype=bool)
         self.enemy_distance = np.full(n, np.inf)
         self.enemy = np.full(n, -1, dtype=np.int64)
@@ -149,7 +148,7 @@ class Army:
 
     def _go(self, units: np.ndarray, target: np.ndarray, mode: UnitMode, formation: bool, group: int) -> None:
         crowd, ids = self.crowd, self.ids[units]
-        pos = crowd.state.position[ids, :2]
+        pos = crowd.positions[ids, :2]
         crowd.pause(ids, False)
         self.fighting[units] = False
         self.mode[units] = mode
@@ -159,11 +158,11 @@ class Army:
             self.tree.reset(units)                       # the patrol's memory starts at "walk to B"
         speeds = self.base_speed[units]
         if formation and len(units) > 1:
-            crowd.state.agent_params[ids, P_MAX_SPEED] = speeds.min()          # one speed: the layout holds
-            targets = self._formation_targets(pos, target, crowd.state.agent_params[ids, P_RADIUS].max())
+            crowd.set_speed(ids, speeds.min())                                  # one speed: the layout holds
+            targets = self._formation_targets(pos, target, crowd.status(ids).radius.max())
             crowd.move(ids, targets, "astar")
             return
-        crowd.state.agent_params[ids, P_MAX_SPEED] = speeds
+        crowd.set_speed(ids, speeds)
         planner = self.planner if len(units) > 1 else ("astar" if self.planner in GROUP_PLANNERS else self.planner)
         crowd.move(ids, target, planner, group=group if planner in GROUP_PLANNERS else None)
 
@@ -195,7 +194,7 @@ class Army:
         if self._since + 1e-9 < 1.0 / THINK_HZ:
             return None
         self.dt, self._since = self._since, 0.0
-        pos = self.crowd.state.position[self.ids, :2]
+        pos = self.crowd.positions[self.ids, :2]
         self.enemy_distance[:] = np.inf
         self.enemy[:] = -1
         for t in (np.unique(self.team).tolist() if self.combat else []):
@@ -211,12 +210,12 @@ class Army:
 
     # ------------------------------------------------------------------ leaves
     def _state(self, units: np.ndarray) -> np.ndarray:
-        return self.crowd.state.nav_state[self.ids[units], 0]
+        return self.crowd.states[self.ids[units]]
 
     def arrived(self, units: np.ndarray) -> np.ndarray:
         """The order is over: reached, failed, or never had a target."""
         s = self._state(units)
-        pending = self.crowd.state.agent_flags[self.ids[units], F_TARGET_DIRTY]      # ordered, not planned yet
+        pending = self.crowd.status(self.ids[units]).pending                      # ordered, not planned yet
         return ((s == NavState.FINISHED) | (s == NavState.FAILED) | (s == NavState.IDLE)) & ~pending
 
     def has_queued(self, units: np.ndarray) -> np.ndarray:
@@ -259,12 +258,12 @@ class Army:
     def walk(self, units: np.ndarray, leg: int) -> np.ndarray:
         goal = self.patrol[units, leg]
         ids = self.ids[units]
-        s = self.crowd.state
-        off = np.hypot(*(s.target[ids, :2] - goal).T) > 1e-6
-        stale = off | ~s.agent_flags[ids, F_HAS_TARGET]                           # not walking there yet
+        status = self.crowd.status(ids)
+        off = np.hypot(*(status.target[:, :2] - goal).T) > 1e-6
+        stale = off | ~status.has_target                                        # not walking there yet
         if stale.any():
             starting = units[stale]
-            s.agent_params[self.ids[starting], P_MAX_SPEED] = self.base_speed[starting]
+            self.crowd.set_speed(self.ids[starting], self.base_speed[starting])
             self.crowd.pause(self.ids[starting], False)
             groups = self.patrol[starting, leg]
             for point in np.unique(groups, axis=0):
@@ -276,7 +275,7 @@ class Army:
         return np.where(done, SUCCESS, RUNNING)
 
     def carry_on(self, units: np.ndarray) -> np.ndarray:
-        paused = units[self.crowd.state.agent_flags[self.ids[units], F_PAUSED]]
+        paused = units[self.crowd.status(self.ids[units]).paused]
         if len(paused):
             self.crowd.pause(self.ids[paused], False)                 # the fight is over
         done = self.arrived(units) & (self.mode[units] != UnitMode.HOLD) & (self.mode[units] != UnitMode.PATROL)

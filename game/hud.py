@@ -23,7 +23,7 @@ class HudMixin(AppParts):
     """The HUD of ``RtsApp``."""
 
     def _update_hud(self) -> None:
-        states = self.navigation.crowd.state.nav_state[self.army.ids, 0]
+        states = self.navigation.crowd.states[self.army.ids]
         selected = int(self._selected_mask.sum())
         lines = [f"{self.level.name}   {self.tick * SIM_DT:5.1f} s" + ("   PAUSED" if self.paused else ""),
                  f"units {len(self.entities)}   selected {selected}   moving {int((states == NavState.FOLLOWING).sum())}"

@@ -93,23 +93,23 @@ class OverlayMixin(AppParts):
         (else the flow field to its goal), 3 hierarchy clusters, entrances and the abstract route
         of the order, 4 the navmesh and the order's query corridor, 5 crowd density."""
         grid, ground = self.level.grid, self.level.ground
-        s = self.navigation.crowd.state
+        crowd = self.navigation.crowd
         chosen = self.selected_units()
         units = chosen if len(chosen) else np.arange(len(self.entities))
         ids = self.army.ids[units]
         if number == 1:
-            walking = ids[s.nav_state[ids, 0] == NavState.FOLLOWING][:400]        # arrived units: no path
-            lines = [self.navigation.crowd.path(int(a))[int(s.path_idx[a]) - 1:] if s.path_idx[a] > 0
-                     else self.navigation.crowd.path(int(a)) for a in walking.tolist()]
+            walking = ids[crowd.states[ids] == NavState.FOLLOWING][:400]        # arrived units: no path
+            index = crowd.status(walking).path_index
+            lines = [crowd.path(int(a))[max(int(k) - 1, 0):] for a, k in zip(walking.tolist(), index.tolist())]
             return debug_draw.paths(grid, [p for p in lines if len(p) >= 2], heights=ground,
                                     label="paths of the selected units")
         if number == 5:
-            return debug_draw.density(grid, s.position[self.army.ids, :2], heights=ground)
+            return debug_draw.density(grid, crowd.positions[self.army.ids, :2], heights=ground)
         goal = self.last_goal
         if goal is None or not len(chosen):
             return DebugDraw()
-        start_xy = s.position[ids, :2].mean(axis=0)
-        start = grid.nearest_reachable(grid.world_to_cell(*start_xy), grid.world_to_cells(s.position[ids, :2]))
+        start_xy = crowd.positions[ids, :2].mean(axis=0)
+        start = grid.nearest_reachable(grid.world_to_cell(*start_xy), grid.world_to_cells(crowd.positions[ids, :2]))
         if start is None:
             return DebugDraw()
         goal_world = grid.cell_to_world(*goal)
@@ -117,7 +117,7 @@ class OverlayMixin(AppParts):
                  + debug_draw.markers(grid, np.array([start_xy]), "spawn", "selection", heights=ground))
         step = max(2, max(grid.shape) // 48)
         if number == 2:
-            order = self._group_order_of(ids)
+            order = self.group_order_of(ids)
             if order is not None and order.corridor is not None:
                 return marks + debug_draw.vector_field(grid, order.corridor, step=step, mask=order.corridor.inside,
                                                        color="corridor", heights=ground,
@@ -142,10 +142,9 @@ class OverlayMixin(AppParts):
                     + (debug_draw.paths(grid, [r.points], heights=ground, label=label) if drawn else DebugDraw()))
         return DebugDraw()
 
-    def _group_order_of(self, ids: np.ndarray):
+    def group_order_of(self, ids: np.ndarray):
         """The group order the agents ``ids`` belong to (the most common), or None."""
-        s = self.navigation.crowd.state
-        groups = s.flock_group[ids, 0]
+        groups = self.navigation.crowd.status(ids).group
         if not len(groups):
             return None
         values, counts = np.unique(groups, return_counts=True)

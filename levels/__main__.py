@@ -94,7 +94,7 @@ def _bake_mesh_goal_bounds(mesh, cache) -> None:
         print(f"goal bounds on the navmesh: {e}")
         return
     bounds = MeshGoalBounds.cached(mesh, cache, progress=_bar("navmesh goal bounds", unit="corner"))
-    print(f"goal bounds of the navmesh ({len(mesh._query_tables().corner_ids):,} corners) ready in "
+    print(f"goal bounds of the navmesh ({len(mesh.query_tables().corner_ids):,} corners) ready in "
           f"{time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
 
 

@@ -38,7 +38,7 @@ class BoundReadProcessor(NavProcessor):
         ids, positions, _, _ = self.navigation.external_view()
         if len(ids):
             fields = self.navigation.binding.position_fields
-            self.navigation.crowd.state.position[ids, : len(fields)] = _read_rows(positions, fields)
+            self.navigation.crowd.agents.position[ids, : len(fields)] = _read_rows(positions, fields)
 
 
 class BoundWriteProcessor(NavProcessor):
@@ -49,7 +49,7 @@ class BoundWriteProcessor(NavProcessor):
         ids, positions, velocities, has_velocity = nav.external_view()
         if not len(ids):
             return
-        state = nav.crowd.state
+        state = nav.crowd.agents
         if nav.movement == "rtsnav":
             _write_rows(positions, nav.binding.position_fields, state.position[ids])
         if velocities:

@@ -18,11 +18,9 @@ class CrowdProcessor(NavProcessor):
     def update(self, dt: float) -> None:
         nav = self.navigation
         crowd = nav.crowd
-        crowd.movement = "crowd" if nav.movement == "rtsnav" else "caller"
-        crowd.report_waypoints = events.has_handler(events.WAYPOINT_REACHED)
-        crowd.report_velocities = events.has_handler(events.VELOCITY_COMPUTED)
-        ev = crowd.update(dt)
-        owner, state = crowd.state.owner, crowd.state.nav_state
+        ev = crowd.update(dt, movement=nav.movement, waypoints=events.has_handler(events.WAYPOINT_REACHED),
+                          velocities=events.has_handler(events.VELOCITY_COMPUTED))
+        owner, state = crowd.agents.owner, crowd.states
         dispatch = esper.dispatch_event
         for i in ev.path_changed.tolist():
             dispatch(events.PATH_CHANGED, int(owner[i]), crowd.path(i))
@@ -35,7 +33,7 @@ class CrowdProcessor(NavProcessor):
             dispatch(events.NAVIGATION_FINISHED, int(owner[i]))
         for i, reason in zip(ev.failed.tolist(), ev.reasons):
             dispatch(events.PATH_FAILED, int(owner[i]), reason)
-            if state[i, 0] == NavState.FAILED:              # a partial path walks on
+            if state[i] == NavState.FAILED:              # a partial path walks on
                 dispatch(events.NAVIGATION_FINISHED, int(owner[i]))
         for i in ev.stuck.tolist():
             dispatch(events.STUCK, int(owner[i]))

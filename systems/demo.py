@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios
-from rtsnav.systems.nav import METHODS, find_path, path_length, smooth_path, warm_up
+from rtsnav.systems.nav import METHODS, CrowdConfig, find_path, path_length, smooth_path, warm_up
 
 
 def _row(label, n, exact, ms, expanded, extra=""):
@@ -87,7 +87,7 @@ def run_agents(map_name: str, agents: int, ticks: int, seed: int = 1, dt: float 
     esper.switch_world(world)
     try:
         grid = load_movingai_map(map_name)
-        nav = Navigation(grid, expansions_per_tick=expansions_per_tick)
+        nav = Navigation(grid, CrowdConfig(planning_units=expansions_per_tick))
         install(nav, methods=("astar",))          # compiles what the run uses, before tick 0
         rng = np.random.default_rng(seed)
         cells = np.argwhere(grid.passable)[:, ::-1]

@@ -42,10 +42,10 @@ def wanted_components(nav, entity: int, agent):
 def register(nav, entity: int, parts) -> None:
     """Make ``entity`` an agent bound to ``parts``, or rebind the components that changed."""
     *components, external = parts
-    crowd_state = nav.crowd.state
+    crowd_state = nav.crowd.agents
     agent_id = nav.id_of.get(entity)
     if agent_id is None:
-        agent_id = int(nav.crowd.add_rows(1)[0])
+        agent_id = int(crowd_state.allocate(1)[0])
         nav.id_of[entity] = agent_id
         crowd_state.row_of[entity] = agent_id
         crowd_state.owner[agent_id] = entity
@@ -72,18 +72,18 @@ def register(nav, entity: int, parts) -> None:
             nav.external.pop(agent_id, None)
         else:
             nav.external[agent_id] = external
-        nav._external_cache = None
+        nav.external_changed()
 
 
 def unregister(nav, entity: int) -> None:
     """``entity`` left: its components get their values back, its crowd row is freed."""
     agent_id = nav.id_of.pop(entity)
-    nav.crowd.state.row_of.pop(entity, None)
+    nav.crowd.agents.row_of.pop(entity, None)
     for component in nav.components.pop(agent_id):
         if component is not None:
             component.unbind()
     if nav.external.pop(agent_id, None) is not None:
-        nav._external_cache = None
+        nav.external_changed()
     nav.crowd.remove([agent_id])
 
 

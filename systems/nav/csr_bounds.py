@@ -111,7 +111,7 @@ class CsrGoalBounds:
         """Load from ``cache_dir`` when a valid file was baked for this graph, else build and save."""
         if cache_dir is None:
             return cls.build(graph, progress)
-        return load_or_bake(cls._path(graph, cache_dir), lambda p: cls.load(p, graph),
+        return load_or_bake(cls.file_path(graph, cache_dir), lambda p: cls.load(p, graph),
                             lambda: cls.build(graph, progress))
 
     @classmethod
@@ -120,14 +120,14 @@ class CsrGoalBounds:
         never a build (the crowd calls this when it makes its graph)."""
         if cache_dir is None:
             return None
-        path = cls._path(graph, cache_dir)
+        path = cls.file_path(graph, cache_dir)
         try:
             return cls.load(path, graph) if path.exists() else None
         except NavError:
             return None
 
     @classmethod
-    def _path(cls, graph, cache_dir) -> Path:
+    def file_path(cls, graph, cache_dir) -> Path:
         """Where the bounds of ``graph`` are cached in ``cache_dir``."""
         return Path(cache_dir) / f"{cls.KIND.replace(' ', '_')}_goal_bounds_{cls._digest(graph)[:16]}.npz"
 

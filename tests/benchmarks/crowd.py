@@ -56,7 +56,7 @@ def _populate(crowd: Crowd, n: int, kind: str, rng) -> np.ndarray:
         # each agent gets a straight 2-point path 20–40 cells long (planning is grid_search.py's job)
         targets = starts + rng.uniform(-30, 30, (n, 2))
         targets = np.clip(targets, 0.5, np.array(grid.shape[::-1]) - 0.5)
-        s = crowd.state
+        s = crowd.agents
         for i, (a, b) in enumerate(zip(starts, targets)):
             s.set_path(int(ids[i]), np.array([[a[0], a[1], 0.0], [b[0], b[1], 0.0]]), 1)
         s.target[ids, :2] = targets
@@ -74,7 +74,7 @@ def _populate(crowd: Crowd, n: int, kind: str, rng) -> np.ndarray:
             starts[groups == g] = cells[near] + 0.5
     # "flock": each group's 500 members scattered over the whole map (sector tiles' worst case)
     ids = crowd.add_agents(starts, max_speed=2.0, group=0)
-    crowd.state.flock_group[ids, 0] = groups
+    crowd.agents.flock_group[ids, 0] = groups
     goals = cells[rng.integers(0, len(cells), groups.max() + 1)] + 0.5
     for g in range(groups.max() + 1):
         crowd.move(ids[groups == g], goals[g], planner="flowfield", group=int(g))
@@ -120,7 +120,7 @@ def esper_rows(scales, grid) -> list[dict]:
         rng = np.random.default_rng(n)
         world = f"bench-crowd-{n}"
         esper.switch_world(world)
-        nav = Navigation(grid, expansions_per_tick=10**9, cache_dir=False)
+        nav = Navigation(grid, CrowdConfig(planning_units=10**9), cache_dir=False)
         install(nav, prepare=False)
         cells = _cells(grid)
         starts = cells[rng.integers(0, len(cells), n)] + 0.5
@@ -196,7 +196,7 @@ def order_rows(units: int = 500, levels=("river", "highlands"),
                 ev = crowd.update(DT)
                 ticks.append((time.perf_counter() - t0) * 1e3)
                 arrived |= set(ev.reached.tolist())
-                state = crowd.state.nav_state[ids, 0]
+                state = crowd.states[ids]
                 if not ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)).any():
                     break
             first_second = ticks[:30]
@@ -221,7 +221,7 @@ def soak(map_name: str, agents: int, ticks: int, every: int = 100) -> dict:
     ids = crowd.add_agents(cells[rng.choice(len(cells), agents)] + 0.5)
     planners = ["astar", "flowfield", "leader", "hierarchy", "weighted", "navmesh"]
     crowd.prepare(planners)                  # kernels and bakes at load, as a game would
-    silent = np.zeros(crowd.state.size)
+    silent = np.zeros(crowd.agents.size)
     anchor = crowd.positions[:, :2].copy()
     silent_episodes = stuck_events = wall_ticks = 0
     nan = False
@@ -229,7 +229,7 @@ def soak(map_name: str, agents: int, ticks: int, every: int = 100) -> dict:
     t_all = time.perf_counter()
     from scipy.spatial import cKDTree
 
-    last_progress = np.zeros(crowd.state.size)
+    last_progress = np.zeros(crowd.agents.size)
     for tick in range(ticks):
         if tick % every == 0:
             chosen = rng.choice(ids, agents // 2, replace=False)
@@ -244,7 +244,7 @@ def soak(map_name: str, agents: int, ticks: int, every: int = 100) -> dict:
         nan |= not np.isfinite(pos).all()
         c = grid.world_to_cells(pos)
         wall_ticks += int((~grid.passable[c[:, 1], c[:, 0]]).sum())
-        walking = crowd.state.nav_state[: crowd.state.size, 0] == NavState.FOLLOWING
+        walking = crowd.states == NavState.FOLLOWING
         moved = np.hypot(*(pos - anchor).T) > 0.5
         last_progress = np.where(moved, 0.0, last_progress + DT)
         fresh = np.flatnonzero(moved | (last_progress < 0.5))

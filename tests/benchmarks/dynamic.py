@@ -167,7 +167,7 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False, edit: bool =
     wall = np.unique(np.round(c + np.outer(np.arange(-6, 7), normal)).astype(np.int64), axis=0)
     wall = wall[grid.passable[wall[:, 1], wall[:, 0]]]
     walking = np.concatenate(list(singles.values()))
-    walking = walking[crowd.state.nav_state[walking, 0] == NavState.FOLLOWING]
+    walking = walking[crowd.states[walking] == NavState.FOLLOWING]
     if profile:
         import cProfile
 
@@ -204,9 +204,9 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False, edit: bool =
         if rerouted_at is None and set(walking.tolist()) <= changed | queued:
             rerouted_at = tick + 1
         orders = [o for o in crowd.groups.orders.values() if o.ready]
-        if group_at is None and orders and not crowd.state.mode[group].tolist().count(Mode.NONE):
+        if group_at is None and orders and not crowd.agents.mode[group].tolist().count(Mode.NONE):
             group_at = tick + 1                   # the group's order re-planned and every unit on it
-        for kind in set(crowd.rebuilds.made) - set(crowd.rebuilds.in_flight) - set(swapped):
+        for kind in set(crowd.level.rebuilds.made) - set(crowd.level.rebuilds.in_flight) - set(swapped):
             swapped[kind] = (tick + 1, round(time.perf_counter() - t0, 2))
     base = float(np.median(steady))
     return {"wall_cells": int(len(wall)), "steady_median_ms": base, "edit_frame_ms": frame_ms,
@@ -214,7 +214,7 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False, edit: bool =
             "worst_after_at_tick": int(np.argmax(after)) + 1,
             "ticks_until_every_walking_single_replanned_or_queued": rerouted_at,
             "walking_singles": int(len(walking)), "ticks_until_the_group_follows_its_new_plan": group_at, "structures_swapped_at_tick_and_s": swapped,
-            "rebuild_errors": list(crowd.rebuilds.errors)}
+            "rebuild_errors": list(crowd.level.rebuilds.errors)}
 
 
 def _gap(mine: float, fresh: float) -> float:
@@ -238,16 +238,16 @@ def fresh_query_gaps(crowd, start_cell, goal_cell) -> dict:
     for method in ("astar", "jps", "jps+", "bidirectional"):
         gaps[method] = _gap(find_path(grid, start_cell, goal_cell, method).cost,
                             find_path(copy, start_cell, goal_cell, method).cost)
-    gaps["hierarchy"] = _gap(crowd.hierarchy().find_path(start_cell, goal_cell).cost,
+    gaps["hierarchy"] = _gap(crowd.level.hierarchy().find_path(start_cell, goal_cell).cost,
                              Hierarchy.build(copy).find_path(start_cell, goal_cell).cost)
-    mesh = crowd.navmesh()
+    mesh = crowd.level.navmesh()
     k = max(1, round(grid.cell_size / mesh.config.cell_size))
     fresh_mesh = NavMesh.from_grid(copy, mesh.config.agent_radius, subdivide=k)
     gaps["navmesh"] = _gap(mesh.find_path(a, b).cost, fresh_mesh.find_path(a, b).cost)
     graph = WaypointGraph.floodfill(copy, waypoint_seed(copy), spacing=4)
-    gaps["waypoints"] = _gap(crowd.waypoints().find_path(a, b).cost, graph.find_path(a, b).cost)
+    gaps["waypoints"] = _gap(crowd.level.waypoints().find_path(a, b).cost, graph.find_path(a, b).cost)
     point = np.array([a[:2]])
-    mine, fresh = crowd.sector_graph().order(goal_cell), SectorGraph(copy, crowd.config.sector_size).order(goal_cell)
+    mine, fresh = crowd.level.sector_graph().order(goal_cell), SectorGraph(copy, crowd.config.sector_size).order(goal_cell)
     mine.sample(point)
     fresh.sample(point)
     x, y = start_cell

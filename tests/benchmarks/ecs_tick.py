@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from rtsnav.components import NavigationAgent, NavState, Position, Velocity  # noqa: E402
 from rtsnav.levels import load_movingai_map  # noqa: E402
 from rtsnav.systems import Navigation, install, installed_processors  # noqa: E402
-from rtsnav.systems.nav import warm_up  # noqa: E402
+from rtsnav.systems.nav import CrowdConfig, warm_up  # noqa: E402
 from tests.benchmarks.report import save_json  # noqa: E402
 
 
@@ -77,7 +77,7 @@ def plain_esper_ms(n: int, ticks: int = 50) -> tuple[float, float]:
 def bench(n: int, ticks: int, grid, bound: bool = False) -> dict:
     world = f"bench-{n}-{bound}"
     esper.switch_world(world)
-    nav = Navigation(grid, expansions_per_tick=10**9, max_searches=1)
+    nav = Navigation(grid, CrowdConfig(planning_units=10**9, max_searches=1))
     if bound:
         install(nav, position=PlainPos, velocity=PlainVel, methods=("astar",))
     else:

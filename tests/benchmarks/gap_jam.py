@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from rtsnav.systems.nav import Grid  # noqa: E402
 from rtsnav.systems.nav.crowd import Crowd, CrowdConfig, NavState  # noqa: E402
-from rtsnav.systems.nav.crowd.prepare import FLOCKED, practice_grid  # noqa: E402
 from rtsnav.systems.nav.crowd.state import PLANNERS  # noqa: E402
+from rtsnav.systems.nav.crowd.warmup import FLOCKED, practice_grid  # noqa: E402
 from tests.benchmarks.report import save_json  # noqa: E402
 
 GOAL = (50.5, 45.5)
@@ -41,7 +41,7 @@ def run(seed: int, flocks: bool) -> tuple[int, int]:
         for part in ([ids] if group >= 0 else [[a] for a in ids]):
             crowd.move(part, GOAL, planner=method)
     failed = 0
-    state = crowd.state
+    state = crowd.agents
     for tick in range(CAP):
         failed += len(crowd.update(1 / 20).failed)
         now = state.nav_state[: state.size, 0]

@@ -96,7 +96,7 @@ def bounded_queries(mesh, queries) -> dict:
     t = time.perf_counter()
     bounds = MeshGoalBounds.build(mesh)
     build_s = time.perf_counter() - t
-    stats = mesh._query_tables().scratch.stats
+    stats = mesh.query_tables().scratch.stats
     runs = {}
     for use in (False, True):
         mesh.goal_bounds = bounds if use else None
@@ -114,7 +114,7 @@ def bounded_queries(mesh, queries) -> dict:
         runs[use] = (ms, searched, costs)
     mesh.goal_bounds = None
     out = {"build_s": round(build_s, 2), "memory_mb": round(bounds.memory_bytes / 1e6, 2),
-           "corners": int(len(mesh._query_tables().corner_ids)),
+           "corners": int(len(mesh.query_tables().corner_ids)),
            "median_ms": float(np.median(runs[False][0])), "bounded_median_ms": float(np.median(runs[True][0])),
            "searched_median": float(np.median(runs[False][1])), "bounded_searched_median": float(np.median(runs[True][1])),
            "largest_cost_change": float(np.max(np.abs(np.subtract(runs[True][2], runs[False][2]))))}

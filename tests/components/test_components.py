@@ -78,7 +78,7 @@ def test_binding_moves_values_into_crowd_rows_and_back():
     assert not p.is_bound and p.as_tuple() == (7.5, 50.0, 0.0) and a.max_speed == 26.0
     for i, (p2, _, a2, row2) in enumerate(comps):
         if i != 25:
-            assert p2.as_tuple()[1] == 2.0 * i and a2.max_speed == 1 + i and p2._row == row2
+            assert p2.as_tuple()[1] == 2.0 * i and a2.max_speed == 1 + i and p2.row == row2
 
 
 def test_components_mirror_the_crowd_columns_and_codes():

@@ -40,11 +40,11 @@ def team_units(app, team: int) -> np.ndarray:
 
 
 def states(app, units) -> np.ndarray:
-    return app.navigation.crowd.state.nav_state[app.army.ids[units], 0]
+    return app.navigation.crowd.states[app.army.ids[units]]
 
 
 def positions(app, units) -> np.ndarray:
-    return app.navigation.crowd.state.position[app.army.ids[units], :2]
+    return app.navigation.crowd.agents.position[app.army.ids[units], :2]
 
 
 def test_shift_queued_waypoints_are_walked_in_order(app, tmp_path):
@@ -73,7 +73,7 @@ target = [30.5, 32.5]
 mode = "patrol"
 """, ticks=20)
     mine = team_units(app, 1)
-    s = app.navigation.crowd.state
+    s = app.navigation.crowd.agents
     assert (app.army.mode[mine] == UnitMode.PATROL).all()
     assert np.allclose(s.target[app.army.ids[mine], :2], [30.5, 32.5])     # first leg: to B
     a = app.army.patrol[mine[0], 0].copy()
@@ -100,7 +100,7 @@ do = "stop"
     mine = team_units(app, 1)
     assert (app.army.mode[mine] == UnitMode.IDLE).all()
     assert (states(app, mine) == NavState.IDLE).all()
-    v = app.navigation.crowd.state.velocity[app.army.ids[mine], :2]
+    v = app.navigation.crowd.agents.velocity[app.army.ids[mine], :2]
     assert np.hypot(*v.T).max() < 0.5
     play(app, tmp_path, f"""
 [[command]]
@@ -148,7 +148,7 @@ target = [30.5, 40.5]
 formation = true
 """)
     mine = team_units(app, 1)
-    s = app.navigation.crowd.state
+    s = app.navigation.crowd.agents
     speeds = s.agent_params[app.army.ids[mine], 0]
     assert np.ptp(speeds) == 0 and speeds[0] == app.army.base_speed[mine].min()
     targets = s.target[app.army.ids[mine], :2]
@@ -175,11 +175,11 @@ target = [30.5, 40.5]
 """, ticks=2)
     assert app.army.planner == GROUP_PLANNER_CYCLE[1]
     mine = team_units(app, 1)
-    method = app.navigation.crowd.state.agent_method[app.army.ids[mine], 0]
+    method = app.navigation.crowd.agents.agent_method[app.army.ids[mine], 0]
     assert (method == PLANNERS.index(GROUP_PLANNER_CYCLE[1])).all()
     play(app, tmp_path, f'[[command]]\ntick = {app.tick}\ndo = "planner"\nplanner = "navmesh"\n'
                         f'[[order]]\ntick = {app.tick + 1}\nselect = 1\ntarget = [20.5, 40.5]\n', ticks=2)
-    method = app.navigation.crowd.state.agent_method[app.army.ids[mine], 0]
+    method = app.navigation.crowd.agents.agent_method[app.army.ids[mine], 0]
     assert (method == PLANNERS.index("navmesh")).all()
 
 
@@ -197,7 +197,7 @@ minimap = [0.25, 0.25]
     g = app.level.grid
     assert np.allclose(app.cam_target[:2], [0.25 * g.width, 0.75 * g.height], atol=1.0)
     mine = team_units(app, 1)
-    t = app.navigation.crowd.state.target[app.army.ids[mine[0]], :2]
+    t = app.navigation.crowd.agents.target[app.army.ids[mine[0]], :2]
     assert np.allclose(t, [0.25 * g.width, 0.25 * g.height], atol=1.5)    # row 0 at the top of the minimap
 
 

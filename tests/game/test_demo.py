@@ -118,7 +118,7 @@ def test_closing_a_gate_mid_route_reroutes_the_group(app):
     # the group was heading over the north bridge: its leader's path crosses the gate cells
     from rtsnav.components import NavigationAgent
     (order,) = app.navigation.crowd.groups.orders.values()
-    leader = int(app.navigation.crowd.state.owner[order.leader])
+    leader = int(app.navigation.crowd.agents.owner[order.leader])
     leader_path = esper.component_for_entity(leader, NavigationAgent).path
     pts = np.concatenate([np.linspace(a, b, 60) for a, b in zip(leader_path[:-1, :2], leader_path[1:, :2])])
     cells = app.level.grid.world_to_cells(pts)
@@ -260,7 +260,7 @@ def test_overlays_explain_the_selection_order_from_the_shared_debug_draw_layer(a
     app.order_move(grid.cell_to_world(*goal))
     for _ in range(200):                                   # until the group's corridor field exists
         app.step(1)
-        order = app._group_order_of(app.army.ids[app.selected_units()])
+        order = app.group_order_of(app.army.ids[app.selected_units()])
         if order is not None and order.corridor is not None:
             break
     assert order is not None and order.corridor is not None

@@ -13,7 +13,7 @@ import numpy as np
 
 from rtsnav.components import Flock, NavigationAgent, NavState, Position, Velocity
 from rtsnav.systems import Navigation, install
-from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav import CrowdConfig, Grid
 from rtsnav.systems.nav.flow import FlowField
 
 
@@ -120,7 +120,7 @@ def run_crowd(level: CrowdLevel, count: int = 200, method: str = "flowfield", se
               speed: float = 4.0, dt: float = 1 / 30, navigation_kw: dict | None = None,
               before_tick=None, radius: float = 0.35) -> CrowdResult:
     """Run a crowd to its goal, checking walls, NaN and stuck units every tick."""
-    nav = Navigation(level.grid, **(navigation_kw or {}))
+    nav = Navigation(level.grid, CrowdConfig(**(navigation_kw or {})))
     install(nav)
     ents = spawn_crowd(level, count, method, seed, speed, radius)
     bound = tick_bound(level, count, speed, dt)
@@ -164,12 +164,12 @@ def run_crowd(level: CrowdLevel, count: int = 200, method: str = "flowfield", se
 def seek_leader_baseline():
     """The simple design the seed texts try first: the leader walks its A* path, followers steer
     straight at the leader (plus flocking). Returns a ``GroupSteering`` class to put in the
-    crowd instead of the corridor one."""
+    crowd's instead of the corridor one (``crowd.groups.__class__ = ...``)."""
     from rtsnav.systems.nav.crowd.groups import GroupSteering
 
     class SeekLeaderSteering(GroupSteering):
         def directions(self, order, members):
-            s = self.crowd.state
+            s = self._agents
             if order.leader is None or not s.alive[order.leader]:
                 return super().directions(order, members)
             offset = s.position[order.leader, :2] - s.position[members, :2]

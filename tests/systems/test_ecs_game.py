@@ -17,7 +17,7 @@ import pytest
 from rtsnav.components import NavigationAgent, NavState, Position, Velocity
 from rtsnav.levels import load_movingai_map
 from rtsnav.systems import Navigation, install
-from rtsnav.systems.nav import find_path
+from rtsnav.systems.nav import CrowdConfig, find_path
 from tests.systems.conftest import assert_no_agent_in_wall
 
 DT = 1 / 30
@@ -55,7 +55,7 @@ class SpawnerProcessor(esper.Processor):
 
 def _run_game(map_name, agents=60, seed=1, speed=6.0):
     grid = load_movingai_map(map_name)
-    nav = Navigation(grid, expansions_per_tick=50_000)
+    nav = Navigation(grid, CrowdConfig(planning_units=50_000))
     esper.add_processor(RegenerationProcessor(), priority=100)
     esper.add_processor(SpawnerProcessor(), priority=-5)
     install(nav)

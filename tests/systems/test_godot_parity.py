@@ -120,7 +120,7 @@ def test_prepare_reports_progress_and_bakes_what_the_planners_need(tmp_path, are
     seconds = nav.prepare(["navmesh", "hierarchy", "astar"], progress)
     assert set(seconds) == {"kernels", "navmesh", "hierarchy"}
     assert seen[-1] == ("done", 3, 3) and [s for s, *_ in seen[:-1]] == ["kernels", "navmesh", "hierarchy"]
-    assert nav.crowd._navmesh is not None and nav.crowd._hierarchy is not None
+    assert nav.crowd.level.structure("navmesh") is not None and nav.crowd.level.structure("hierarchy") is not None
     assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["hierarchy", "navmesh"]
     with pytest.raises(Exception, match="unknown planner"):
         nav.prepare(["teleport"])
@@ -133,7 +133,7 @@ def test_read_only_cache_folder_degrades_to_memory_with_one_warning(tmp_path, ar
         nav = Navigation(arena, cache_dir=tmp_path / "bakes")
         with pytest.warns(RuntimeWarning, match="baking in memory"):
             nav.prepare(["hierarchy"])
-        assert nav.crowd._hierarchy is not None
+        assert nav.crowd.level.structure("hierarchy") is not None
     finally:
         tmp_path.chmod(stat.S_IRWXU)
 
@@ -144,7 +144,7 @@ def test_unwritable_cache_path_degrades_to_memory_with_one_warning(tmp_path, are
     nav = Navigation(arena, cache_dir=blocker / "bakes")
     with pytest.warns(RuntimeWarning, match="baking in memory"):
         nav.prepare(["hierarchy", "navmesh"])
-    assert nav.crowd._hierarchy is not None and nav.crowd._navmesh is not None
+    assert nav.crowd.level.structure("hierarchy") is not None and nav.crowd.level.structure("navmesh") is not None
 
 
 def test_cache_goes_to_the_user_cache_dir_not_the_package(monkeypatch, arena):

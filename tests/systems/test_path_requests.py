@@ -11,7 +11,7 @@ import pytest
 from rtsnav.components import NavigationAgent, NavState, Position, Velocity
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios
 from rtsnav.systems import Navigation, install
-from rtsnav.systems.nav import find_path
+from rtsnav.systems.nav import CrowdConfig, find_path
 from rtsnav.systems.nav.crowd.planners import GridJob, PlanQueue
 from rtsnav.systems.nav.search.sliced import WorkspacePool
 
@@ -103,7 +103,7 @@ def _spawn(grid, start_cell, target, **kw):
 def test_agent_request_spans_ticks_and_yields_the_one_shot_path(event_log):
     grid, longs = cape()
     s = longs[0]
-    nav = Navigation(grid, expansions_per_tick=200, smoothing=None)
+    nav = Navigation(grid, CrowdConfig(planning_units=200, smoothing=None))
     install(nav)
     e = _spawn(grid, s.start, grid.cell_to_world(*s.goal))
     ticks = 0
@@ -139,7 +139,7 @@ def test_changing_target_mid_route_replans_once(event_log, arena):
 
 def test_deleting_an_entity_mid_request_leaves_nothing_behind(event_log):
     grid, longs = cape()
-    nav = Navigation(grid, expansions_per_tick=200)
+    nav = Navigation(grid, CrowdConfig(planning_units=200))
     install(nav)
     s = longs[0]
     e = _spawn(grid, s.start, grid.cell_to_world(*s.goal))
@@ -151,7 +151,7 @@ def test_deleting_an_entity_mid_request_leaves_nothing_behind(event_log):
     for _ in range(5):
         esper.process(1 / 60)
     assert len(nav.crowd.queue) == 0
-    assert nav.crowd.pool.available == nav.crowd.pool.size
+    assert nav.crowd.planning.pool.available == nav.crowd.planning.pool.size
     assert nav.agents.alive_count == 1 and keep in nav.agents.row_of and e not in nav.agents.row_of
     assert not event_log.of("path_changed", e) and not event_log.of("path_failed", e)
 
@@ -231,7 +231,7 @@ def test_waypoints_planner_agent_reaches_its_target(event_log, arena):
 
 
 def test_navmesh_planner_agent_reaches_its_target_through_the_queue(event_log, arena):
-    nav = Navigation(arena, navmesh_radius=0.0)
+    nav = Navigation(arena, CrowdConfig(navmesh_radius=0.0))
     install(nav)
     e = _spawn(arena, (3, 10), arena.cell_to_world(40, 30), method="navmesh", max_speed=8.0)
     esper.process(1 / 30)

@@ -11,7 +11,7 @@ import pytest
 
 from rtsnav.components import Flock, NavigationAgent, Position, Velocity
 from rtsnav.systems import Navigation, install
-from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav import CrowdConfig, Grid
 from rtsnav.systems.registry import AgentRegistryProcessor
 
 
@@ -22,7 +22,7 @@ class Tag:
 @pytest.fixture
 def world(monkeypatch):
     monkeypatch.setattr(AgentRegistryProcessor, "SWEEP_PER_TICK", 7)      # sweeps over many ticks
-    nav = Navigation(Grid(np.ones((40, 40), dtype=bool)), rebuild_worker=False)
+    nav = Navigation(Grid(np.ones((40, 40), dtype=bool)), CrowdConfig(rebuild_worker=False))
     install(nav, prepare=False)
     return nav
 

@@ -103,7 +103,7 @@ class _KeptNode:
     def _memory(self, node: Node, ids: np.ndarray, bb: Any) -> np.ndarray:
         """A Sequence / Fallback with memory: each agent resumes at the child it left RUNNING."""
         assert isinstance(node, (Sequence, Fallback))
-        resume = self.tree._memory_of(self, ids)
+        resume = self.tree.memory_of(self, ids)
         child = resume[ids].astype(np.int64)
         out = np.zeros(len(ids), dtype=np.int8)
         pending = np.arange(len(ids))
@@ -197,7 +197,7 @@ class CompiledTree:
         prog.on_failure = new_index[np.array(fail, dtype=np.int64)[order]]
         return prog
 
-    def _memory_of(self, kept: _KeptNode, ids: np.ndarray) -> np.ndarray:
+    def memory_of(self, kept: _KeptNode, ids: np.ndarray) -> np.ndarray:
         arr = self._resume.get(id(kept))
         need = int(ids.max()) + 1 if len(ids) else 0
         if arr is None or len(arr) < need:

@@ -4,7 +4,9 @@
 reports. Usable from any script, no esper needed (see ``crowd.py``'s example).
 """
 
-from .crowd import Crowd, CrowdConfig, CrowdEvents
+from .config import CrowdConfig
+from .crowd import Crowd
+from .events import CrowdEvents
 from .planners import PlanQueue, Route
 from .state import GROUP_PLANNERS, PLANNERS, CrowdState, Mode, NavState
 

@@ -18,11 +18,20 @@ from ..steering.proximity_grid import near_any_in_group
 from .groups import SPACING_RADII
 from .state import F_HAS_TARGET, P_RADIUS, CrowdState, Mode, NavState
 
-__all__ = ["chained_arrivals"]
+__all__ = ["chained_arrivals", "settle_chained"]
 
 #: Slots of the arrived-target-cell filter (a power of two).
 _FILTER = 1 << 16
 _FOLLOWING, _FINISHED, _PATH = int(NavState.FOLLOWING), int(NavState.FINISHED), int(Mode.PATH)
+
+
+def settle_chained(state: CrowdState, view: GridView) -> np.ndarray:
+    """Single units sent to one point spread around it instead of stacking: those touching a
+    unit already there stop (velocity 0); returns them, to be marked arrived."""
+    touching = chained_arrivals(state, view)
+    if len(touching):
+        state.velocity[touching] = 0.0
+    return touching
 
 
 def chained_arrivals(state: CrowdState, view: GridView) -> np.ndarray:

@@ -1,15 +1,13 @@
-"""The crowd's settings (``CrowdConfig``) and what one ``Crowd.update`` reports (``CrowdEvents``)."""
+"""The crowd's settings (``CrowdConfig``): one frozen object every part reads."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 from ..errors import NavError
 
-__all__ = ["CrowdConfig", "CrowdEvents"]
+__all__ = ["CrowdConfig"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,39 +141,3 @@ class CrowdConfig:
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
-
-
-@dataclass(slots=True)
-class CrowdEvents:
-    """What happened in one ``update``; ids are agent ids.
-
-    Attributes:
-        reached: ``(k,) int64`` agents that arrived.
-        failed: ``(k,) int64`` agents whose order failed; ``reasons`` the matching messages.
-        waypoints: ``(agent, index, position)`` waypoints passed (only with ``report_waypoints``).
-        path_changed: ``(k,) int64`` agents given a new path (``Crowd.path(agent)``).
-        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started).
-        links: ``(agent, kind, start, end)`` off-mesh links taken.
-        moving / velocities: agents walking and their velocities after movement (the safe
-            velocity: wall sliding applied).
-    """
-
-    reached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    failed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    reasons: list[str] = field(default_factory=list)
-    waypoints: list[tuple[int, int, tuple]] = field(default_factory=list)
-    path_changed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    stuck: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    links: list[tuple[int, str, tuple, tuple]] = field(default_factory=list)
-    moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    velocities: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
-
-
-class _Collect:
-    """Event lists filled during one update."""
-
-    def __init__(self) -> None:
-        self.reached: list[np.ndarray] = []
-        self.failed: list[int] = []
-        self.reasons: list[str] = []
-        self.path_changed: list[int] = []

@@ -25,11 +25,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..grid import segment_clear
+from ..grid import Grid, segment_clear
 from ..search.region import GoalRegion
 from ..steering.proximity_grid import build_proximity_grid, cell_window
-from .planners import GridJob
-from .state import Mode, NavState
+from .config import CrowdConfig
+from .events import Outcomes
+from .planners import GridJob, PlanQueue
+from .planning import Planning
+from .state import CrowdState, Mode, NavState
 
 __all__ = ["Detours", "in_touch"]
 
@@ -40,8 +43,11 @@ LOST_AFTER = {"astar": 0.25, "roles": 1.0}
 class Detours:
     """The detours of every leader group of one crowd (see module docs)."""
 
-    def __init__(self, crowd) -> None:
-        self.crowd = crowd
+    def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig, queue: PlanQueue, planning: Planning,
+                 outcomes: Outcomes, groups) -> None:
+        self._agents, self._grid, self._config, self._queue = agents, grid, config, queue
+        self._planning, self._outcomes = planning, outcomes
+        self._groups = groups                         # the GroupSteering whose leader groups these are
         self.lost_for = np.zeros(0)
         self.pending: dict[int, tuple] = {}          # agent -> the order key its search is for
         self.regions: dict[tuple, GoalRegion] = {}    # order key -> its corridor as a search goal
@@ -50,11 +56,11 @@ class Detours:
 
     @property
     def scheme(self) -> str:
-        return self.crowd.config.leader_fallback
+        return self._config.leader_fallback
 
     def update(self, order, members: np.ndarray, dt: float) -> None:
         """Start, keep or end the detours of one ready leader group's walking ``members``."""
-        s, grid = self.crowd.state, self.crowd.grid
+        s, grid = self._agents, self._grid
         if len(self.lost_for) < s.size:
             self.lost_for = np.concatenate([self.lost_for, np.zeros(s.size - len(self.lost_for))])
         mode = s.mode[members]
@@ -75,7 +81,7 @@ class Detours:
             waiting = np.fromiter(self.pending, dtype=np.int64, count=len(self.pending))
             for agent in waiting[np.isin(waiting, walking[back | near_goal])].tolist():
                 del self.pending[agent]
-                self.crowd.queue.cancel(("detour", agent))
+                self._queue.cancel(("detour", agent))
         self.lost_for[lost] += dt
         ready = lost[self.lost_for[lost] >= LOST_AFTER[self.scheme]]
         for agent in ready.tolist():
@@ -84,59 +90,57 @@ class Detours:
 
     def _in_touch(self, order, walking: np.ndarray) -> np.ndarray:
         """Which of ``walking`` a chain of mates in sight links to the leader or arrived mates."""
-        s, grid = self.crowd.state, self.crowd.grid
+        s, grid = self._agents, self._grid
         seeds = []
         if order.leader is not None and s.alive[order.leader]:
             seeds.append(order.leader)
-        arrived = self.crowd.groups.arrived_mates(order)
+        arrived = self._groups.arrived_mates(order)
         points = np.ascontiguousarray(s.position[np.concatenate([walking, np.array(seeds, dtype=np.int64), arrived]), :2])
         is_seed = np.zeros(len(points), dtype=np.bool_)
         is_seed[len(walking):] = True
         if not is_seed.any():
             return np.ones(len(walking), dtype=bool)            # nobody to be in touch with: no roles
-        reach = self.crowd.config.leader_sight * grid.cell_size
+        reach = self._config.leader_sight * grid.cell_size
         touch = in_touch(points, is_seed, reach, grid.passable, grid.cell_size, float(grid.origin[0]),
                          float(grid.origin[1]))
         return touch[: len(walking)]
 
     def _search(self, order, agent: int) -> None:
-        crowd, s, grid = self.crowd, self.crowd.state, self.crowd.grid
+        s, grid = self._agents, self._grid
         start = grid.world_to_cell(*s.position[agent, :2])
         if self.scheme == "astar":
             region = self.regions.get(order.key)
             if region is None or region.mask is not order.corridor.inside:
                 region = self.regions[order.key] = GoalRegion.around_path(
-                    order.corridor.inside, order.corridor_path, crowd.config.corridor_width)
-            job = GridJob(grid, start, region.cell, "astar", None, crowd.config.smoothing, crowd.pool,
-                          goal_region=region)
+                    order.corridor.inside, order.corridor_path, self._config.corridor_width)
+            job = self._planning.astar(start, region.cell, None, goal_region=region)
         else:
-            job = GridJob(grid, start, order.goal, "astar", s.target[agent].copy(), crowd.config.smoothing,
-                          crowd.pool)
+            job = self._planning.astar(start, order.goal, s.target[agent].copy())
         self.pending[agent] = order.key
-        crowd.queue.submit(("detour", agent), job)
+        self._queue.submit(("detour", agent), job)
 
     def plan_done(self, agent: int, job: GridJob) -> None:
         """A detour search ended: the agent walks the path (if it still needs it)."""
         key = self.pending.pop(agent, None)
-        s = self.crowd.state
-        if key is None or not s.alive[agent] or s.mode[agent] != Mode.CORRIDOR or key not in self.crowd.groups.orders:
+        s = self._agents
+        if key is None or not s.alive[agent] or s.mode[agent] != Mode.CORRIDOR or key not in self._groups.orders:
             return
         route = job.route
         if route is None or not route.walkable or len(route.points) < 2:
             self.lost_for[agent] = 0.0          # no way back by a path: the group's fields steer it
             return
         points = np.array(route.points, dtype=np.float64)
-        points[:, 2] = s.position[agent, 2] if self.crowd.grid.heights is None else points[:, 2]
+        points[:, 2] = s.position[agent, 2] if self._grid.heights is None else points[:, 2]
         s.set_path(agent, points, 1)
         s.mode[agent] = Mode.DETOUR
         self.taken += 1
-        self.crowd.path_changed(agent)
+        self._outcomes.path_changed(agent)
 
     def end(self, agents: np.ndarray) -> None:
         """Detours of ``agents`` end: back to the group's corridor field."""
         if len(agents) == 0:
             return
-        s = self.crowd.state
+        s = self._agents
         s.mode[agents] = Mode.CORRIDOR
         self.lost_for[agents] = 0.0
         for agent in agents.tolist():
@@ -147,7 +151,7 @@ class Detours:
         self.regions.pop(key, None)
         for agent in [a for a, k in self.pending.items() if k == key]:
             del self.pending[agent]
-            self.crowd.queue.cancel(("detour", agent))
+            self._queue.cancel(("detour", agent))
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..clearance import WIDE
+from ..flow.clearance import WIDE
 from ..grid import segment_clear
 from ..steering.orca import wall_body
 from .state import F_PAUSED, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState

@@ -25,22 +25,28 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
 import numpy as np
-from numba import njit, prange
 
-from ..clearance import WIDE
+from ..flow.clearance import WIDE
 from ..flow.corridor import CorridorField
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
 from ..flow.sectors import SectorOrder
+from ..grid import Grid
 from ..kernels.threads import threads_for
 from ..steering.proximity_grid import near_any_in_group
+from .config import CrowdConfig
+from .congestion import Traffic
 from .detours import Detours
+from .events import Outcomes
 from .field_batch import BatchLists, FieldBatch, SampleCache
 from .group_index import GroupIndex, pack_keys
+from .group_kernels import NO_MASK, row_keys, steer_members, to_target, values_under
 from .leader_plan import LeaderPlan, raw_cells
-from .planners import UNITS, GridJob
+from .level_cache import LevelCache
+from .planners import UNITS, PlanQueue
+from .planning import Planning
 from .slots import claim_free_slots, hex_slots
-from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, Mode, NavState
+from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, CrowdState, Mode, NavState
 
 __all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES", "group_planned"]
 
@@ -117,10 +123,15 @@ class GroupSteering:
     """Keeps the group orders and writes the velocity of every group member (see module docs).
     Subclasses may override ``directions`` (how followers are steered)."""
 
-    def __init__(self, crowd) -> None:
-        self.crowd = crowd
+    def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig, queue: PlanQueue, level: LevelCache,
+                 planning: Planning, outcomes: Outcomes) -> None:
+        self._agents, self._grid, self._config, self._queue = agents, grid, config, queue
+        self._level, self._planning, self._outcomes = level, planning, outcomes
+        #: the routes of congestion-aware group orders
+        self.traffic = Traffic(grid, config, level)
         self.orders: dict[tuple[int, int, int, int], GroupOrder] = {}
-        self.detours = Detours(crowd)
+        level.in_use = self.live_goals                 # fields of live orders stay cached
+        self.detours = Detours(agents, grid, config, queue, planning, outcomes, self)
         self.index = GroupIndex()
         self.batch_lists = BatchLists()
         self.sample_cache = SampleCache()
@@ -128,9 +139,20 @@ class GroupSteering:
     # ------------------------------------------------------------------ groups
     def keys(self, agents: np.ndarray) -> np.ndarray:
         """``(n, 4) int64`` group keys of ``agents``."""
-        s, view = self.crowd.state, self.crowd.grid.view
-        return _row_keys(np.asarray(agents, dtype=np.int64), s.flock_group, s.target, s.agent_method, view.origin_x,
+        s, view = self._agents, self._grid.view
+        return row_keys(np.asarray(agents, dtype=np.int64), s.flock_group, s.target, s.agent_method, view.origin_x,
                          view.origin_y, view.cell_size)
+
+    def detours_ended(self, followed) -> None:
+        """Members at the end of their detour, or off it (``followed``: the path follower's
+        result, edited in place), go back to the group's steering."""
+        s = self._agents
+        for name in ("arrived", "drifted"):
+            ids = getattr(followed, name)
+            detour = s.mode[ids] == Mode.DETOUR
+            if detour.any():
+                self.detours.end(ids[detour])
+                setattr(followed, name, ids[~detour])
 
     def live_goals(self) -> set[tuple[int, int]]:
         return {o.goal for o in self.orders.values()}
@@ -138,7 +160,7 @@ class GroupSteering:
     def update(self, dt: float) -> None:
         """Steer every walking group member; start orders for new groups; forget finished ones.
         Python runs once per group only to sample its flow; the rest is one vectorised pass."""
-        s, grid = self.crowd.state, self.crowd.grid
+        s, grid = self._agents, self._grid
         n = s.size
         s.togo[:n] = np.nan                         # measured again below for the units a field steers
         group_planner = group_planned(s.agent_method[:n, 0]) & s.alive[:n] & (s.mode[:n] != Mode.PATH)
@@ -159,7 +181,7 @@ class GroupSteering:
         follower = np.zeros(len(rows), dtype=bool)
         # per-row facts computed once, not per group
         steerable = _steerable(s, rows)
-        detours = self.crowd.config.leader_fallback != "field"
+        detours = self._config.leader_fallback != "field"
         planning = np.bincount(inverse[state[rows] == NavState.PLANNING], minlength=groups) > 0
         batch = FieldBatch(grid, rows, self.batch_lists, self.sample_cache)   # sector-tile groups: one pass
         for gi in range(groups):
@@ -174,7 +196,7 @@ class GroupSteering:
             radius[gi] = order.arrival_radius
             settle[gi] = SETTLE_WITHIN_PACKING * order.pack_radius + 0.5 * grid.cell_size
             if order.failed:
-                self.crowd.fail(members, order.failed)
+                self._outcomes.fail(members, order.failed)
             elif order.ready:
                 ready[gi] = True
                 if planning[gi]:
@@ -200,13 +222,14 @@ class GroupSteering:
         at = np.flatnonzero(walking)                        # np.take: 2-D boolean masks are ~15x slower
         self._steer_all(rows[at], inverse[at], np.take(direction, at, axis=0), follower[at], radius,
                         np.take(keys, at, axis=0), dt, np.take(aim, at, axis=0), settle)
+        self.traffic.advance(dt, self.orders)
 
     def _build_sectors(self, batch: FieldBatch, unbuilt: np.ndarray, sectors: np.ndarray) -> None:
         """Rows ``unbuilt`` of the batch stand in sectors ``sectors`` their group's tiles have not
         built (they follow the coarse route meanwhile): build the sectors under what is left of
         the tick's planning budget, at least ``SECTOR_BUILDS_AT_LEAST``, those holding the most
         members first — bounded work a tick, not every sector a crowd wanders into."""
-        queue = self.crowd.queue
+        queue = self._queue
         batch.build(unbuilt, sectors,
                     max(SECTOR_BUILDS_AT_LEAST, (queue.budget - queue.last_units) // UNITS["sector_field"]))
 
@@ -214,8 +237,8 @@ class GroupSteering:
         """Followers near their goal claim the nearest free arrival slot; those with a slot aim
         straight at it (``direction`` and ``aim`` updated in place). Python runs per group only
         where a unit needs a slot or gives one back; the rest is vectorised over all groups."""
-        s = self.crowd.state
-        to_goal = _to_target(rows, s.position, s.target)
+        s = self._agents
+        to_goal = to_target(rows, s.position, s.target)
         near = followers & (to_goal <= CHAIN_REACH * radius[inverse])
         if not near.any():
             return
@@ -243,7 +266,7 @@ class GroupSteering:
         if len(with_slot):
             # a slot out of straight sight (pushed behind a tree) is given back
             spot = np.stack([s.home_x[rows[with_slot]], s.home_y[rows[with_slot]]], axis=1)
-            lost = ~self.crowd.grid.segments_clear(pos[with_slot], spot)
+            lost = ~self._grid.segments_clear(pos[with_slot], spot)
             for k in with_slot[lost].tolist():
                 _release_slot(s, order_of[inverse[k]], rows[k])
             with_slot = with_slot[~lost]
@@ -258,7 +281,7 @@ class GroupSteering:
         """Units ``rows[needing]`` (nearest the goal first) of one group claim free slots: near
         the unit, but inner slots first (the blob fills from the goal outward), and only a slot
         it can walk to in a straight line (the best few checked; ``claim_free_slots``)."""
-        s, grid = self.crowd.state, self.crowd.grid
+        s, grid = self._agents, self._grid
         picked = claim_free_slots(order.slots, order.slot_distance, order.taken,
                                   np.ascontiguousarray(pos[needing, 0]), np.ascontiguousarray(pos[needing, 1]),
                                   INNER_FIRST, SLOT_CANDIDATES, grid.passable, grid.cell_size,
@@ -274,7 +297,7 @@ class GroupSteering:
         stand within the arrival disc of their goal — sized for them and the mates already
         there — have arrived: a stuck unit that close is part of the crowd around its goal.
         Returns the others."""
-        s, grid = self.crowd.state, self.crowd.grid
+        s, grid = self._agents, self._grid
         group = agents[np.isin(s.agent_method[agents, 0], FLOW_CODES)]
         if len(group) == 0:
             return agents
@@ -285,17 +308,17 @@ class GroupSteering:
         near = np.zeros(len(group), dtype=bool)
         for k, agent in enumerate(group.tolist()):
             mates = int((done_keys == pack_keys(keys[k:k + 1], grid)[0]).sum())
-            disc = self._arrival_radius((int(keys[k, 1]), int(keys[k, 2])), mates + 1,
+            disc = self.arrival_radius((int(keys[k, 1]), int(keys[k, 2])), mates + 1,
                                         float(s.agent_params[agent, P_RADIUS]))
             near[k] = math.hypot(*(s.position[agent, :2] - s.target[agent, :2])) <= disc
         if near.any():
             s.velocity[group[near]] = 0.0
-            self.crowd.arrive(group[near])
+            self._outcomes.arrive(group[near])
         return np.setdiff1d(agents, group[near])
 
     def _make_slots(self, order: GroupOrder, members: np.ndarray) -> None:
         """A hexagonal packing around the goal on open cells in sight of it, nearest first."""
-        s, grid = self.crowd.state, self.crowd.grid
+        s, grid = self._agents, self._grid
         r = float(s.agent_params[members, P_RADIUS].max()) if len(members) else 0.4
         spacing = max(SPACING_RADII * r, 1e-3)
         centre = np.array(grid.cell_to_world(*order.goal)[:2])
@@ -309,14 +332,14 @@ class GroupSteering:
 
     def _forget(self, key) -> None:
         """A group order ended: its plan is cancelled and its route stops counting as traffic."""
-        self.crowd.queue.cancel(("group", key))
-        self.crowd.remove_route(key)
+        self._queue.cancel(("group", key))
+        self.traffic.remove_route(key)
         self.detours.forget(key)
         del self.orders[key]
 
     def _begin_walking(self, order: GroupOrder, members: np.ndarray) -> None:
         """Members still waiting for the plan start walking (the plan arrived)."""
-        s = self.crowd.state
+        s = self._agents
         waiting = members[s.nav_state[members, 0] == NavState.PLANNING]
         if len(waiting) == 0:
             return
@@ -330,14 +353,14 @@ class GroupSteering:
         """Speeds, flip damping and arrival for every walking member of every ready group."""
         if len(agents) == 0:
             return
-        s = self.crowd.state
+        s = self._agents
         disc = radius[group]
         status = np.zeros(len(agents), dtype=np.uint8)       # 1 at the target, 2 near the goal, 4 stalled in the disc
         has_slot = s.slot[agents] >= 0
         with threads_for(len(agents)):
-            _steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
+            steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
                            np.ascontiguousarray(aim), s.target, has_slot, s.agent_params, s.stalled, dt, STALL_SPEED,
-                           MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, self.crowd.config.flow_acceleration, status)
+                           MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, self._config.flow_acceleration, status)
         arrived = (status & 1) > 0
         near = np.flatnonzero((status & 2) & ~has_slot)
         if len(near):
@@ -349,12 +372,12 @@ class GroupSteering:
         arrived |= (status & 4) > 0
         if arrived.any():
             s.velocity[agents[arrived]] = 0.0
-            self.crowd.arrive(agents[arrived])
+            self._outcomes.arrive(agents[arrived])
 
     def _arrived_members(self, keys: np.ndarray, group: np.ndarray, agents: np.ndarray):
         """Positions of arrived agents that belong to the walking groups, and their group index
         (``keys``: the group keys of the walking ``agents``, computed once this tick)."""
-        s = self.crowd.state
+        s = self._agents
         n = s.size
         fin = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n]
                              & group_planned(s.agent_method[:n, 0]))
@@ -362,7 +385,7 @@ class GroupSteering:
             return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
         fin_keys = self.keys(fin)
         # match finished agents to the walking groups by their packed key (lone units: no mates)
-        grid = self.crowd.grid
+        grid = self._grid
         packed_walk, first = np.unique(pack_keys(keys, grid), return_index=True)
         packed_fin = pack_keys(fin_keys, grid)
         at = np.minimum(np.searchsorted(packed_walk, packed_fin), len(packed_walk) - 1)
@@ -373,22 +396,21 @@ class GroupSteering:
 
     def arrived_mates(self, order: GroupOrder) -> np.ndarray:
         """Agents of ``order``'s group that arrived at its goal (ids)."""
-        s = self.crowd.state
+        s = self._agents
         n = s.size
         if order.key[0] < 0:                                   # a lone agent has no mates
             return np.zeros(0, dtype=np.int64)
         fin = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n]
                              & (s.agent_method[:n, 0] == order.key[3]) & (s.flock_group[:n, 0] == order.key[0]))
-        goal = self.crowd.grid.world_to_cells(s.target[fin])
+        goal = self._grid.world_to_cells(s.target[fin])
         return fin[(goal[:, 0] == order.goal[0]) & (goal[:, 1] == order.goal[1])]
 
     def _start(self, key, members: np.ndarray) -> GroupOrder:
-        crowd = self.crowd
-        s, grid = crowd.state, crowd.grid
+        s, grid, level, queue = self._agents, self._grid, self._level, self._queue
         goal = (key[1], key[2])
         order = GroupOrder(key, goal)
         r_max = float(s.agent_params[members, P_RADIUS].max())
-        order.arrival_radius = self._arrival_radius(goal, len(members), r_max)
+        order.arrival_radius = self.arrival_radius(goal, len(members), r_max)
         order.pack_radius = 0.5 * SPACING_RADII * r_max * math.sqrt(len(members) / HEX_DENSITY)
         s.nav_state[members, 0] = NavState.PLANNING
         s.mode[members] = Mode.NONE
@@ -400,16 +422,16 @@ class GroupSteering:
             leader = int(members.min())
             order.leader = leader
             start = grid.world_to_cell(*s.position[leader, :2])
-            job = GridJob(grid, start, goal, "astar", s.target[leader].copy(), crowd.config.smoothing, crowd.pool)
-            crowd.queue.submit(("group", key), LeaderPlan(job, crowd, order))
+            job = self._planning.astar(start, goal, s.target[leader].copy())
+            queue.submit(("group", key), LeaderPlan(job, self.traffic, self._config, order))
         elif key[3] == POTENTIAL:
-            crowd.queue.submit(("group", key), crowd.potential_job(goal))
+            queue.submit(("group", key), level.potential_job(goal))
         elif r_max > WIDE * grid.cell_size:
-            crowd.queue.submit(("group", key), crowd.sized_field_job(goal, r_max))     # wide units
-        elif crowd.config.congestion and not crowd.uses_tiles:
-            crowd.queue.submit(("group", key), crowd.congested_field_job(key, goal, order.start, len(members)))
+            queue.submit(("group", key), level.sized_field_job(goal, r_max))     # wide units
+        elif self._config.congestion and not level.uses_tiles:
+            queue.submit(("group", key), self.traffic.field_job(key, goal, order.start, len(members)))
         else:
-            crowd.queue.submit(("group", key), crowd.field_job(goal))
+            queue.submit(("group", key), level.field_job(goal))
         return order
 
     def plan_done(self, key, job) -> None:
@@ -417,7 +439,7 @@ class GroupSteering:
         order = self.orders.get(key)
         if order is None:
             return
-        s = self.crowd.state
+        s = self._agents
         if isinstance(job, LeaderPlan):
             route = job.route
             if route is None or not route.walkable:
@@ -426,25 +448,25 @@ class GroupSteering:
             order.corridor = job.corridor
             order.corridor_path = raw_cells(job.search)
             leader = order.leader
-            if s.alive[leader] and s.agent_method[leader, 0] == LEADER:
+            if leader is not None and s.alive[leader] and s.agent_method[leader, 0] == LEADER:
                 points = route.points.copy()
-                if self.crowd.grid.heights is None:
+                if self._grid.heights is None:
                     points[:, 2] = s.position[leader, 2]
                 s.set_path(leader, points, 1 if len(points) > 1 else 0)
-                self.crowd.path_changed(leader)
+                self._outcomes.path_changed(leader)
         elif isinstance(job.value, Exception):
             order.failed = f"flow field failed ({type(job.value).__name__}: {job.value})"
             return
         elif isinstance(job.value, PotentialField) or (getattr(job.value, "grid", None) is not None
-                                                       and job.value.grid is not self.crowd.grid) or (
-                isinstance(job.value, SectorOrder) and job.value.graph.grid is not self.crowd.grid):
+                                                       and job.value.grid is not self._grid) or (
+                isinstance(job.value, SectorOrder) and job.value.graph.grid is not self._grid):
             order.field = job.value       # a potential field, planned around traffic, or for wide units
         order.ready = True
 
-    def _arrival_radius(self, goal, count: int, radius: float) -> float:
+    def arrival_radius(self, goal, count: int, radius: float) -> float:
         """Radius around the goal whose open cells hold ``count`` units of ``radius`` standing
         ``SPACING_RADII`` radii apart."""
-        grid = self.crowd.grid
+        grid = self._grid
         need = count * (SPACING_RADII * radius) ** 2 / grid.cell_size ** 2
         r_guess = int(math.ceil(math.sqrt(need / math.pi))) + 2
         for r in range(r_guess, 4 * r_guess + 64, max(1, r_guess // 4)):
@@ -461,127 +483,41 @@ class GroupSteering:
         """Each member's remaining cost on the field its group follows (NaN where there is none:
         outside a leader's corridor). The progress watch counts only a new lowest value as
         progress for these units, so a crowd jostling in a dead end is not "moving"."""
-        view = self.crowd.grid.view
-        position = self.crowd.state.position
+        view = self._grid.view
+        position = self._agents.position
         if order.corridor is not None:
-            return _values_under(order.corridor.field.integration, order.corridor.inside, True, False, position,
+            return values_under(order.corridor.field.integration, order.corridor.inside, True, False, position,
                                  members, view.origin_x, view.origin_y, view.cell_size)
-        field = order.field if order.field is not None else self.crowd.flow_field(order.goal)
+        field = order.field if order.field is not None else self._level.flow_field(order.goal)
         if isinstance(field, SectorOrder):                  # sector tiles: NaN where not built (sampled, so rare)
             return field.cost_under(position[members])
-        return _values_under(field.integration, _NO_MASK, False, False, position, members, view.origin_x,
+        return values_under(field.integration, NO_MASK, False, False, position, members, view.origin_x,
                              view.origin_y, view.cell_size)
 
     def _field_of(self, order: GroupOrder):
         """The field a group without a corridor follows."""
-        return order.field if order.field is not None else self.crowd.flow_field(order.goal)
+        return order.field if order.field is not None else self._level.flow_field(order.goal)
 
     def directions(self, order: GroupOrder, members: np.ndarray) -> np.ndarray:
         """``(m, 2)`` unit directions for the followers ``members``."""
-        pos = self.crowd.state.position[members]
+        pos = self._agents.position[members]
         flow = order.field if order.field is not None else None
         if order.corridor is not None:
             direction = order.corridor.sample(pos)
             lost = ~order.corridor.covers(pos)
             if lost.any():
-                fallback = flow or self.crowd.cached_flow_field(order.goal)
+                fallback = flow or self._level.cached_flow_field(order.goal)
                 if fallback is None:
                     # the whole-map field is planned under the budget, not built in this tick
                     # (4-20 ms on a 512² map); strays wait for it, a few ticks
-                    self.crowd.want_flow_field(order.goal)
+                    self._level.want_flow_field(order.goal)
                     direction[lost] = 0.0
                 elif isinstance(fallback, SectorOrder):     # a few sector builds a tick, coarse meanwhile
                     direction[lost] = fallback.sample_within(pos[lost], FALLBACK_BUILDS)[0]
                 else:
                     direction[lost] = fallback.sample(pos[lost])
             return direction
-        return (flow or self.crowd.flow_field(order.goal)).sample(pos)
-
-
-@njit(cache=True)
-def _row_keys(agents, flock_group, target, agent_method, origin_x, origin_y, cell_size):
-    """``(n, 4) int64`` group keys (group id or -(id + 1) alone, goal cell, planner) of ``agents``."""
-    keys = np.empty((agents.shape[0], 4), dtype=np.int64)
-    for k in range(agents.shape[0]):
-        a = agents[k]
-        keys[k, 0] = flock_group[a, 0] if flock_group[a, 0] >= 0 else -(a + 1)
-        keys[k, 1] = int(math.floor((target[a, 0] - origin_x) / cell_size))
-        keys[k, 2] = int(math.floor((target[a, 1] - origin_y) / cell_size))
-        keys[k, 3] = agent_method[a, 0]
-    return keys
-
-
-@njit(cache=True)
-def _to_target(agents, position, target):
-    """Straight-line distance (xy) of each of ``agents`` from its target."""
-    out = np.empty(agents.shape[0])
-    for k in range(agents.shape[0]):
-        a = agents[k]
-        out[k] = math.sqrt((position[a, 0] - target[a, 0]) ** 2 + (position[a, 1] - target[a, 1]) ** 2)
-    return out
-
-
-#: "No mask" for ``_values_under``.
-_NO_MASK = np.ones((1, 1), dtype=bool)
-
-
-@njit(cache=True)
-def _values_under(values, inside, masked, unknown_if_inf, position, members, origin_x, origin_y, cell_size):
-    """``values`` (a map) under each member's cell (clipped to the map), as float64; NaN when
-    ``masked`` and outside ``inside``, or when ``unknown_if_inf`` and infinite: one pass instead
-    of a dozen numpy calls per group and tick."""
-    h, w = values.shape
-    out = np.empty(members.shape[0])
-    for k in range(members.shape[0]):
-        a = members[k]
-        x = min(max(int(math.floor((position[a, 0] - origin_x) / cell_size)), 0), w - 1)
-        y = min(max(int(math.floor((position[a, 1] - origin_y) / cell_size)), 0), h - 1)
-        v = float(values[y, x])
-        out[k] = np.nan if (masked and not inside[y, x]) or (unknown_if_inf and math.isinf(v)) else v
-    return out
-
-
-@njit(cache=True, parallel=True)
-def _steer_members(agents, direction, follower, disc, settle_radius, position, velocity, aim, target, has_slot, params,
-                   stalled, dt, stall_speed, min_arrival_speed, chain_reach, settle_after, acceleration, status):
-    """Per walking member: the stall clock, the follower's velocity along ``direction`` toward its
-    ``aim`` (its slot, else the target; slowing in the arrival disc, never past the aim, a
-    reversed heading averaged with the last one so a unit at a wall corner does not flip every
-    tick), and its arrival status bits (1 arrived, 2 near the goal, 4 stalled in the disc). With
-    ``acceleration`` > 0 the direction accelerates the unit instead (capped at that speed)."""
-    for k in prange(agents.shape[0]):         # members are distinct agents
-        a = agents[k]
-        moved = math.sqrt(velocity[a, 0] ** 2 + velocity[a, 1] ** 2)
-        stalled[a] = stalled[a] + dt if moved < stall_speed * params[a, 0] else 0.0
-        ox, oy = aim[k, 0] - position[a, 0], aim[k, 1] - position[a, 1]
-        dist = math.sqrt(ox * ox + oy * oy)
-        gx, gy = target[a, 0] - position[a, 0], target[a, 1] - position[a, 1]
-        to_goal = math.sqrt(gx * gx + gy * gy)
-        if follower[k]:
-            dx, dy = direction[k, 0], direction[k, 1]
-            if dx == 0.0 and dy == 0.0 and dist > 0.0:
-                dx, dy = ox / dist, oy / dist
-            speed = params[a, 0] * min(max(dist / max(disc[k], 1e-9), min_arrival_speed), 1.0)
-            speed = min(speed, dist / dt)
-            vx, vy = velocity[a, 0], velocity[a, 1]
-            if acceleration > 0.0:                     # the vector-field article: a force, not a velocity
-                nx, ny = vx + dx * acceleration * dt, vy + dy * acceleration * dt
-                mag = math.sqrt(nx * nx + ny * ny)
-                if mag > speed:
-                    nx, ny = nx * speed / mag, ny * speed / mag
-            else:
-                nx, ny = dx * speed, dy * speed
-                if nx * vx + ny * vy < -0.25 * math.sqrt(nx * nx + ny * ny) * math.sqrt(vx * vx + vy * vy):
-                    nx, ny = 0.5 * (nx + vx), 0.5 * (ny + vy)
-            velocity[a, 0] = nx
-            velocity[a, 1] = ny
-            velocity[a, 2] = 0.0
-        if dist <= (min(params[a, 3], 0.25) if has_slot[k] else params[a, 3]):
-            status[k] = 1
-        elif to_goal <= chain_reach * disc[k]:
-            status[k] = 2
-            if to_goal <= (settle_radius[k] if has_slot[k] else disc[k]) and stalled[a] >= settle_after:
-                status[k] |= 4
+        return (flow or self._level.flow_field(order.goal)).sample(pos)
 
 
 def _steerable(s, rows: np.ndarray) -> np.ndarray:

@@ -8,6 +8,8 @@ import numpy as np
 
 from ..flow.corridor import CorridorField
 from ..result import PathStatus
+from .config import CrowdConfig
+from .congestion import Traffic
 from .planners import UNIT_RATES, CallJob, GridJob, Route
 
 __all__ = ["LeaderPlan", "raw_cells"]
@@ -17,21 +19,22 @@ class LeaderPlan(CallJob):
     """A leader order's plan: the leader's A* (sliced), then its corridor in three steps (band,
     corridor field, return field)."""
 
-    def __init__(self, search: GridJob, crowd, order) -> None:
-        self.search, self.crowd, self.order = search, crowd, order
+    def __init__(self, search: GridJob, traffic: Traffic, config: CrowdConfig, order) -> None:
+        self.search, self.order = search, order
+        self._traffic, self._config = traffic, config
         self.corridor: CorridorField | None = None
         self._stages: Iterator[CorridorField | None] | None = None
         self.step_units = 1
 
     def advance(self, units: int) -> int:
-        crowd = self.crowd
-        if crowd.config.congestion and not self.search.done:
+        traffic = self._traffic
+        if self._config.congestion and not self.search.done:
             # one congestion-aware route search at a time: each sees the routes planned before it
-            if crowd.route_search not in (None, self.order.key):
+            if traffic.searching not in (None, self.order.key):
                 return 0
             if self.search.search is None:
-                crowd.route_search = self.order.key
-                self.search.grid = crowd.planning_grid()        # around the traffic registered by now
+                traffic.searching = self.order.key
+                self.search.grid = traffic.planning_grid()        # around the traffic registered by now
         if not self.search.done:
             used = self.search.advance(units)
             if self.search.done:
@@ -40,17 +43,17 @@ class LeaderPlan(CallJob):
                     self.route = route or Route(PathStatus.UNREACHABLE, reason="no path")
                     self.done = True
                 else:                                        # the corridor's three stages are next
-                    self.crowd.add_route(self.order.key, raw_cells(self.search), self.order.members)
-                    band = len(raw_cells(self.search)) * (2 * self.crowd.config.corridor_width + 1)
+                    traffic.add_route(self.order.key, raw_cells(self.search), self.order.members)
+                    band = len(raw_cells(self.search)) * (2 * self._config.corridor_width + 1)
                     self.step_units = int(UNIT_RATES["corridor_per_cell"] * max(band, 1) * 8)
-                if self.crowd.route_search == self.order.key:
-                    self.crowd.route_search = None
+                if traffic.searching == self.order.key:
+                    traffic.searching = None
             return used
         route = self.search.route
         try:
             if self._stages is None:                             # band, field, return field: one a step
-                self._stages = CorridorField.stages(self.crowd.grid, raw_cells(self.search),
-                                                    width=self.crowd.config.corridor_width)
+                self._stages = CorridorField.stages(self._traffic.grid, raw_cells(self.search),
+                                                    width=self._config.corridor_width)
             built = next(self._stages)
         except Exception as e:                               # noqa: BLE001
             self.route = Route(PathStatus.UNREACHABLE, reason=f"corridor failed ({type(e).__name__}: {e})")
@@ -65,8 +68,8 @@ class LeaderPlan(CallJob):
 
     def release(self) -> None:
         self.search.release()
-        if self.crowd.route_search == self.order.key:
-            self.crowd.route_search = None
+        if self._traffic.searching == self.order.key:
+            self._traffic.searching = None
 
 
 def raw_cells(job: GridJob) -> np.ndarray:

@@ -1,6 +1,6 @@
 """How a crowd's agents move each tick once their velocities are steered: reciprocal avoidance
-(ORCA) between agents, the walk itself (walls, heights), and the hard-contact pass. A part of
-``Crowd`` (a mixin)."""
+(ORCA) between agents, the walk itself (walls, heights), and the hard-contact pass. ``Motion``
+owns what the avoidance of the next tick needs to remember: the velocities agents achieved."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
 from .config import CrowdConfig
 from .state import F_AVOIDANCE, F_PAUSED, P_MAX_SPEED, P_RADIUS, CrowdState, NavState
 
-__all__ = ["CrowdMotion", "LEAD_CELLS"]
+__all__ = ["Motion", "LEAD_CELLS"]
 
 #: Near walls, between two walking units heading the same way, the one ``LEAD_CELLS`` nearer its
 #: target takes e times less of their avoidance (measured at the practice level's one-cell gap,
@@ -23,19 +23,17 @@ __all__ = ["CrowdMotion", "LEAD_CELLS"]
 LEAD_CELLS = 0.3
 
 
-class CrowdMotion:
-    """Avoidance and movement of a ``Crowd`` (its attributes are made in ``Crowd.__init__``)."""
+class Motion:
+    """Avoidance and movement of a crowd's agents (see the module docs)."""
 
-    grid: Grid
-    config: CrowdConfig
-    state: CrowdState
-    movement: str
-    _last_velocity: np.ndarray
+    def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig) -> None:
+        self._agents, self._grid, self._config = agents, grid, config
+        self._last_velocity = np.zeros((0, 2))
 
-    def _avoid(self, dt: float) -> None:
+    def avoid(self, dt: float) -> None:
         """Reciprocal avoidance (ORCA) between every agent with ``avoidance_enabled``: the
         planners' velocity is the preferred one; the safe velocity replaces it."""
-        s, grid, cfg = self.state, self.grid, self.config
+        s, grid, cfg = self._agents, self._grid, self._config
         n = s.size
         active = s.alive[:n] & s.agent_flags[:n, F_AVOIDANCE] & ~s.agent_flags[:n, F_PAUSED]
         if not active.any():
@@ -61,17 +59,19 @@ class CrowdMotion:
             orca_velocities(agents, settings, grid.view, dt, safe)
         s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
 
-    def _move(self, dt: float) -> None:
-        s, grid = self.state, self.grid
+    def move(self, dt: float, movement: str = "rtsnav") -> None:
+        """Walk every agent by its velocity (walls, heights), then push overlapping ones apart.
+        ``movement="game"``: positions are the game's to move; only the velocities are final."""
+        s, grid = self._agents, self._grid
         n = s.size
         vel = s.velocity[:n]
         still = s.agent_flags[:n, F_PAUSED] | ~s.alive[:n]
         if still.any():
             vel[still] = 0.0
-        pos = s.position[:n] if self.movement == "crowd" else s.position[:n].copy()
+        pos = s.position[:n] if movement == "rtsnav" else s.position[:n].copy()
         # hard contacts act on flock mates (``contacts``) or on avoiding units (``team_contacts``)
-        contacts = self.movement == "crowd" and (self.config.contacts or (
-            self.config.team_contacts and bool(s.agent_flags[:n, F_AVOIDANCE].any())))
+        contacts = movement == "rtsnav" and (self._config.contacts or (
+            self._config.team_contacts and bool(s.agent_flags[:n, F_AVOIDANCE].any())))
         before = pos[:, :2].copy() if contacts else pos[:0, :2]
         with threads_for(n):
             move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.view)
@@ -84,9 +84,9 @@ class CrowdMotion:
         """Hard contacts (Detour's collision pass): ORCA keeps groups apart but cannot promise it
         in a jam, and flocking spaces mates only softly, so overlapping agents are pushed apart —
         between groups always (``team_contacts``), between mates with ``contacts``."""
-        s, grid = self.state, self.grid
+        s, grid = self._agents, self._grid
         n = s.size
-        mates = self.config.contacts
+        mates = self._config.contacts
         # all flock members and avoiding units; with team contacts only, the avoiding ones
         agents = moving & (((s.flock_group[:n, 0] >= 0) & mates) | s.agent_flags[:n, F_AVOIDANCE]) \
             & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])

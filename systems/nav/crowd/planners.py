@@ -25,9 +25,9 @@ import numpy as np
 
 from ..errors import NavError
 from ..grid import Grid
-from ..paths import PathSmoother, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.jps_plus import JumpTable
+from ..search.paths import PathSmoother, smooth_path
 from ..search.region import GoalRegion
 from ..search.sliced import SlicedSearch, WorkspacePool
 from ..search.workspace import SearchWorkspace
@@ -301,7 +301,7 @@ class HierarchyJob(Job):
         if self.coarse is None:
             planned = h.plan(self.start, self.goal)
             if isinstance(planned, PathResult):              # answered without legs
-                self._finish(h._finish(planned, True))
+                self._finish(h.finished_result(planned, True))
                 return UNITS["hierarchy_plan"]
             self.coarse = planned
             self.step_units = UNITS["hierarchy_leg"]
@@ -312,7 +312,7 @@ class HierarchyJob(Job):
         cells = np.concatenate([self.legs[0]] + [leg[1:] for leg in self.legs[1:]]).astype(np.int32)
         way_idx = np.cumsum([0] + [len(leg) - 1 for leg in self.legs]).astype(np.int64)
         if len(cells) <= 2:
-            from ..paths import path_cost
+            from ..search.paths import path_cost
 
             self._finish(PathResult(PathStatus.FOUND, path_cost(h.grid, cells), cells, 0))
         else:

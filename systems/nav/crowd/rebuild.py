@@ -36,7 +36,7 @@ import numpy as np
 
 from ..grid import Grid
 
-__all__ = ["RebuildWorker", "StructureRebuilds", "bake_structure", "grid_snapshot", "structure_request",
+__all__ = ["RebuildWorker", "first_query", "StructureRebuilds", "bake_structure", "grid_snapshot", "structure_request",
            "waypoint_seed"]
 
 KINDS = ("hierarchy", "navmesh", "waypoints")     # rebuilt in this order: quickest first
@@ -49,6 +49,21 @@ def waypoint_seed(grid: Grid) -> tuple[int, int]:
     big = np.bincount(labels[labels >= 0]).argmax()
     cells = np.argwhere(labels == big)[:, ::-1]
     return tuple(int(v) for v in cells[np.argmin(np.hypot(*(cells - cells.mean(axis=0)).T))])  # type: ignore[return-value]
+
+
+def first_query(planner, grid: Grid, three_d: bool) -> None:
+    """One query between two far cells of the largest region: lazy per-structure tables are
+    built now rather than in the first order's tick."""
+    labels = grid.components()
+    if not (labels >= 0).any():
+        return
+    big = np.bincount(labels[labels >= 0]).argmax()
+    ys, xs = np.nonzero(labels == big)
+    a, b = (int(xs[0]), int(ys[0])), (int(xs[-1]), int(ys[-1]))
+    if three_d:
+        planner.find_path(grid.cell_to_world(*a), grid.cell_to_world(*b))
+    else:
+        planner.find_path(a, b)
 
 
 def structure_request(kind: str, grid: Grid, params: dict, snapshot: dict | None = None) -> dict:
@@ -69,8 +84,6 @@ def bake_structure(request: dict):
     """Build the structure a ``structure_request`` describes (in the worker, or in-process), with
     one first query made, so the lazy tables queries build are made here too (as ``prepare``
     does), not in the game's first query after the swap."""
-    from .prepare import first_query
-
     grid = Grid(request["passable"], request["cost"], request["heights"], cell_size=request["cell_size"],
                 origin=request["origin"])
     kind, params = request["kind"], request["params"]
@@ -250,8 +263,8 @@ class StructureRebuilds:
     by the caller are the caller's to rebuild (the crowd cannot know how they were made); a given
     hierarchy is updated in place (``Hierarchy.update``)."""
 
-    def __init__(self, crowd, use_worker: bool) -> None:
-        self.crowd = crowd
+    def __init__(self, level, use_worker: bool) -> None:
+        self._level = level                   # the LevelCache whose structures these are
         self.use_worker = use_worker
         self.made: set[str] = set()           # kinds the crowd built or loaded itself
         self.stale: set[str] = set()          # kinds whose structure predates the grid
@@ -270,13 +283,13 @@ class StructureRebuilds:
                 pass
 
     def _structure(self, kind: str):
-        return getattr(self.crowd, f"_{kind}")
+        return self._level.structure(kind)
 
     def _params(self, kind: str) -> dict:
         old = self._structure(kind)
         if kind == "navmesh":
             cfg = old.config
-            k = max(1, round(self.crowd.grid.cell_size / cfg.cell_size))
+            k = max(1, round(self._level.grid.cell_size / cfg.cell_size))
             return {"agent_radius": cfg.agent_radius, "max_climb": cfg.max_climb, "max_side": cfg.max_side // k,
                     "landmarks": cfg.landmarks, "subdivide": k}
         if kind == "hierarchy":
@@ -290,7 +303,7 @@ class StructureRebuilds:
             if kind in self.made and self._structure(kind) is not None:
                 self.stale.add(kind)
                 if self.use_worker and kind not in self.in_flight:
-                    snapshot = snapshot or grid_snapshot(self.crowd.grid)
+                    snapshot = snapshot or grid_snapshot(self._level.grid)
                     self._submit(kind, snapshot)
 
     def start_worker(self, kinds=None, ready_within: float = 0.0) -> None:
@@ -311,7 +324,7 @@ class StructureRebuilds:
     def _submit(self, kind: str, snapshot: dict | None = None) -> None:
         try:
             worker = RebuildWorker.shared()
-            ticket = worker.submit(structure_request(kind, self.crowd.grid, self._params(kind), snapshot))
+            ticket = worker.submit(structure_request(kind, self._level.grid, self._params(kind), snapshot))
         except OSError as exc:                  # no worker here: rebuilt by finish_rebuilds
             self.use_worker = False
             self.errors.append(f"rebuild worker unavailable ({exc}); rebuilding on finish_rebuilds()")
@@ -321,7 +334,7 @@ class StructureRebuilds:
             # their threads wait on the busy core (flocking 50 units went 0.1 -> 8 ms a tick)
             self._threads = numba.get_num_threads()
             numba.set_num_threads(1)
-        self.in_flight[kind] = (ticket, self.crowd.grid.version)
+        self.in_flight[kind] = (ticket, self._level.grid.version)
 
     def take(self, wait: float | None = 0.0) -> list[str]:
         """Swap in the rebuilds that arrived (waiting up to ``wait`` s each); returns their kinds."""
@@ -334,7 +347,7 @@ class StructureRebuilds:
             ok, built = reply
             if not ok:
                 self.errors.append(f"{kind} rebuild failed: {built}")
-            elif version != self.crowd.grid.version:
+            elif version != self._level.grid.version:
                 self._submit(kind)                  # edited again meanwhile: that one is stale too
             else:
                 self.install(kind, built)
@@ -346,18 +359,16 @@ class StructureRebuilds:
 
     def install(self, kind: str, built) -> None:
         """Put a rebuilt structure in place of the stale one."""
-        crowd, old = self.crowd, self._structure(kind)
+        grid, old = self._level.grid, self._structure(kind)
         if hasattr(built, "grid"):
-            built.grid = crowd.grid
+            built.grid = grid
         if kind == "hierarchy":
-            built.version = crowd.grid.version
+            built.version = grid.version
         if kind == "navmesh" and old is not None:
             for link in old.links:              # the game's off-mesh links carry over where both ends stand
                 if built.polygon_at(link.a) >= 0 and built.polygon_at(link.b) >= 0:
                     built.add_link(link.a, link.b, link.cost, link.kind, link.bidirectional)
-        setattr(crowd, f"_{kind}", built)
-        if kind == "navmesh":
-            crowd._goal_trees = None
+        self._level.replace(kind, built)
         self.stale.discard(kind)
         self.swapped += 1
 
@@ -366,7 +377,7 @@ class StructureRebuilds:
         if not self.use_worker:
             done = []
             for kind in sorted(self.stale):
-                self.install(kind, bake_structure(structure_request(kind, self.crowd.grid, self._params(kind))))
+                self.install(kind, bake_structure(structure_request(kind, self._level.grid, self._params(kind))))
                 done.append(kind)
             return done
         done = []
@@ -389,7 +400,6 @@ def serve() -> None:
     from ..navmesh import NavMesh  # noqa: F401 - loaded now, not in the first rebuild
     from ..waypoints.graph import WaypointGraph  # noqa: F401
     from ..waypoints.hierarchy import Hierarchy  # noqa: F401
-    from .prepare import first_query  # noqa: F401
 
     _write(stdout, (READY, True, None))
     try:

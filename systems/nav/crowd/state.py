@@ -15,23 +15,29 @@ Codes written down once:
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["COLUMNS", "NavState", "Mode", "PLANNERS", "GROUP_PLANNERS", "CrowdState",
+from rtsnav.names import (
+    F_AVOIDANCE,
+    F_HAS_TARGET,
+    F_PAUSED,
+    F_TARGET_DIRTY,
+    GROUP_PLANNERS,
+    P_MAX_SPEED,
+    P_PATH_DIST,
+    P_PATH_MAX,
+    P_RADIUS,
+    P_TARGET_DIST,
+    PLANNERS,
+    NavState,
+)
+
+__all__ = ["COLUMNS", "AgentStatus", "NavState", "Mode", "PLANNERS", "GROUP_PLANNERS", "CrowdState",
            "P_MAX_SPEED", "P_RADIUS", "P_PATH_DIST", "P_TARGET_DIST", "P_PATH_MAX",
            "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED",
            "FL_SEPARATION", "FL_COHESION", "FL_ALIGNMENT", "FL_RADIUS"]
-
-
-class NavState(enum.IntEnum):
-    """Where an agent is in its navigation cycle (``nav_state`` column, int8)."""
-
-    IDLE = 0          # no target
-    PLANNING = 1      # its plan is queued or being computed (time-sliced)
-    FOLLOWING = 2     # walking toward the target
-    FINISHED = 3      # reached the target
-    FAILED = 4        # no way to the target (a reason is kept)
 
 
 class Mode(enum.IntEnum):
@@ -45,14 +51,6 @@ class Mode(enum.IntEnum):
     DETOUR = 5        # a leader-group member walking its own path back to the group (``crowd/detours.py``)
 
 
-#: Planner names, in the order of their codes in ``agent_method`` (components mirror it).
-PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints", "hierarchy",
-            "flowfield", "leader", "potential", "dstar")
-#: Planners that move agents as groups (keyed by flock group, goal cell and planner).
-GROUP_PLANNERS = ("flowfield", "leader", "potential")
-
-P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX = range(5)
-F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY, F_PAUSED = range(4)
 FL_SEPARATION, FL_COHESION, FL_ALIGNMENT, FL_RADIUS = range(4)
 
 #: name -> (dtype, width, default of a fresh row). Units: world units, seconds.
@@ -93,6 +91,29 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "flock_x": ("f8", np.nan),            # where it stood then
     "flock_y": ("f8", np.nan),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStatus:
+    """A read-only look at some agents' orders and settings (copies; row k = the k-th id asked).
+
+    Attributes:
+        target: ``(k, 3)`` world targets (NaN: none given yet).
+        has_target / pending / paused: an order stands / it is given but not planned yet /
+            the agent stands still keeping it.
+        max_speed / radius: world units / s, world units.
+        path_index: index in its path of the waypoint walked to.
+        group: flock group (-1: none).
+    """
+
+    target: np.ndarray
+    has_target: np.ndarray
+    pending: np.ndarray
+    paused: np.ndarray
+    max_speed: np.ndarray
+    radius: np.ndarray
+    path_index: np.ndarray
+    group: np.ndarray
 
 
 class PathBuffer:
@@ -220,6 +241,13 @@ class CrowdState:
             getattr(self, name)[ids] = default
         for name, (_, default) in INTERNAL.items():
             getattr(self, name)[ids] = default
+
+    def status(self, ids: np.ndarray) -> AgentStatus:
+        """The ``AgentStatus`` of ``ids`` (copies)."""
+        flags = self.agent_flags[ids]
+        return AgentStatus(self.target[ids], flags[:, F_HAS_TARGET], flags[:, F_TARGET_DIRTY], flags[:, F_PAUSED],
+                           self.agent_params[ids, P_MAX_SPEED], self.agent_params[ids, P_RADIUS],
+                           self.path_idx[ids], self.flock_group[ids, 0])
 
     # ----------------------------------------------------------- paths
     def set_path(self, agent: int, points: np.ndarray, index: int) -> None:

@@ -94,7 +94,7 @@ class OrderMaps(NamedTuple):
         """The maps of ``orders`` (through ``lists``' cache when given)."""
         lists = lists if lists is not None else BatchLists()
         parts = lists.of([o.node_cost for o in orders], [o.built_cost_map() for o in orders],
-                         [o._direction for o in orders], [o._best for o in orders], [o._built for o in orders],
+                         [o.sector_direction for o in orders], [o.sector_best for o in orders], [o.sector_built for o in orders],
                          [o.exits for o in orders])
         goals = np.array([o.goal for o in orders], dtype=np.int64).reshape(-1, 2)
         return cls(parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], goals,
@@ -122,7 +122,7 @@ def build_fields(requests) -> None:
     call per graph for all of them (repeats and built ones are skipped)."""
     by_graph: dict[int, dict[tuple[int, int], tuple]] = {}
     for order, sid in requests:
-        if not order._built[sid]:
+        if not order.sector_built[sid]:
             by_graph.setdefault(id(order.graph), {})[(id(order), int(sid))] = (order, int(sid))
     for todo in by_graph.values():
         pairs = list(todo.values())

@@ -31,7 +31,7 @@ def coarse_directions(graph, node_cost: np.ndarray, exits: np.ndarray, points: n
 def sector_nodes(graph) -> tuple[np.ndarray, np.ndarray]:
     """Per sector, its live portal-side nodes as CSR ``(starts, nodes)``, kept until the portal
     graph is assembled again (``node_sector`` is then a new array)."""
-    kept = getattr(graph, "_sector_nodes_of", None)
+    kept = getattr(graph, "sector_nodes_cache", None)
     if kept is not None and kept[0] is graph.node_sector:
         return kept[1], kept[2]
     live = np.flatnonzero(graph.node_sector >= 0)
@@ -41,7 +41,7 @@ def sector_nodes(graph) -> tuple[np.ndarray, np.ndarray]:
     np.add.at(starts, owner + 1, 1)
     starts = np.cumsum(starts)
     nodes = live[order].astype(np.int64)
-    graph._sector_nodes_of = (graph.node_sector, starts, nodes)
+    graph.sector_nodes_cache = (graph.node_sector, starts, nodes)
     return starts, nodes
 
 

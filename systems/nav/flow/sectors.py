@@ -85,7 +85,7 @@ class SectorGraph:
         graph.grid, graph.size = grid, int(sector_size)
         graph.cols, graph.rows = -(-grid.width // graph.size), -(-grid.height // graph.size)
         graph.version = grid.version
-        graph._begin()
+        cls._begin(graph)
         return graph
 
     # ------------------------------------------------------------------ build
@@ -364,6 +364,21 @@ class SectorOrder:
         self.replan()
 
     @property
+    def sector_direction(self) -> np.ndarray:
+        """``[h, w, 2] float32`` directions of the built sectors (the batched sampler reads them)."""
+        return self._direction
+
+    @property
+    def sector_best(self) -> np.ndarray:
+        """``[h, w] int8`` each built cell's best move."""
+        return self._best
+
+    @property
+    def sector_built(self) -> np.ndarray:
+        """``(sectors,) bool``: which sectors' fields are built."""
+        return self._built
+
+    @property
     def fields(self) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """``{sector id: (dist, best_move, direction)}`` of the sectors built so far."""
         return {sid: self._views(sid) for sid in np.flatnonzero(self._built).tolist()}
@@ -400,7 +415,7 @@ class SectorOrder:
             drop_stale(self._built, g.edited_at, self._edits_seen, table.count, table.far, old, self.node_cost)
         self._edits_seen = g.edits
 
-    def _seed_values(self, sid: int):
+    def seed_values(self, sid: int):
         """Ring seeds of sector ``sid``: the far-side cells of its portals, each at its portal
         side's cost plus its distance along the portal from the side's middle cell (inf where
         that side does not reach the goal: such cells seed nothing)."""

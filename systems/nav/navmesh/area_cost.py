@@ -27,7 +27,7 @@ class AreaCostRoute(MeshSurface):
                 adj.setdefault(pb, []).append((pa, -1 - i))
         return adj
 
-    def _candidate_points(self):
+    def candidate_points(self):
         """Every portal's candidate crossing points, flat (CSR by portal), for the crossing-point
         search (built on first use: only meshes with area costs need them)."""
         cached = self._cands
@@ -55,25 +55,25 @@ class AreaCostRoute(MeshSurface):
         ts = np.concatenate([[m], np.arange(1, inner) / inner, [1 - m]]) if inner > 1 else np.array([m, 0.5, 1 - m])
         return a + d * ts[:, None]
 
-    def _astar(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+    def area_astar(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
         """A* over portal crossing points and off-mesh links (polygons are convex: any two points
         of one see each other). Returns the route as ``[(polygon, via), ...]`` (via:
         ``("portal", e)`` or ``("link", i)`` — ``-1 - i`` for link i taken backwards; None for the
         start), or None when unreachable."""
         if ps == pg:
             return [(ps, None)]
-        search, meta = self._candidate_search(ps, pg, s, g)
+        search, meta = self.candidate_search(ps, pg, s, g)
         _, chain = search.result()
-        return self._route_of(chain, ps, meta)
+        return self.route_of(chain, ps, meta)
 
-    def _candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray,
+    def candidate_search(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray,
                           reverse_links: bool = False) -> tuple[CandidateSearch, tuple]:
         """The crossing-point search from ``s`` in ``ps`` to ``g`` in ``pg`` (not run yet), and
         what ``_route_of`` needs to read its answer: ``(candidates, their portals, polygon each
         link state arrives in, link ids, arrival x, arrival y, polygon each link leaves)``.
         ``reverse_links``: every directed link taken the other way (a search from a goal
         outward, ``GoalTree``)."""
-        cand_start, cand_x, cand_y, cand_edge = self._candidate_points()
+        cand_start, cand_x, cand_y, cand_edge = self.candidate_points()
         directed = [(i, L.a, L.b) for i, L in enumerate(self.links)]
         directed += [(-1 - i, L.b, L.a) for i, L in enumerate(self.links) if L.bidirectional]
         if reverse_links:
@@ -91,7 +91,7 @@ class AreaCostRoute(MeshSurface):
                                  bx, by, cost)
         return search, (len(cand_x), cand_edge, poly_b, ids, bx, by, poly_a)
 
-    def _route_of(self, chain: np.ndarray, ps: int, meta):
+    def route_of(self, chain: np.ndarray, ps: int, meta):
         """The route ``[(polygon, via), ...]`` of a crossing-point search's chain (None if empty)."""
         if len(chain) == 0:
             return None
@@ -105,7 +105,7 @@ class AreaCostRoute(MeshSurface):
                 route.append((int(poly_b[c - n]), ("link", int(ids[c - n]))))
         return route
 
-    def _points(self, route, s: np.ndarray, g: np.ndarray):
+    def route_points(self, route, s: np.ndarray, g: np.ndarray):
         """Funnel each stretch of the route between links; returns (points, cost, link idx, polys).
         Portal ends, segment costs and heights are computed as arrays (a route across a big map
         crosses hundreds of portals)."""
@@ -188,7 +188,7 @@ class AreaCostRoute(MeshSurface):
         lattice = (pts[:, :2] - np.array(self.origin)) / cs
         mask = np.zeros(len(pts), dtype=bool)
         mask[list(keep)] = True
-        moved = inset_lattice_points(np.ascontiguousarray(lattice), self.walkable, self._query_tables().cliff_dirs,
+        moved = inset_lattice_points(np.ascontiguousarray(lattice), self.walkable, self.query_tables().cliff_dirs,
                                      2 * CORNER_MARGIN, mask)
         out = pts.copy()
         out[:, :2] = moved * cs + np.array(self.origin)

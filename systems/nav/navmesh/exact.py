@@ -61,17 +61,17 @@ class ExactRoute(MeshSurface):
             raise NavError("goal_bounds must be MeshGoalBounds built for this mesh (MeshGoalBounds.build(mesh))")
         self._goal_bounds = bounds
 
-    def _exact_applies(self) -> bool:
+    def exact_applies(self) -> bool:
         """The visibility-graph query answers uniform-cost meshes (with or without links)."""
-        return self._query_tables().uniform
+        return self.query_tables().uniform
 
     @property
     def needs_crossing_search(self) -> bool:
         """True when queries run the crossing-point search (polygons of different costs): then
         many units sent to one goal should share a ``GoalTree``."""
-        return not self._exact_applies()
+        return not self.exact_applies()
 
-    def _query_tables(self) -> QueryTables:
+    def query_tables(self) -> QueryTables:
         """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
         if self._itables is None:
             corner, cliff_dirs = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
@@ -87,7 +87,7 @@ class ExactRoute(MeshSurface):
             self._itables = tables._replace(component=triangle_components(tables))
         return self._itables
 
-    def _triangles_holding(self, lx: float, ly: float) -> np.ndarray:
+    def triangles_holding(self, lx: float, ly: float) -> np.ndarray:
         """Triangles holding lattice point (lx, ly) — all of them when it is a mesh vertex, so a
         sweep from there looks every way."""
         held = triangles_holding(self.tri_points, self.tri_triangles, self.tri_touching, self.tri_neighbours,
@@ -96,7 +96,7 @@ class ExactRoute(MeshSurface):
             corners = self.tri_triangles[held[0]]
             at = np.flatnonzero(np.abs(self.tri_points[corners] - (lx, ly)).max(axis=1) <= 1e-9)
             if len(at):
-                fan_start, fan = self._query_tables().fans
+                fan_start, fan = self.query_tables().fans
                 v = corners[at[0]]
                 return fan[fan_start[v]:fan_start[v + 1]]
         return held
@@ -107,14 +107,14 @@ class ExactRoute(MeshSurface):
         distances, where each link goes."""
         if self._ltables is not None:
             return self._ltables
-        t = self._query_tables()
+        t = self.query_tables()
         cs = self.config.cell_size
         ox, oy = self.origin
         ends, link_to, link_cost = [], [], []
         for i, link in enumerate(self.links):
             for k, (p, _other) in enumerate(((link.a, link.b), (link.b, link.a))):
                 x, y = (p[0] - ox) / cs, (p[1] - oy) / cs
-                ends.append((x, y, self._triangles_holding(x, y)))
+                ends.append((x, y, self.triangles_holding(x, y)))
                 one_way_back = k == 1 and not link.bidirectional
                 link_to.append(-1 if one_way_back else 2 * i + 1 - k)
                 link_cost.append(math.inf if one_way_back else link.cost)
@@ -148,13 +148,13 @@ class ExactRoute(MeshSurface):
         return self._ltables
 
     def _exact_route(self, s: np.ndarray, g: np.ndarray):
-        t = self._query_tables()
+        t = self.query_tables()
         sc = t.scratch
         cs = self.config.cell_size
         ox, oy = self.origin
         sx, sy = (s[0] - ox) / cs, (s[1] - oy) / cs
         gx, gy = (g[0] - ox) / cs, (g[1] - oy) / cs
-        start_tris, goal_tris = self._triangles_holding(sx, sy), self._triangles_holding(gx, gy)
+        start_tris, goal_tris = self.triangles_holding(sx, sy), self.triangles_holding(gx, gy)
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
         e = self._link_tables()

@@ -47,8 +47,8 @@ class GoalTree:
         self.goal_polygon = int(pg)
         self._search: CandidateSearch | None = None
         if pg >= 0:
-            self._search, self._meta = mesh._candidate_search(pg, -1, self.goal, self.goal, reverse_links=True)
-        _, self._cand_x, self._cand_y, self._cand_edge = mesh._candidate_points()
+            self._search, self._meta = mesh.candidate_search(pg, -1, self.goal, self.goal, reverse_links=True)
+        _, self._cand_x, self._cand_y, self._cand_edge = mesh.candidate_points()
         self._n = len(self._cand_edge)
         self._into, self._into_start, self._twin = goal_tree_tables(mesh)
 
@@ -78,17 +78,17 @@ class GoalTree:
         ``find_path``'s, in well under a millisecond."""
         mesh = self.mesh
         s = np.array(finite_point(start, "start"), dtype=np.float64)
-        ps, s, pg, g, failure = mesh._snap(s, self.goal)
+        ps, s, pg, g, failure = mesh.snap(s, self.goal)
         if failure is not None:
             return failure
         if ps == pg:
-            found = mesh._route(ps, pg, s, g)
+            found = mesh.route_between(ps, pg, s, g)
             return self._path(found, ps, s, g)
         assert self._search is not None
         n = self._n
         states = self._into[self._into_start[ps]:self._into_start[ps + 1]]
         if len(states) == 0:
-            return mesh._partial(ps, s, g, self.goal)
+            return mesh.partial(ps, s, g, self.goal)
         _, _, _, link_ids, link_x, link_y, link_from = self._meta
         link = np.maximum(states - n, 0)
         cand = np.minimum(states, n - 1)
@@ -97,20 +97,20 @@ class GoalTree:
         total = self._search.costs(states) + np.hypot(x - s[0], y - s[1]) * mesh.area_cost[ps]
         best = int(np.argmin(total))
         if not np.isfinite(total[best]):
-            return mesh._partial(ps, s, g, self.goal)
+            return mesh.partial(ps, s, g, self.goal)
         chain = parent_chain(self._search.parent, int(states[best]))[::-1]     # from the start's side
         route: list[tuple[int, tuple[str, int] | None]] = [(ps, None)]
         for c in chain.tolist():
             if c < n:
                 e = int(self._cand_edge[c])
-                route.append((int(mesh._src[e]), ("portal", int(self._twin[e]))))
+                route.append((int(mesh.portals[0][e]), ("portal", int(self._twin[e]))))
             else:
                 route.append((int(link_from[c - n]), ("link", int(link_ids[c - n]))))
-        return self._path(mesh._points(route, s, g), ps, s, g)
+        return self._path(mesh.route_points(route, s, g), ps, s, g)
 
     def _path(self, found, ps: int, s: np.ndarray, g: np.ndarray) -> MeshPath:
         if found is None:
-            return self.mesh._partial(ps, s, g, self.goal)
+            return self.mesh.partial(ps, s, g, self.goal)
         pts, cost, links, polys, kinds = found
         return MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
 
@@ -119,23 +119,24 @@ def goal_tree_tables(mesh: NavMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     """The goal-independent tables of a mesh's goal trees, made once (``Navigation.prepare``
     makes them at load): the crossing states arriving in each polygon (CSR: candidates of the
     portals into it, then the reversed off-mesh links ending in it) and each portal's twin."""
-    if mesh._arrivals is None:
-        _, _, _, cand_edge = mesh._candidate_points()
+    if mesh.goal_tables is None:
+        _, _, _, cand_edge = mesh.candidate_points()
         # a reversed link arrives where the forward one starts
         link_to = np.array([mesh.polygon_at(L.a[:2]) for L in mesh.links]
                            + [mesh.polygon_at(L.b[:2]) for L in mesh.links if L.bidirectional], dtype=np.int64)
-        arrive = np.concatenate([mesh._dst[cand_edge], link_to]).astype(np.int64)
+        arrive = np.concatenate([mesh.portals[1][cand_edge], link_to]).astype(np.int64)
         order = np.argsort(arrive, kind="stable").astype(np.int64)
         start = np.searchsorted(arrive[order], np.arange(len(mesh.rects) + 1)).astype(np.int64)
-        mesh._arrivals = (order, start, _twins(mesh))
-    return mesh._arrivals
+        mesh.goal_tables = (order, start, _twins(mesh))
+    return mesh.goal_tables
 
 
 def _twins(mesh: NavMesh) -> np.ndarray:
     """For each portal (directed, polygon to polygon), the portal crossing the same segment the
     other way: portals sorted by their unordered polygon pair and segment come in twin pairs."""
-    seg = np.asarray(mesh._seg, dtype=np.float64).reshape(-1, 4)
-    src, dst = np.asarray(mesh._src, dtype=np.int64), np.asarray(mesh._dst, dtype=np.int64)
+    src, dst, seg = mesh.portals
+    seg = np.asarray(seg, dtype=np.float64).reshape(-1, 4)
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
     # segments are axis-aligned rectangle edges: per-axis min/max names one the same both ways
     lo_x, hi_x = np.minimum(seg[:, 0], seg[:, 2]), np.maximum(seg[:, 0], seg[:, 2])
     lo_y, hi_y = np.minimum(seg[:, 1], seg[:, 3]), np.maximum(seg[:, 1], seg[:, 3])

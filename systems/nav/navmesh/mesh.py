@@ -31,7 +31,7 @@ from .area_cost import AreaCostRoute
 from .build import connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles, walkable_surface
 from .exact import ExactRoute
 from .landmarks import bake_landmarks
-from .mesh_types import CORNER_MARGIN, MeshPath, NavMeshConfig, OffMeshLink
+from .mesh_types import CORNER_MARGIN, MeshPath, NavMeshConfig, OffMeshLink, QueryPlan
 from .query import MeshQuery
 from .trace import polygons_along, straight_in_sight
 from .triangulate import triangulate_walkable
@@ -86,12 +86,9 @@ class NavMesh(ExactRoute, AreaCostRoute):
          self.cell_triangle) = triangulate_walkable(self.poly_of_cell >= 0, self.height, config.max_climb)
         self.links: list[OffMeshLink] = []
         self.source_digest = ""           # the grid digest a cached bake was keyed on
-        self._labels = None
-        self._itables = None
-        self._ltables = None
-        self._plain_sight = None
+        self._forget_tables()
         # the query graph: taut segments between mutually visible corners, and landmarks
-        tables = self._query_tables()
+        tables = self.query_tables()
         if triangulation:
             triangulation(1, 1)
         bends, ends = build_visibility_graph(tables, tables.scratch, tables.wedge, step("visibility graph"))
@@ -169,10 +166,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         for name in cls._ARRAYS:
             setattr(mesh, name, arrays[name.strip("_")])
         mesh.links = []
-        mesh._labels = None
-        mesh._itables = None
-        mesh._ltables = None
-        mesh._plain_sight = None
+        cls._forget_tables(mesh)
         mesh.source_digest = ""
         mesh.query_counts = {"direct": 0, "searched": 0}
         return mesh
@@ -199,7 +193,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
     def convex_corners(self) -> np.ndarray:
         """Indices into ``tri_points`` of the walkable area's convex corners: the vertices the
         exact any-angle queries bend around."""
-        return np.asarray(self._query_tables().corner_ids)
+        return np.asarray(self.query_tables().corner_ids)
 
     # ------------------------------------------------------------------ links
     def add_link(self, a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, cost: float | None = None,
@@ -237,7 +231,51 @@ class NavMesh(ExactRoute, AreaCostRoute):
         until it returns True; ``result()`` is then exactly ``find_path``'s answer."""
         return MeshQuery(self, start, goal)
 
-    def _snap(self, s: np.ndarray, g: np.ndarray):
+    def _forget_tables(self) -> None:
+        """The lazily made query tables, not made yet."""
+        self._labels = None
+        self._itables = None
+        self._ltables = None
+        self._plain_sight = None
+
+    def use_plain_sight(self, allowed: bool | None) -> None:
+        """``False``: every query searches (for comparisons); ``None``: the plain-sight exit is
+        used where it applies (the default)."""
+        self._plain_sight = allowed
+
+    # --------------------------------------------- the sliced query's contract (``MeshQuery``)
+    def begin_query(self, s: np.ndarray, g: np.ndarray, goal) -> MeshPath | QueryPlan:
+        """The first slice of a query from ``s`` to ``g`` (``goal``: as the caller gave it):
+        the final answer when no search is needed (plain sight, the exact search, one polygon,
+        a point off the mesh), else the ``QueryPlan`` of its area-cost search, to be stepped and
+        answered by ``end_query``."""
+        direct = self._in_plain_sight(s, g)
+        if direct is not None:
+            self.query_counts["direct"] += 1
+            return direct
+        self.query_counts["searched"] += 1
+        ps, s, pg, g, failure = self.snap(s, g)
+        if failure is not None:
+            return failure
+        if self.exact_applies() or ps == pg:
+            return self._answer(self.route_between(ps, pg, s, g), ps, s, g, goal)
+        search, meta = self.candidate_search(ps, pg, s, g)
+        return QueryPlan(ps, s, pg, g, goal, search, meta)
+
+    def end_query(self, plan: QueryPlan) -> MeshPath:
+        """The answer of a ``QueryPlan`` whose search has finished."""
+        _, chain = plan.search.result()
+        route = self.route_of(chain, plan.ps, plan.meta)
+        found = None if route is None else self.route_points(route, plan.s, plan.g)
+        return self._answer(found, plan.ps, plan.s, plan.g, plan.goal)
+
+    def _answer(self, found, ps: int, s: np.ndarray, g: np.ndarray, goal) -> MeshPath:
+        if found is None:                                       # unreachable: go as close as possible
+            return self.partial(ps, s, g, goal)
+        pts, cost, links, polys, kinds = found
+        return MeshPath(PathStatus.FOUND, cost, pts, polys, links, kinds)
+
+    def snap(self, s: np.ndarray, g: np.ndarray):
         """``(ps, s, pg, g, None)`` with points off the mesh moved onto it, or ``(..., failure)``."""
         ps = self.polygon_at(s)
         if ps < 0:
@@ -271,7 +309,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         flag = self._plain_sight
         if flag is None:
             heights = self.height[self.walkable]
-            flag = bool(not self.links and self._exact_applies()
+            flag = bool(not self.links and self.exact_applies()
                         and (heights.size == 0 or float(heights.max() - heights.min()) <= self.config.max_climb))
             self._plain_sight = flag
             self._uniform_cost = float(self.area_cost[0])
@@ -280,7 +318,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
     #: Reachable polygons tried, nearest first, for the closest point of a partial path.
     PARTIAL_TRIES = 32
 
-    def _partial(self, ps: int, s: np.ndarray, g: np.ndarray, goal) -> MeshPath:
+    def partial(self, ps: int, s: np.ndarray, g: np.ndarray, goal) -> MeshPath:
         """The path to the reachable point closest to ``g``. The nearest point of a reachable
         polygon can sit where the exact query's triangles say otherwise (a margin, a cliff
         edge): then the next nearest polygon is tried."""
@@ -292,7 +330,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         qy = np.clip(g[1], self.origin[1] + r[:, 1] + m, self.origin[1] + r[:, 3] - m)
         for i in np.argsort(np.hypot(qx - g[0], qy - g[1]), kind="stable")[: self.PARTIAL_TRIES]:
             target = self.closest_on_polygon(int(cand[i]), g)
-            found = self._route(ps, int(cand[i]), s, target)
+            found = self.route_between(ps, int(cand[i]), s, target)
             if found is not None:
                 pts, cost, links, polys, kinds = found
                 return MeshPath(PathStatus.PARTIAL, cost, pts, polys, links, kinds,
@@ -301,14 +339,14 @@ class NavMesh(ExactRoute, AreaCostRoute):
         return MeshPath(PathStatus.UNREACHABLE,
                         reason=f"goal {tuple(map(float, goal))} is not reachable and no nearby point is")
 
-    def _route(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
+    def route_between(self, ps: int, pg: int, s: np.ndarray, g: np.ndarray):
         """``(points, cost, links, polygons, link kinds)`` from ``s`` in ``ps`` to ``g`` in ``pg``,
         or None when unreachable. Uniform-cost meshes get the exact visibility-graph search;
         otherwise A* over crossing points, funnel-pulled."""
-        if self._exact_applies():
+        if self.exact_applies():
             return self._exact_route(s, g)
-        route = self._astar(ps, pg, s[:2], g[:2])
-        return None if route is None else self._points(route, s, g)
+        route = self.area_astar(ps, pg, s[:2], g[:2])
+        return None if route is None else self.route_points(route, s, g)
 
     def polygons_along(self, world: np.ndarray) -> np.ndarray:
         """Polygon ids under a world polyline ``(N, 2+)``, in order: a path's corridor."""

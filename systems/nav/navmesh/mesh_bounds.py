@@ -38,12 +38,12 @@ class MeshGoalBounds(CsrGoalBounds):
 
     @classmethod
     def _csr(cls, mesh) -> CsrGraph:
-        xy = mesh._query_tables().vinfo[:, :2]
+        xy = mesh.query_tables().vinfo[:, :2]
         src = np.repeat(np.arange(len(mesh.vis_start) - 1), np.diff(mesh.vis_start))
         dst = mesh.vis_dst
         cost = np.hypot(xy[dst, 0] - xy[src, 0], xy[dst, 1] - xy[src, 1])   # as the query sums them
         return CsrGraph(mesh.vis_start, dst, cost, np.ascontiguousarray(xy[:, 0]), np.ascontiguousarray(xy[:, 1]),
-                        mesh._query_tables().corner_ids.astype(np.int64))
+                        mesh.query_tables().corner_ids.astype(np.int64))
 
     @classmethod
     def _identity(cls, mesh):

@@ -97,6 +97,20 @@ class MeshPath:
         return self.status is PathStatus.PARTIAL
 
 
+class QueryPlan(NamedTuple):
+    """A navmesh query that needs an area-cost search: the snapped start ``s`` in polygon
+    ``ps``, goal ``g`` in ``pg``, the goal as given, the ``CandidateSearch`` to step and what
+    ``NavMesh.end_query`` needs to read its answer (``meta``)."""
+
+    ps: int
+    s: np.ndarray
+    pg: int
+    g: np.ndarray
+    goal: Any
+    search: Any
+    meta: Any
+
+
 class QueryTables(NamedTuple):
     """The query triangulation as flat arrays — what the exact route's sweeps and searches read.
     Coordinates are lattice units (cells from the mesh origin)."""

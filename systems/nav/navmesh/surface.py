@@ -44,11 +44,16 @@ class MeshSurface:
     _plain_sight: bool | None
     _uniform_cost: float = 1.0           # the one polygon cost, when all are equal (set with _plain_sight)
     _cands: tuple | None = None          # candidate crossing points (area-cost meshes), made on first use
-    _arrivals: tuple | None = None       # goal trees' tables (crossing states into each polygon, twins)
+    goal_tables: tuple | None = None     # goal trees' tables (crossing states into each polygon, twins)
 
-    def _query_tables(self) -> QueryTables:
+    def query_tables(self) -> QueryTables:
         """The exact route's tables (made by ``ExactRoute``)."""
         raise NotImplementedError
+
+    @property
+    def portals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Directed portals between polygons: ``(from polygon, to polygon, segment x0 y0 x1 y1)``."""
+        return self._src, self._dst, self._seg
 
     @property
     def polygon_count(self) -> int:

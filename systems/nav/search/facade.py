@@ -18,14 +18,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rtsnav.names import SEARCH_METHODS, canonical_planner, unknown_name
+
 from ..errors import NavError
 from ..grid import Grid
 from ..heuristics import Heuristic
 from ..result import PathResult
 from .goal_bounds import GoalBounds
-from .sliced import METHODS, SlicedSearch
+from .sliced import SlicedSearch
 
 __all__ = ["find_path", "METHODS", "as_grid"]
+
+#: Every ``find_path`` method (``rtsnav.names.SEARCH_METHODS``).
+METHODS = SEARCH_METHODS
 
 
 def as_grid(grid: Grid | np.ndarray) -> Grid:
@@ -55,6 +60,9 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
                                                           noted in ``reason``)
     ``jps+``          jump table,    + 32 B per cell      as ``jps``           updated per edit
                       ~45 ms at 768²  (kept with the grid)                     (only what changes)
+    ``dstar-lite``    none           40 B per cell        optimal              repaired, not
+                                                                               searched again
+                                                                               (``DStarLite``)
     ``bstar``         none           its own path         no (a crawler:       any, at once
                                                           straight, then along
                                                           walls; never a
@@ -85,5 +93,13 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
     Raises:
         NavError: unknown method or heuristic, malformed or out-of-bounds cells, bad weight.
     """
-    return SlicedSearch(as_grid(grid), start, goal, method, heuristic=heuristic, weight=weight,
+    name = canonical_planner(method)
+    if name == "dstar-lite":
+        from .dstar_lite import DStarLite
+
+        g = as_grid(grid)
+        return DStarLite(g, g.check_cell(start, "start"), g.check_cell(goal, "goal")).plan()
+    if name not in SEARCH_METHODS:
+        raise NavError(unknown_name("method", method, SEARCH_METHODS))
+    return SlicedSearch(as_grid(grid), start, goal, name, heuristic=heuristic, weight=weight,
                         goal_bounds=goal_bounds, backtrack=backtrack).run()

@@ -23,10 +23,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rtsnav.names import SEARCH_METHODS, canonical_planner, unknown_name
+
 from ..errors import NavError
 from ..grid import Grid
 from ..heuristics import ANCHORS, OCTILE, ZERO, Heuristic, heuristic_array, heuristic_mode
-from ..paths import path_cost
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .bidirectional import bidirectional_begin, bidirectional_run, join_paths, meeting_cost
@@ -35,13 +36,14 @@ from .goal_bounds import NO_BOUNDS, GoalBounds
 from .jps import expand_jumps
 from .jps_plus import JumpTable, jps_plus_query
 from .jump_search import jps_plus_run, jps_run
+from .paths import path_cost
 from .region import GoalRegion
 from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, MEET, WORK, SearchWorkspace
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
-#: Grid search methods.
-METHODS = ("dijkstra", "astar", "weighted", "bidirectional", "jps", "jps+", "bstar")
+#: Grid search methods a ``SlicedSearch`` runs (``find_path`` also takes ``"dstar-lite"``).
+METHODS = tuple(m for m in SEARCH_METHODS if m != "dstar-lite")
 #: Methods that need a uniform-cost grid; with terrain costs they run as A* and say so.
 UNIFORM_ONLY = ("jps", "jps+")
 #: Methods that can prune with goal bounds.
@@ -125,11 +127,10 @@ class SlicedSearch:
                  *, heuristic: Heuristic = "octile", weight: float = 1.5,
                  workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None,
                  backtrack: int = 0, goal_region: GoalRegion | None = None) -> None:
+        method = canonical_planner(method) or method
         if method not in METHODS:
-            hint = ""
-            if method in ("dstar-lite", "dstar_lite", "dstar"):
-                hint = " (D* Lite keeps a search per agent: use rtsnav.systems.nav.DStarLite)"
-            raise NavError(f"unknown method {method!r}{hint}; expected one of {', '.join(METHODS)}")
+            hint = " (D* Lite keeps its search: use find_path or DStarLite)" if method == "dstar-lite" else ""
+            raise NavError(unknown_name("method", method, METHODS) + hint)
         sx, sy = grid.check_cell(start, "start")
         gx, gy = grid.check_cell(goal, "goal")
         self.grid = grid

@@ -72,12 +72,12 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     with threads_for(int(steer.sum())):
         near = _in_bucket_order(buckets[0], pos, vel, group)      # once for both passes
         if full.any():
-            pairs += _flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
+            pairs += flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
                                  alignment, buckets, near, cell, STRIPS, cell, True, gap)
         if near_only.any():
             # separation only: scan just the bucket runs the personal space touches
             reach = np.minimum(personal, radius)
-            pairs += _flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation,
+            pairs += flock_pass(pos, vel, group, reach, personal, max_speed, active, near_only, separation,
                                  cohesion, alignment, buckets, near, cell, STRIPS, float(reach[near_only].max()), False,
                                  gap)
     return pairs
@@ -103,7 +103,7 @@ def _in_bucket_order(order, pos, vel, group):
 
 # reassociation lets the bucket scans' sums vectorise; no finite-math assumptions (NaN stays NaN)
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
-def _flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
+def flock_pass(pos, vel, group, radius, personal, max_speed, active, steer, separation, cohesion, alignment,
                 buckets, near, cell, strips, scan, with_pull, gap):
     """One scan of the ``steer`` agents' neighbourhoods: the ``buckets`` (``cell`` ≥ every
     ``radius`` tall, ``cell / strips`` wide) within ``scan`` of each; separation, and with

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..clearance import WIDE
+from ..flow.clearance import WIDE
 from .proximity_grid import build_proximity_grid, cell_window
 
 __all__ = ["OrcaAgents", "OrcaSettings", "orca_velocities", "WALL_BODY", "wall_body"]

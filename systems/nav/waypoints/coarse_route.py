@@ -3,14 +3,12 @@ walker needs them (what ``Hierarchy.plan`` returns and the crowd's hierarchy job
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import numpy as np
 
+from ..grid import Grid
 from ..search.facade import find_path
-
-if TYPE_CHECKING:
-    from .hierarchy import Hierarchy
 
 __all__ = ["CoarseRoute"]
 
@@ -22,8 +20,8 @@ class CoarseRoute:
         waypoints: ``(K, 2)`` cells: start, the level-1 waypoints, goal.
     """
 
-    def __init__(self, hierarchy: Hierarchy, route) -> None:
-        self.hierarchy = hierarchy
+    def __init__(self, refine: Callable[[np.ndarray], tuple[np.ndarray | None, int]], grid: Grid, route) -> None:
+        self._refine, self._grid = refine, grid     # a leg's grid cells (None: not found), and the grid
         self.start, self.goal, self._corridor, self.waypoints = route
         self._next = 0
 
@@ -39,9 +37,9 @@ class CoarseRoute:
             return np.zeros((0, 2), dtype=np.int32)
         leg = self.waypoints[self._next:self._next + 2]
         self._next += 1
-        cells, _ = self.hierarchy._legs(leg)
+        cells, _ = self._refine(leg)
         if cells is None:                       # defensive: waypoints always connect in-cluster
-            cells = find_path(self.hierarchy.grid, tuple(leg[0]), tuple(leg[1])).cells
+            cells = find_path(self._grid, tuple(leg[0]), tuple(leg[1])).cells
         return cells
 
     def refine_all(self) -> np.ndarray:

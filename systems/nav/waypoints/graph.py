@@ -212,7 +212,7 @@ class WaypointGraph:
         ca = np.hypot(*(self.points[a, :2] - s).T)
         cb = np.hypot(*(self.points[b, :2] - g).T)
         ends = GraphEnds(a, ca, b, cb, float(g[0]), float(g[1]), STRAIGHT_ESTIMATE)
-        cost, path, _ = self._search(ends)
+        cost, path, _ = self.search(ends)
         if len(path) == 0:
             return PathResult.unreachable("start and goal waypoints are not connected")
         cells = np.concatenate([[sc], self.cells[path], [gc]]).astype(np.int32)
@@ -221,14 +221,14 @@ class WaypointGraph:
     def shortest_path(self, a: int, b: int) -> tuple[float, np.ndarray]:
         """Graph Dijkstra between waypoints ``a`` and ``b``: ``(cost, node indices)``."""
         ends = GraphEnds(np.array([a]), np.zeros(1), np.array([b]), np.zeros(1), 0.0, 0.0, NO_ESTIMATE)
-        cost, path, _ = self._search(ends)
+        cost, path, _ = self.search(ends)
         return float(cost), path
 
-    def _search(self, ends: GraphEnds):
+    def search(self, ends: GraphEnds):
         bounds = self.goal_bounds
         if bounds is not None and bounds.graph is not self:
             raise NavError("these goal bounds were built for another waypoint graph")
-        return graph_search(self._graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
+        return graph_search(self.graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
                             self._scratch.next(), np.zeros(0, dtype=np.int64),
                             NO_GRAPH_BOUNDS if bounds is None else bounds.boxes, bounds is not None)
 
@@ -237,7 +237,7 @@ class WaypointGraph:
         sc = self._scratch
         return int(((sc.stamp[:-1] == sc.cur) & (sc.pos[:-1] == CLOSED)).sum())
 
-    def _graph_arrays(self) -> GraphArrays:
+    def graph_arrays(self) -> GraphArrays:
         return GraphArrays(self.adj_start, self.adj_target, self.adj_cost, np.ascontiguousarray(self.points[:, 0]),
                            np.ascontiguousarray(self.points[:, 1]))
 

@@ -29,7 +29,7 @@ class GraphGoalBounds(CsrGoalBounds):
 
     @classmethod
     def _csr(cls, graph) -> CsrGraph:
-        arrays = graph._graph_arrays()                  # positions as the search reads them
+        arrays = graph.graph_arrays()                  # positions as the search reads them
         return CsrGraph(graph.adj_start, graph.adj_target, graph.adj_cost, arrays.node_x, arrays.node_y,
                         np.arange(len(graph.cells), dtype=np.int64))
 

@@ -37,9 +37,9 @@ from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_b
 from ..errors import NavError
 from ..grid import Grid, legal_moves
 from ..kernels.grid_dijkstra import integrate
-from ..paths import path_cost, path_length, smooth_path
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
+from ..search.paths import path_cost, path_length, smooth_path
 from ..search.smoothing import polyline_cost, smooth_fast_via
 from .coarse_route import CoarseRoute
 from .graph_bounds import NO_GRAPH_BOUNDS
@@ -114,7 +114,7 @@ class Hierarchy:
             return (int(y) // s) * cols + int(x) // s
         return (np.asarray(y) // s) * cols + np.asarray(x) // s
 
-    def _cluster_count(self, level: int) -> int:
+    def cluster_count(self, level: int) -> int:
         s = self.sizes[level - 1]
         return (-(-self.grid.width // s)) * (-(-self.grid.height // s))
 
@@ -307,14 +307,14 @@ class Hierarchy:
         refined grid path and its exact cost."""
         route = self._route(start, goal, keep_waypoints=True)
         if isinstance(route, PathResult):
-            return self._finish(route, smooth)
+            return self.finished_result(route, smooth)
         s, g, corridor, way = route
         cells, expanded = self._legs(way)
         way_idx = self._last_way_idx
         if cells is None:                          # defensive: the abstract graph disagreed
-            return self._finish(find_path(self.grid, s, g), smooth)
+            return self.finished_result(find_path(self.grid, s, g), smooth)
         result = PathResult(PathStatus.FOUND, path_cost(self.grid, cells), cells, expanded)
-        return self._finish(result, smooth, way_idx)
+        return self.finished_result(result, smooth, way_idx)
 
     def _legs(self, way: np.ndarray):
         """Grid cells through the level-1 waypoints ``way`` (one small search per leg)."""
@@ -333,9 +333,9 @@ class Hierarchy:
         route = self._route(start, goal, keep_waypoints=True)
         if isinstance(route, PathResult):
             return route
-        return CoarseRoute(self, route)
+        return CoarseRoute(self._legs, self.grid, route)
 
-    def _finish(self, result: PathResult, smooth: bool, way_idx: np.ndarray | None = None) -> PathResult:
+    def finished_result(self, result: PathResult, smooth: bool, way_idx: np.ndarray | None = None) -> PathResult:
         if not result.found or not smooth or len(result.cells) <= 2:
             return result
         return self.smoothed_result(smooth_path(self.grid, self.rough_smoothing(result.cells, way_idx), "precise"),
@@ -387,7 +387,7 @@ class Hierarchy:
         for lv in range(top, 0, -1):
             allowed = self._at_level[lv - 1]
             if path is not None:
-                corridor = np.zeros(self._cluster_count(lv + 1), dtype=bool)
+                corridor = np.zeros(self.cluster_count(lv + 1), dtype=bool)
                 corridor[self._node_cluster[lv][path]] = True
                 corridor[[int(self._cluster_of(*s, lv + 1)), int(self._cluster_of(*g, lv + 1))]] = True
                 allowed = allowed & corridor[self._node_cluster[lv]]   # a new array: the level mask is shared
@@ -397,7 +397,7 @@ class Hierarchy:
                                          g, True, _NONE)
             if len(path) == 0:
                 return find_path(grid, s, g)           # defensive: abstract graph disagrees
-        corridor = np.zeros(self._cluster_count(1), dtype=np.uint8)
+        corridor = np.zeros(self.cluster_count(1), dtype=np.uint8)
         corridor[self._cluster_of(self.node_x[path], self.node_y[path], 1)] = 1
         corridor[[int(self._cluster_of(*s, 1)), int(self._cluster_of(*g, 1))]] = 1
         if keep_waypoints:

@@ -27,4 +27,4 @@ def test_avoidance_between_groups_never_pushes_into_walls():
         if len(reached) == 200:
             break
     assert len(reached) >= 198
-    assert (crowd.state.nav_state[list(reached), 0] == NavState.FINISHED).all()
+    assert (crowd.states[list(reached)] == NavState.FINISHED).all()

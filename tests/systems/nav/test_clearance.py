@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from rtsnav.systems.nav import Grid
-from rtsnav.systems.nav.clearance import SizedGrids, clearance_map
 from rtsnav.systems.nav.crowd import Crowd
+from rtsnav.systems.nav.flow.clearance import SizedGrids, clearance_map
 from tests.conftest import ascii_grid
 
 

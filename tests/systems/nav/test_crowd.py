@@ -25,7 +25,7 @@ def _run(crowd: Crowd, ticks: int, dt: float = 1 / 30, until_idle: bool = True):
         log["failed"].update(zip(ev.failed.tolist(), ev.reasons))
         log["stuck"] += ev.stuck.tolist()
         log["path_changed"] += ev.path_changed.tolist()
-        state = crowd.state.nav_state[: crowd.state.size, 0]
+        state = crowd.states
         if until_idle and not ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)).any():
             break
     return log
@@ -82,13 +82,13 @@ def test_pause_and_stop():
     crowd.pause([a])
     held = crowd.positions[a].copy()
     _run(crowd, 30, until_idle=False)
-    assert (crowd.positions[a] == held).all() and crowd.state.nav_state[a, 0] == NavState.FOLLOWING
+    assert (crowd.positions[a] == held).all() and crowd.states[a] == NavState.FOLLOWING
     crowd.pause([a], False)
     _run(crowd, 10, until_idle=False)
     assert crowd.positions[a, 0] > held[0]
     crowd.stop([a])
     _run(crowd, 2, until_idle=False)
-    assert crowd.state.nav_state[a, 0] == NavState.IDLE and crowd.state.mode[a] == Mode.NONE
+    assert crowd.states[a] == NavState.IDLE and crowd.agents.mode[a] == Mode.NONE
 
 
 # ------------------------------------------------------------------------- one shared budget
@@ -110,7 +110,7 @@ def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, c
     crowd.move([a], cape.cell_to_world(*s.goal), planner=planner)
     one_shot = find_path(cape, s.start, s.goal, method=planner)
     ticks = 0
-    while crowd.state.nav_state[a, 0] == NavState.PLANNING or ticks == 0:
+    while crowd.states[a] == NavState.PLANNING or ticks == 0:
         crowd.update(1 / 60)
         ticks += 1
         # a tick spends its budget, or one step alone when that step is bigger (here: smoothing)
@@ -129,7 +129,7 @@ def test_a_jps_plus_order_builds_the_jump_table_in_budgeted_steps(cape, cape_lon
     (a,) = crowd.add_agents([grid.cell_to_world(*s.start)])
     crowd.move([a], grid.cell_to_world(*s.goal), planner="jps+")
     steps = 0
-    while crowd.state.nav_state[a, 0] == NavState.PLANNING or steps == 0:
+    while crowd.states[a] == NavState.PLANNING or steps == 0:
         crowd.update(1 / 60)
         steps += 1
         assert crowd.queue.last_units <= 2_000 + 0.1 * 64 * grid.width + 1
@@ -144,7 +144,7 @@ def test_budgeted_hierarchy_plans_span_ticks_and_equal_the_one_shot_result(cape,
     (a,) = crowd.add_agents([cape.cell_to_world(*s.start)])
     crowd.move([a], cape.cell_to_world(*s.goal), planner="hierarchy")
     ticks = 0
-    while crowd.state.nav_state[a, 0] == NavState.PLANNING or ticks == 0:
+    while crowd.states[a] == NavState.PLANNING or ticks == 0:
         crowd.update(1 / 60)
         ticks += 1
     one_shot = h.find_path(s.start, s.goal)
@@ -166,11 +166,11 @@ def test_an_area_cost_navmesh_query_spans_ticks_and_equals_the_one_shot_result(c
     (a,) = crowd.add_agents([start])
     crowd.move([a], goal, planner="navmesh")
     ticks = 0
-    while crowd.state.nav_state[a, 0] == NavState.PLANNING or ticks == 0:
+    while crowd.states[a] == NavState.PLANNING or ticks == 0:
         crowd.update(1 / 60)
         ticks += 1
         assert crowd.queue.last_units <= 2_000 + 8_000
-    one_shot = crowd.navmesh().find_path(start, goal)
+    one_shot = crowd.level.navmesh().find_path(start, goal)
     assert ticks > 3 and one_shot.found
     np.testing.assert_allclose(crowd.path(a)[:, :2], one_shot.points[:, :2])
 
@@ -183,9 +183,9 @@ def test_single_step_planners_wait_their_turn_and_answer_the_one_shot_result(pla
     crowd.move(ids[:1], goal, planner="dijkstra")              # a long grid plan ahead of it
     crowd.move(ids[1:], goal, planner=planner)
     crowd.update(1 / 60)
-    assert crowd.state.nav_state[ids[1], 0] == NavState.PLANNING   # its step was too big for what was left
+    assert crowd.states[ids[1]] == NavState.PLANNING   # its step was too big for what was left
     _run(crowd, 60, until_idle=False)
-    one_shot = (crowd.navmesh() if planner == "navmesh" else crowd.waypoints()).find_path(start, goal)
+    one_shot = (crowd.level.navmesh() if planner == "navmesh" else crowd.level.waypoints()).find_path(start, goal)
     expected = one_shot.points if planner == "navmesh" else arena.cells_to_world(one_shot.cells)
     np.testing.assert_allclose(crowd.path(ids[1])[:-1, :2], np.asarray(expected)[:-1, :2])
 
@@ -199,11 +199,11 @@ def test_a_group_order_is_planned_under_the_budget(cape, cape_long):
     for _ in range(400):
         crowd.update(1 / 60)
         units.append(crowd.queue.last_units)
-        if (crowd.state.nav_state[ids, 0] == NavState.FOLLOWING).all():
+        if (crowd.states[ids] == NavState.FOLLOWING).all():
             break
-    assert (crowd.state.nav_state[ids, 0] == NavState.FOLLOWING).all() and len(units) > 3
+    assert (crowd.states[ids] == NavState.FOLLOWING).all() and len(units) > 3
     leader = int(ids.min())
-    assert crowd.state.mode[leader] == Mode.LEADER and (crowd.state.mode[ids[1:]] == Mode.CORRIDOR).all()
+    assert crowd.agents.mode[leader] == Mode.LEADER and (crowd.agents.mode[ids[1:]] == Mode.CORRIDOR).all()
 
 
 # --------------------------------------------------------------------------- no silent stuck units
@@ -247,7 +247,7 @@ def test_a_leader_pushed_off_its_path_replans_and_arrives():
     crowd.move(ids, (50.5, 20.5), planner="leader")
     _run(crowd, 60, until_idle=False)
     leader = int(ids.min())
-    crowd.state.position[leader, :2] = (17.5, 35.5)            # shoved behind the pocket's wall
+    crowd.agents.position[leader, :2] = (17.5, 35.5)            # shoved behind the pocket's wall
     log = _run(crowd, 3000)
     assert leader in log["reached"] and len(log["reached"]) == 100
 
@@ -270,9 +270,9 @@ def test_a_flow_unit_at_a_wall_corner_does_not_flip_every_tick():
         flips = np.where(reversed_, flips + 1, 0)
         worst = max(worst, int(flips.max()))
         previous = v.copy()
-        if (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all():
+        if (crowd.states[ids] == NavState.FINISHED).all():
             break
-    assert (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all() and worst < 3
+    assert (crowd.states[ids] == NavState.FINISHED).all() and worst < 3
 
 
 def test_an_agent_with_no_way_forward_gets_stuck_events_then_fails():
@@ -308,9 +308,9 @@ def test_short_soak_with_random_reorders_never_leaves_a_silent_stuck_unit():
     dt = 1 / 30
     from scipy.spatial import cKDTree
 
-    silent = np.zeros(crowd.state.size)
+    silent = np.zeros(crowd.agents.size)
     anchor = crowd.positions[:, :2].copy()
-    last_progress = np.zeros(crowd.state.size)             # seconds since each agent progressed
+    last_progress = np.zeros(crowd.agents.size)             # seconds since each agent progressed
     worst = 0.0
     for tick in range(1500):
         if tick % 100 == 0:
@@ -321,7 +321,7 @@ def test_short_soak_with_random_reorders_never_leaves_a_silent_stuck_unit():
         ev = crowd.update(dt)
         pos = crowd.positions[:, :2]
         assert np.isfinite(crowd.positions).all() and _wall_free(crowd)
-        walking = crowd.state.nav_state[: crowd.state.size, 0] == NavState.FOLLOWING
+        walking = crowd.states == NavState.FOLLOWING
         moved = np.hypot(*(pos - anchor).T) > 0.5
         last_progress = np.where(moved, 0.0, last_progress + dt)
         # waiting in a moving queue is progress: within 1.5 cells of someone who just progressed
@@ -347,8 +347,8 @@ def test_bad_values_never_escape_update():
         with pytest.raises(NavError, match="dt"):
             crowd.update(bad)
     assert crowd.update(0.0).reached.size == 0                 # dt = 0: nothing happens
-    crowd.state.position[ids[0]] = (math.nan, 2.5, 0.0)
-    crowd.state.agent_params[ids[1], 1] = 1e9                  # an absurd radius
+    crowd.agents.position[ids[0]] = (math.nan, 2.5, 0.0)
+    crowd.agents.agent_params[ids[1], 1] = 1e9                  # an absurd radius
     log = _run(crowd, 600)
     assert "not finite" in log["failed"][int(ids[0])] and "radius" in log["failed"][int(ids[1])]
     assert int(ids[2]) in log["reached"]
@@ -393,8 +393,8 @@ def test_crowd_prepare_bakes_at_load_what_its_planners_need_without_esper(tmp_pa
     seconds = crowd.prepare(["navmesh", "hierarchy", "flowfield"], progress=lambda s, d, t: stages.append(s))
     assert list(seconds) == ["kernels", "navmesh", "hierarchy", "tiles"]
     assert stages == ["kernels", "navmesh", "hierarchy", "tiles", "done"]
-    assert crowd._navmesh is not None and crowd._hierarchy is not None
-    assert crowd._tiles is not None and crowd._tiles.version == crowd.grid.version
+    assert crowd.level.structure("navmesh") is not None and crowd.level.structure("hierarchy") is not None
+    assert crowd.level.structure("tiles") is not None and crowd.level.structure("tiles").version == crowd.grid.version
     with pytest.raises(NavError, match="unknown planner"):
         crowd.prepare(["teleport"])
 
@@ -402,10 +402,10 @@ def test_crowd_prepare_bakes_at_load_what_its_planners_need_without_esper(tmp_pa
 def test_the_practice_run_ends_with_everyone_arrived():
     """Its units used to be still walking when it stopped (160 ticks), so arrival's kernels (the
     slot claim) compiled in the first real arrival's tick: ~0.8 s on a fresh install."""
-    from rtsnav.systems.nav.crowd.prepare import practice_crowd, practice_grid
+    from rtsnav.systems.nav.crowd.warmup import practice_crowd, practice_grid
 
     methods = ["astar", "flowfield", "leader", "hierarchy", "weighted", "navmesh"]
-    assert practice_crowd(practice_grid(_open()), methods, "full", 0.4)
+    assert practice_crowd(Crowd, practice_grid(_open()), methods, "full", 0.4)
 
 
 def test_single_units_of_every_planner_pass_a_one_cell_gap_without_a_jam():
@@ -414,8 +414,8 @@ def test_single_units_of_every_planner_pass_a_one_cell_gap_without_a_jam():
     aimed back at the waypoint before the gap (its next leg grazes the gap's corner, so the
     body-wide sight test never let it pass), and avoidance's wall planes for the whole body
     left a unit no speed into the gap."""
-    from rtsnav.systems.nav.crowd.prepare import practice_grid
     from rtsnav.systems.nav.crowd.state import PLANNERS
+    from rtsnav.systems.nav.crowd.warmup import practice_grid
 
     crowd = Crowd(practice_grid(_open()), CrowdConfig(rebuild_worker=False))
     ids = []
@@ -435,7 +435,7 @@ def test_a_big_order_of_single_units_is_queued_over_a_few_ticks_and_all_arrive()
     """At most ``ORDERS_PER_TICK`` single units' plans are queued a tick (queueing one costs
     ~12 µs of Python: 500 at once made an 8 ms tick); the rest stand planning, none walks an
     older order's plan meanwhile, and everyone arrives."""
-    from rtsnav.systems.nav.crowd.crowd import ORDERS_PER_TICK
+    from rtsnav.systems.nav.crowd.orders import ORDERS_PER_TICK
 
     crowd = Crowd(_open(60, 60), CrowdConfig(planning_units=2_000))
     ids = crowd.add_agents([(2.5 + i % 20, 2.5 + i // 20) for i in range(400)], max_speed=8.0)
@@ -443,7 +443,7 @@ def test_a_big_order_of_single_units_is_queued_over_a_few_ticks_and_all_arrive()
     crowd.update(1 / 20)
     crowd.move(ids, (55.5, 55.5))                                # re-ordered before most were queued
     crowd.update(1 / 20)
-    state = crowd.state.nav_state[ids, 0]
+    state = crowd.states[ids]
     assert 0 < len(crowd.queue.keys()) <= min(ORDERS_PER_TICK, len(ids) // 2)
     assert ((state == NavState.PLANNING) | (state == NavState.FOLLOWING)).all()
     log = _run(crowd, 2000, dt=1 / 20)
@@ -560,13 +560,13 @@ def test_members_with_no_mate_near_skip_their_flocking_scans_and_move_exactly_al
 
     monkeypatch.setattr(steering, "LOD_AGENTS", 10)          # a third refreshed a tick, as at scale
     scanned = [0]
-    real = flocking._flock_pass
+    real = flocking.flock_pass
 
     def counted(*args):
         scanned[0] += int(args[7].sum())                     # the steered agents it scans
         return real(*args)
 
-    monkeypatch.setattr(flocking, "_flock_pass", counted)
+    monkeypatch.setattr(flocking, "flock_pass", counted)
 
     def run(skip: bool, forget_at: int = 256) -> tuple[np.ndarray, int]:
         monkeypatch.setattr(steering, "SKIP_CLEAR", skip)
@@ -602,12 +602,12 @@ def test_a_leader_groups_strays_get_the_whole_map_field_planned_not_built_in_a_t
     """Followers beyond a leader's corridor and its return field steer by the whole-map field
     toward the goal; when that field is not cached it is planned under the budget (the strays
     wait a few ticks) — never built inside the tick that needs it. Everyone still arrives."""
-    from rtsnav.systems.nav.crowd.crowd import Crowd as CrowdClass
+    from rtsnav.systems.nav.crowd.level_cache import LevelCache
 
     def no_build_in_a_tick(self, goal):
         raise AssertionError("the whole-map field was built inside a tick")
 
-    monkeypatch.setattr(CrowdClass, "flow_field", no_build_in_a_tick)
+    monkeypatch.setattr(LevelCache, "flow_field", no_build_in_a_tick)
     crowd = Crowd(arena, CrowdConfig(rebuild_worker=False))
     rng = np.random.default_rng(11)
     labels = arena.components()
@@ -617,7 +617,7 @@ def test_a_leader_groups_strays_get_the_whole_map_field_planned_not_built_in_a_t
     reached, planned = set(), False
     for _ in range(3000):
         reached |= set(crowd.update(1 / 20).reached.tolist())
-        planned |= crowd.cached_flow_field((24, 24)) is not None
+        planned |= crowd.level.cached_flow_field((24, 24)) is not None
         assert _wall_free(crowd)
         if len(reached) == len(ids):
             break

@@ -50,7 +50,7 @@ def run_scene(crowd: Crowd, team: np.ndarray, bound_s: float, radius: float) -> 
         cells = grid.world_to_cells(crowd.positions)
         walls += int((~grid.passable[cells[:, 1], cells[:, 0]]).sum())
         v = crowd.velocities[:, :2]
-        walking = (crowd.state.nav_state[: crowd.state.size, 0] == NavState.FOLLOWING) & (np.hypot(*v.T) > 0.2)
+        walking = (crowd.states == NavState.FOLLOWING) & (np.hypot(*v.T) > 0.2)
         now = np.arctan2(v[:, 1], v[:, 0])
         if heading is not None and prev_walking is not None:
             both = walking & prev_walking
@@ -265,7 +265,7 @@ def test_congestion_traffic_is_recounted_as_a_group_arrives():
     history, arrived = [], set()                                # per tick: (still walking, traffic)
     for _ in range(3000):
         arrived |= set(crowd.update(DT).reached.tolist())
-        history.append((120 - len(arrived), float(crowd.traffic.max())))
+        history.append((120 - len(arrived), float(crowd.groups.traffic.map.max())))
         if len(arrived) == 120:
             break
     assert len(arrived) == 120
@@ -276,4 +276,4 @@ def test_congestion_traffic_is_recounted_as_a_group_arrives():
     assert min(t for _, t in history) <= 30 + 1e-9             # down to a quarter before the order ends
     for _ in range(3):
         crowd.update(DT)
-    assert crowd.traffic.max() == 0.0 and not crowd._routes     # the order ended: no traffic left
+    assert crowd.groups.traffic.map.max() == 0.0 and not crowd.groups.traffic.routes     # the order ended: no traffic left

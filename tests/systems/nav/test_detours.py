@@ -86,7 +86,7 @@ def test_stragglers_take_a_detour_and_rejoin_their_group(fallback):
     seen_detour, ends = set(), {}
     for _ in range(1500):
         crowd.update(1 / 30)
-        s = crowd.state
+        s = crowd.agents
         for a in stragglers.tolist():
             if s.mode[a] == Mode.DETOUR and a not in seen_detour:
                 seen_detour.add(a)
@@ -94,7 +94,7 @@ def test_stragglers_take_a_detour_and_rejoin_their_group(fallback):
                 ends[a] = (crowd.path(a)[-1, :2].copy(), corridor.inside)
         if (s.nav_state[ids, 0] == NavState.FINISHED).all():
             break
-    assert (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all()
+    assert (crowd.states[ids] == NavState.FINISHED).all()
     assert seen_detour == set(stragglers.tolist())
     order_goal = np.array([74.5, 10.5])
     for end, inside in ends.values():
@@ -110,10 +110,10 @@ def test_the_default_fallback_takes_no_detours():
     crowd, ids = _straggler_crowd("field")
     for _ in range(1500):
         crowd.update(1 / 30)
-        assert not (crowd.state.mode[ids] == Mode.DETOUR).any()
-        if (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all():
+        assert not (crowd.agents.mode[ids] == Mode.DETOUR).any()
+        if (crowd.states[ids] == NavState.FINISHED).all():
             break
-    assert (crowd.state.nav_state[ids, 0] == NavState.FINISHED).all() and crowd.groups.detours.taken == 0
+    assert (crowd.states[ids] == NavState.FINISHED).all() and crowd.groups.detours.taken == 0
 
 
 def test_warm_up_compiles_the_kernels_a_practice_run_cannot_reach():

@@ -297,7 +297,7 @@ def test_one_batch_for_many_orders_builds_what_one_sector_at_a_time_builds():
     wanted += [(o, o.goal_sector) for o in orders]
     build_fields(wanted + wanted[:5])                  # repeats and built ones are skipped
     for order, sid in wanted:
-        cells, values = order._seed_values(sid)
+        cells, values = order.seed_values(sid)
         reach = np.isfinite(values)
         own = [order.goal] if sid == order.goal_sector else np.zeros((0, 2))
         dist, best, direction = tiles.local_field(sid, own, [0.0] if sid == order.goal_sector else [],
@@ -627,7 +627,7 @@ def test_sector_tiles_sample_within_a_build_budget_and_give_the_coarse_route_els
     busiest = np.unique(sectors, return_counts=True)
     wanted = busiest[0][np.argsort(-busiest[1], kind="stable")][:3]
     directions, builds, coarse = order.sample_within(points, 3)
-    assert builds == 3 and set(np.flatnonzero(order._built)) == set(wanted.tolist())
+    assert builds == 3 and set(np.flatnonzero(order.sector_built)) == set(wanted.tolist())
     assert np.array_equal(coarse, ~np.isin(sectors, wanted))
     assert np.allclose(directions[~coarse], order.sample(points[~coarse]))
     length = np.hypot(*directions[coarse].T)

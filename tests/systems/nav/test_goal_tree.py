@@ -81,4 +81,4 @@ def test_crowd_orders_of_many_units_to_one_goal_share_one_tree():
         if len(reached) == 60:
             break
     assert len(reached) == 60
-    assert crowd._goal_trees is not None and len(crowd._goal_trees) == 1
+    assert crowd.level.structure("goal_trees") is not None and len(crowd.level.structure("goal_trees")) == 1

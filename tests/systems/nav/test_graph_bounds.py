@@ -55,7 +55,7 @@ def test_the_waypoint_search_is_exact_against_dijkstra(den):
         ca, cb = np.hypot(*(graph.points[a, :2] - s).T), np.hypot(*(graph.points[b, :2] - g).T)
 
         def cost(mode, a=a, b=b, ca=ca, cb=cb, g=g):
-            return graph._search(GraphEnds(a, ca, b, cb, float(g[0]), float(g[1]), mode))[0]
+            return graph.search(GraphEnds(a, ca, b, cb, float(g[0]), float(g[1]), mode))[0]
 
         best = cost(NO_ESTIMATE)
         if not np.isfinite(best):
@@ -93,5 +93,5 @@ def test_the_crowd_uses_bounds_baked_for_its_graph(tmp_path):
     graph = WaypointGraph.cached_floodfill(grid, tmp_path, waypoint_seed(grid), spacing=4)
     GraphGoalBounds.cached(graph, tmp_path)
     crowd = Crowd(grid, CrowdConfig(rebuild_worker=False), cache_dir=tmp_path)
-    assert crowd.waypoints().goal_bounds is not None
-    assert Crowd(grid, CrowdConfig(rebuild_worker=False)).waypoints().goal_bounds is None
+    assert crowd.level.waypoints().goal_bounds is not None
+    assert Crowd(grid, CrowdConfig(rebuild_worker=False)).level.waypoints().goal_bounds is None

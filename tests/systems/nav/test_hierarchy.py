@@ -111,7 +111,7 @@ def test_update_reroutes_equals_a_fresh_build_and_touches_only_nearby_clusters()
     wall = np.array([[78, y] for y in range(20, 24)])
     grid.set_passable(wall, False)
     rebuilt = h.update(wall)
-    total = [h._cluster_count(lv) for lv in (1, 2, 3)]
+    total = [h.cluster_count(lv) for lv in (1, 2, 3)]
     assert 0 < rebuilt[0] <= 6 and rebuilt[0] < total[0] and rebuilt[1] < total[1]
     after = h.find_path((10, 22), (150, 22), smooth=False)
     validate_path(grid, after.cells, (10, 22), (150, 22))

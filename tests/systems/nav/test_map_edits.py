@@ -10,6 +10,7 @@ import pytest
 from rtsnav.levels import load_level
 from rtsnav.systems.nav import Grid
 from rtsnav.systems.nav.crowd import Crowd, CrowdConfig
+from rtsnav.systems.nav.crowd.placement import free_walled_in
 from rtsnav.systems.nav.navmesh import NavMesh
 from rtsnav.systems.nav.waypoints.graph import WaypointGraph
 from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
@@ -63,9 +64,9 @@ def test_closing_a_gate_on_units_standing_in_it_frees_them_and_every_planner_rer
     assert _centres_blocked(crowd) == 0, "a unit was left standing inside the closed gate"
     if rebuilt_at_once:
         assert sorted(crowd.finish_rebuilds()) == ["hierarchy", "navmesh", "waypoints"]
-        assert not crowd.rebuilds.stale
+        assert not crowd.level.rebuilds.stale
     else:
-        assert crowd.rebuilds.stale == {"hierarchy", "navmesh", "waypoints"}
+        assert crowd.level.rebuilds.stale == {"hierarchy", "navmesh", "waypoints"}
     everyone = np.concatenate(ids)
     reached: set[int] = set()
     failed: list[str] = []
@@ -88,15 +89,15 @@ def test_rebuilt_structures_equal_fresh_bakes_and_answer_as_fresh_queries():
     level = load_level("fortress")
     grid = level.grid
     crowd = Crowd(grid)                                           # the worker process (default)
-    for make in (crowd.navmesh, crowd.waypoints, crowd.hierarchy):
+    for make in (crowd.level.navmesh, crowd.level.waypoints, crowd.level.hierarchy):
         make()
-    old = crowd.navmesh()
+    old = crowd.level.navmesh()
     crowd.cells_changed(level.set_gate("east gate", False))
-    assert crowd.rebuilds.stale == {"hierarchy", "navmesh", "waypoints"}
-    assert crowd.navmesh() is old                                 # not baked in the caller's frame
-    assert sorted(crowd.finish_rebuilds()) == ["hierarchy", "navmesh", "waypoints"], crowd.rebuilds.errors
-    mesh = crowd.navmesh()
-    fresh = NavMesh.from_grid(grid, 0.4, subdivide=crowd.navmesh_subdivide)
+    assert crowd.level.rebuilds.stale == {"hierarchy", "navmesh", "waypoints"}
+    assert crowd.level.navmesh() is old                                 # not baked in the caller's frame
+    assert sorted(crowd.finish_rebuilds()) == ["hierarchy", "navmesh", "waypoints"], crowd.level.rebuilds.errors
+    mesh = crowd.level.navmesh()
+    fresh = NavMesh.from_grid(grid, 0.4, subdivide=crowd.level.navmesh_subdivide)
     for name in ("poly_of_cell", "rects", "tri_points", "vis_start", "vis_dst", "landmarks"):
         assert np.array_equal(getattr(mesh, name), getattr(fresh, name)), name
     a, b = (80.5, 40.5, 0.0), (56.5, 40.5, 0.0)                 # outside the gate, inside the fort
@@ -104,14 +105,14 @@ def test_rebuilt_structures_equal_fresh_bakes_and_answer_as_fresh_queries():
     got, want = mesh.find_path(a, b), fresh.find_path(a, b)       # the only way in is closed
     assert (got.status, got.closest) == (want.status, want.closest) and not got.found
     assert got.cost == pytest.approx(want.cost)
-    graph = crowd.waypoints()
-    assert graph.grid is grid and crowd.hierarchy().grid is grid
+    graph = crowd.level.waypoints()
+    assert graph.grid is grid and crowd.level.hierarchy().grid is grid
     seed = tuple(int(v) for v in graph.cells[0])
     assert np.array_equal(graph.cells, WaypointGraph.floodfill(grid, seed, spacing=4).cells)
     fresh_h = Hierarchy.build(grid)
-    got, want = crowd.hierarchy().find_path((80, 40), (80, 70)), fresh_h.find_path((80, 40), (80, 70))
+    got, want = crowd.level.hierarchy().find_path((80, 40), (80, 70)), fresh_h.find_path((80, 40), (80, 70))
     assert got.found and got.cost == pytest.approx(want.cost)
-    assert not crowd.hierarchy().find_path((80, 40), (56, 40)).found
+    assert not crowd.level.hierarchy().find_path((80, 40), (56, 40)).found
 
 
 def test_prepare_leaves_the_rebuild_worker_loaded_before_the_first_tick():
@@ -120,7 +121,7 @@ def test_prepare_leaves_the_rebuild_worker_loaded_before_the_first_tick():
 
     crowd = Crowd(load_level("river").grid)
     crowd.prepare(["navmesh"])
-    assert RebuildWorker.shared().ready and not crowd.rebuilds.errors
+    assert RebuildWorker.shared().ready and not crowd.level.rebuilds.errors
 
 
 def test_an_edit_the_crowd_was_not_told_about_is_followed_all_the_same():
@@ -131,13 +132,13 @@ def test_an_edit_the_crowd_was_not_told_about_is_followed_all_the_same():
     crowd = Crowd(grid, CrowdConfig(rebuild_worker=False))
     cells = level.gates["east gate"].cells
     ids = crowd.add_agents(grid.cells_to_world(cells[:4])[:, :2])
-    crowd.navmesh()
+    crowd.level.navmesh()
     crowd.move(ids, (56.5, 40.5), planner="navmesh")
     crowd.update(DT)
     grid.set_passable(cells, False)                               # no cells_changed
     crowd.update(DT)
     assert _centres_blocked(crowd) == 0
-    assert crowd.rebuilds.stale == {"navmesh"}
+    assert crowd.level.rebuilds.stale == {"navmesh"}
     assert _reach_all(crowd, ids, 2000) == set(ids.tolist())
 
 
@@ -158,7 +159,7 @@ def test_units_walled_in_far_from_any_open_cell_are_still_freed():
     grid = Grid(passable)
     crowd = Crowd(grid)
     crowd.add_agents([(30.5, 30.5), (0.5, 0.5)])
-    moved = crowd.free_walled_in(np.arange(2))
+    moved = free_walled_in(crowd.agents, crowd.grid, np.arange(2))
     assert moved.tolist() == [0]
     assert grid.world_to_cell(*crowd.positions[0, :2]) == (0, 0)
 
@@ -206,8 +207,8 @@ def test_dstar_agents_repair_their_paths_after_edits_and_only_a_few_hold_the_sta
     crowd.move(ids, (80.5, 10.5), planner="dstar")
     for _ in range(40):
         crowd.update(DT)
-    assert len(crowd._dstar) == 2                                  # the third planned by A*
-    searches = dict(crowd._dstar)
+    assert len(crowd.planning.dstar_searches) == 2                                  # the third planned by A*
+    searches = dict(crowd.planning.dstar_searches)
     # a 3×3 block on the first agent's way, 12 cells ahead of it
     here = crowd.positions[ids[0], :2]
     walk = np.concatenate([np.linspace(p, q, 20) for p, q in zip(crowd.path(ids[0])[:-1, :2], crowd.path(ids[0])[1:, :2])])
@@ -224,7 +225,7 @@ def test_dstar_agents_repair_their_paths_after_edits_and_only_a_few_hold_the_sta
         reached |= set(ev.reached.tolist())
         if tick == 0:                                              # the re-plans: repairs, not searches
             for i, search in searches.items():
-                assert crowd._dstar.get(i) is search
+                assert crowd.planning.dstar_searches.get(i) is search
                 repair = search.expanded                           # what the crowd's re-plan expanded
                 cell = (search.start % search.wp - 1, search.start // search.wp - 1)
                 fresh = SlicedSearch(grid, cell, (80, 10), "astar")
@@ -273,9 +274,9 @@ def test_an_unprepared_crowd_builds_its_sector_tiles_under_the_budget_not_in_one
     crowd.move(ids, (300.5, 150.5), planner="flowfield")
     crowd.update(DT)                                               # the group's order is made
     crowd.update(DT)                                               # its job begins the tiles
-    assert crowd._tiles is not None and not crowd._tiles.ready          # begun, not finished in one tick
+    assert crowd.level.structure("tiles") is not None and not crowd.level.structure("tiles").ready          # begun, not finished in one tick
     ticks_to_build = 1
-    while not crowd._tiles.ready:
+    while not crowd.level.structure("tiles").ready:
         crowd.update(DT)
         ticks_to_build += 1
     assert ticks_to_build > 2

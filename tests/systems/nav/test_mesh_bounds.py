@@ -27,7 +27,7 @@ def crop():
 
 
 def _searched(mesh, a, b):
-    stats = mesh._query_tables().scratch.stats
+    stats = mesh.query_tables().scratch.stats
     before = stats[1]
     r = mesh.find_path((a[0], a[1], 0.0), (b[0], b[1], 0.0))
     return r, stats[1] - before
@@ -76,7 +76,7 @@ def test_bounds_are_cached_for_one_mesh_and_refused_for_another(crop, tmp_path):
     other = NavMesh.from_grid(Grid(grid.passable[:128, :128].copy()), agent_radius=0.0)
     assert MeshGoalBounds.baked(other, tmp_path) is None
     with pytest.raises(NavError, match="another navmesh"):
-        MeshGoalBounds.load(MeshGoalBounds._path(mesh, tmp_path), other)
+        MeshGoalBounds.load(MeshGoalBounds.file_path(mesh, tmp_path), other)
     with pytest.raises(NavError, match="built for this mesh"):
         other.goal_bounds = bounds
 
@@ -93,9 +93,9 @@ def test_the_crowd_uses_bounds_baked_for_its_navmesh(tmp_path):
 
     grid = load_movingai_map("arena.map")
     crowd = Crowd(grid, CrowdConfig(rebuild_worker=False), cache_dir=tmp_path)
-    assert crowd.navmesh().goal_bounds is None                    # never built in a tick
-    MeshGoalBounds.cached(crowd.navmesh(), tmp_path)               # what ``levels bake --goal-bounds`` does
-    assert Crowd(grid, CrowdConfig(rebuild_worker=False), cache_dir=tmp_path).navmesh().goal_bounds is not None
+    assert crowd.level.navmesh().goal_bounds is None                    # never built in a tick
+    MeshGoalBounds.cached(crowd.level.navmesh(), tmp_path)               # what ``levels bake --goal-bounds`` does
+    assert Crowd(grid, CrowdConfig(rebuild_worker=False), cache_dir=tmp_path).level.navmesh().goal_bounds is not None
 
 
 def test_the_build_kernel_tells_apart_more_than_64_first_edges():

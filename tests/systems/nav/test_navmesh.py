@@ -231,7 +231,7 @@ def test_the_crowds_navmesh_planner_crosses_the_river():
     from rtsnav.systems.nav import Crowd
 
     crowd = Crowd(load_level("river").grid)
-    assert crowd.navmesh_subdivide == 6                          # small map, radius under half a cell
+    assert crowd.level.navmesh_subdivide == 6                          # small map, radius under half a cell
     ids = crowd.add_agents([(11.5, 31.5)], radius=0.35, max_speed=5.0)
     crowd.move(ids, (84.5, 20.5), planner="navmesh")
     reached = []

@@ -41,7 +41,7 @@ def test_queries_from_mesh_vertices_look_every_way():
     grid = load_movingai_map("arena.map")
     mesh = NavMesh.from_grid(grid, agent_radius=0.0)
     reference = AnyAngle(grid.passable)
-    t = mesh._query_tables()
+    t = mesh.query_tables()
     corners = t.corner_ids[t.wedge[t.corner_ids, 0] != 0]    # a wall corner: 3 cells free
     rng = np.random.default_rng(11)
     for v in rng.choice(corners, 20, replace=False):
@@ -65,7 +65,7 @@ def test_triangles_tile_the_walkable_area_and_only_it():
     # every walkable cell centre is located in a triangle that really holds it
     ys, xs = np.nonzero(mesh.walkable)
     for x, y in zip(xs[::97] + 0.5, ys[::97] + 0.5):
-        held = mesh._triangles_holding(x, y)
+        held = mesh.triangles_holding(x, y)
         assert len(held) >= 1
         t = tri[held[0]]
         signs = [np.sign((p[t[(j + 1) % 3], 0] - p[t[j], 0]) * (y - p[t[j], 1])
@@ -77,13 +77,13 @@ def test_landmark_bounds_never_exceed_the_true_distance():
     grid = _crop()
     mesh = NavMesh.from_grid(grid, agent_radius=0.0, landmarks=6)
     reference = AnyAngle(grid.passable)
-    t = mesh._query_tables()
+    t = mesh.query_tables()
     corners = t.corner_ids
     main = corners[np.isfinite(mesh.landmarks[corners, 0])]      # the part the landmarks cover
     rng = np.random.default_rng(3)
     bounds, truths = [], []
     for gx, gy in _free_cells(grid, 4, 5)[:, 0]:
-        seen, _ = sweep(t, t.scratch, mesh._triangles_holding(gx, gy), gx, gy)
+        seen, _ = sweep(t, t.scratch, mesh.triangles_holding(gx, gy), gx, gy)
         d_goal = goal_distances(mesh.landmarks, seen, corners)
         for v in rng.choice(main, 40, replace=False):
             bound = np.abs(mesh.landmarks[v] - d_goal).max()
@@ -164,7 +164,7 @@ def test_random_terraces_never_climb_a_cliff(seed):
     heights = heights + np.kron(rng.integers(0, 2, (3, 4)), np.ones((8, 8))) * 0.5
     mesh = NavMesh.from_grid(Grid(passable, heights=heights), agent_radius=0.0, max_climb=0.9)
     cells = np.argwhere(passable)[:, ::-1]
-    component = mesh._query_tables().component[mesh.cell_triangle[cells[:, 1], cells[:, 0]]]
+    component = mesh.query_tables().component[mesh.cell_triangle[cells[:, 1], cells[:, 0]]]
     for i in rng.integers(0, len(cells), 15):
         same = np.flatnonzero(component == component[i])           # goals the mesh can reach
         j = same[rng.integers(0, len(same))]
@@ -176,8 +176,8 @@ def test_random_terraces_never_climb_a_cliff(seed):
         # no reference knows cliffs; the crossing-point search (used with links or area costs)
         # walks the rectangle portals, so the exact query must never be longer than it
         start, goal = r.points[0], r.points[-1]
-        route = mesh._astar(mesh.polygon_at(start), mesh.polygon_at(goal), start[:2], goal[:2])
-        _, approx, *_ = mesh._points(route, start, goal)
+        route = mesh.area_astar(mesh.polygon_at(start), mesh.polygon_at(goal), start[:2], goal[:2])
+        _, approx, *_ = mesh.route_points(route, start, goal)
         assert r.cost <= approx + 5e-3 * len(r.points)
 
 
@@ -230,8 +230,8 @@ def test_a_short_query_in_plain_sight_takes_the_cheap_exit():
         assert mesh.query_counts["searched"] == before["searched"]             # no global search
         assert r.found and len(r.points) == 2
         assert r.cost == pytest.approx(reference.shortest(s, g), abs=1e-3)
-        mesh._plain_sight = False                                             # the full search, for comparison
+        mesh.use_plain_sight(False)                                            # the full search, for comparison
         full = mesh.find_path((s[0], s[1], 0.0), (g[0], g[1], 0.0))
-        mesh._plain_sight = None
+        mesh.use_plain_sight(None)
         assert full.cost == pytest.approx(r.cost, abs=1e-6) and len(full.points) == 2
     assert direct >= 40

@@ -1,4 +1,9 @@
-"""``Crowd.prepare``: compile kernels and bake the level's structures at load time, not in a tick.
+"""The one warm-up: compile kernels and bake the level's structures at load time, not in a tick.
+
+``warm_up()`` compiles (or loads from numba's on-disk cache) every grid-search kernel on a tiny
+grid; ``prepare_crowd`` (``Crowd.prepare``) does that and then the crowd's practice run and the
+level's bakes; ``Navigation.prepare`` (the esper layer) runs the same stages with its practice
+run going through esper.
 
 Kernels are compiled (or loaded from numba's on-disk cache) by a practice run: a scratch
 ``Crowd`` on a small practice level, a few agents per planner, some avoiding, all arriving, then
@@ -17,11 +22,17 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from rtsnav.names import canonical_planner
+
 from ..errors import NavError
 from ..grid import Grid
-from .state import PLANNERS
+from .config import CrowdConfig
+from .level_cache import LevelCache
+from .rebuild import first_query
+from .state import PLANNERS, NavState
 
-__all__ = ["practice_grid", "practice_crowd", "run_until_arrived", "first_query", "bake_stages", "bake", "prepare_crowd", "FLOCKED"]
+__all__ = ["warm_up", "practice_grid", "practice_crowd", "run_until_arrived", "bake_stages", "bake", "prepare_crowd",
+           "freeze_after_load", "FLOCKED"]
 
 #: Planners practised with a flock, whose orders use sector tiles on large maps.
 FLOCKED = ("flowfield", "leader")
@@ -46,14 +57,11 @@ def practice_grid(like: Grid) -> Grid:
     return Grid(passable, cost, heights, cell_size=like.cell_size)
 
 
-def practice_crowd(grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: float) -> bool:
+def practice_crowd(crowd_class, grid: Grid, methods: list[str], flow_mode: str, navmesh_radius: float) -> bool:
     """Run a scratch ``Crowd`` on ``grid``: three agents per planner (two avoiding; a flock for
     group planners), all sent to one goal until they arrive, then sent back and a map edit made
     while they walk. Returns whether all arrived the first time (arrival's kernels compiled)."""
-    from .config import CrowdConfig
-    from .crowd import Crowd
-
-    crowd = Crowd(grid, CrowdConfig(flow_mode=flow_mode, navmesh_radius=navmesh_radius, rebuild_worker=False))
+    crowd = crowd_class(grid, CrowdConfig(flow_mode=flow_mode, navmesh_radius=navmesh_radius, rebuild_worker=False))
     teams = []
     for k, method in enumerate(methods):
         group = k + 1 if method in FLOCKED else -1
@@ -70,7 +78,7 @@ def practice_crowd(grid: Grid, methods: list[str], flow_mode: str, navmesh_radiu
                     crowd.move([i], goal, planner=method)
 
     order((50.5, 45.5))
-    arrived = run_until_arrived(lambda: crowd.update(1 / 20), crowd.state)
+    arrived = run_until_arrived(lambda: crowd.update(1 / 20), lambda: crowd.states)
     order((10.5, 50.5))
     for _ in range(10):
         crowd.update(1 / 20)
@@ -81,39 +89,22 @@ def practice_crowd(grid: Grid, methods: list[str], flow_mode: str, navmesh_radiu
     return arrived
 
 
-def run_until_arrived(step: Callable[[], object], state, limit: int = 600) -> bool:
+def run_until_arrived(step: Callable[[], object], states: Callable[[], np.ndarray], limit: int = 600) -> bool:
     """Tick a practice run until no agent walks or plans (arrival and its slots compile too:
     160 ticks left most practice units on the way, and the first arrival of a real game then
     compiled the slot kernel inside a tick), ``limit`` ticks at most. True when all arrived."""
-    from .state import NavState
-
     for _ in range(limit):
         step()
-        now = state.nav_state[: state.size, 0]
+        now = states()
         if not ((now == NavState.FOLLOWING) | (now == NavState.PLANNING)).any():
             return bool((now == NavState.FINISHED).all())
     return False
 
 
-def first_query(planner, grid: Grid, three_d: bool) -> None:
-    """One query between two far cells of the largest region: lazy per-structure tables are
-    built now rather than in the first order's tick."""
-    labels = grid.components()
-    if not (labels >= 0).any():
-        return
-    big = np.bincount(labels[labels >= 0]).argmax()
-    ys, xs = np.nonzero(labels == big)
-    a, b = (int(xs[0]), int(ys[0])), (int(xs[-1]), int(ys[-1]))
-    if three_d:
-        planner.find_path(grid.cell_to_world(*a), grid.cell_to_world(*b))
-    else:
-        planner.find_path(a, b)
-
-
 def bake_stages(methods: Iterable[str] | None, uses_tiles: bool) -> tuple[list[str], list[str]]:
     """``(planners, stages)`` to prepare for ``methods`` (None: every planner): ``kernels``
     first, then each structure they need. Raises ``NavError`` naming unknown planners."""
-    chosen = list(PLANNERS) if methods is None else list(dict.fromkeys(methods))
+    chosen = list(PLANNERS) if methods is None else list(dict.fromkeys(canonical_planner(m) or m for m in methods))
     unknown = [m for m in chosen if m not in PLANNERS]
     if unknown:
         raise NavError(f"prepare(methods=...): unknown planner(s) {unknown}; expected some of {', '.join(PLANNERS)}")
@@ -123,25 +114,25 @@ def bake_stages(methods: Iterable[str] | None, uses_tiles: bool) -> tuple[list[s
     return chosen, stages
 
 
-def bake(crowd, stage: str) -> None:
-    """Build (or load from ``crowd.cache_dir``) the structure of one stage other than ``kernels``."""
+def bake(level: LevelCache, stage: str) -> None:
+    """Build (or load from ``level.cache_dir``) the structure of one stage other than ``kernels``."""
     if stage == "navmesh":
-        mesh = crowd.navmesh()
-        first_query(mesh, crowd.grid, three_d=True)         # builds its lazy query tables too
+        mesh = level.navmesh()
+        first_query(mesh, level.grid, three_d=True)         # builds its lazy query tables too
         if mesh.needs_crossing_search:                      # area costs: orders share goal trees
             from ..navmesh.goal_tree import goal_tree_tables
 
             goal_tree_tables(mesh)
     elif stage == "hierarchy":
-        first_query(crowd.hierarchy(), crowd.grid, three_d=False)
+        first_query(level.hierarchy(), level.grid, three_d=False)
     elif stage == "waypoints":
-        first_query(crowd.waypoints(), crowd.grid, three_d=True)
+        first_query(level.waypoints(), level.grid, three_d=True)
     elif stage == "tiles":
-        crowd.sector_graph()
+        level.sector_graph()
     elif stage == "jps+":
         from ..search.jps_plus import jump_table
 
-        jump_table(crowd.grid, crowd.cache_dir).current()
+        jump_table(level.grid, level.cache_dir).current()
 
 
 def freeze_after_load() -> None:
@@ -153,36 +144,81 @@ def freeze_after_load() -> None:
     gc.freeze()
 
 
-def prepare_crowd(crowd, methods: Iterable[str] | None,
+def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
                   progress: Callable[[str, int, int], None] | None,
                   practice: Callable[[list[str]], None] | None = None) -> dict[str, float]:
-    """See ``Crowd.prepare``; ``practice(chosen)`` replaces the core practice run (``Navigation``
+    """See ``Crowd.prepare``: ``level`` is the crowd's ``LevelCache``, ``crowd_class`` the class
+    of the practice crowds; ``practice(chosen)`` replaces the core practice run (``Navigation``
     runs its own through esper)."""
-    chosen, stages = bake_stages(methods, crowd.uses_tiles)
+    chosen, stages = bake_stages(methods, level.uses_tiles)
     seconds: dict[str, float] = {}
-    crowd.rebuilds.start_worker(stages)    # map edits rebuild in it: it loads while we bake
+    level.rebuilds.start_worker(stages)    # map edits rebuild in it: it loads while we bake
     for done, stage in enumerate(stages):
         if progress is not None:
             progress(stage, done, len(stages))
         t0 = time.perf_counter()
         if stage == "kernels":
-            from ..warmup import warm_up
-
             warm_up()
             if practice is not None:
                 practice(chosen)
             else:
-                radius = crowd.config.navmesh_radius
-                practice_crowd(practice_grid(crowd.grid), chosen, "full", radius)
+                radius = level.config.navmesh_radius
+                practice_crowd(crowd_class, practice_grid(level.grid), chosen, "full", radius)
                 flows = [m for m in chosen if m in FLOCKED]
                 if flows:
-                    practice_crowd(practice_grid(crowd.grid), flows, "tiles", radius)
+                    practice_crowd(crowd_class, practice_grid(level.grid), flows, "tiles", radius)
         else:
-            bake(crowd, stage)
+            bake(level, stage)
         seconds[stage] = time.perf_counter() - t0
-    crowd.sized_grids()                    # the clearance map of agents wider than half a cell
+    level.sized_grids()                    # the clearance map of agents wider than half a cell
     # loaded before the game's first tick: its start on the other core slowed the first ticks 3x
-    crowd.rebuilds.start_worker(ready_within=WORKER_READY_S)
+    level.rebuilds.start_worker(ready_within=WORKER_READY_S)
     if progress is not None:
         progress("done", len(stages), len(stages))
     return seconds
+
+
+def warm_up() -> float:
+    """Run each kernel once on a tiny grid so the first real query pays no JIT cost.
+
+    Returns the seconds spent: a full compile on a fresh install, a cache load afterwards.
+    """
+    from ..grid import Grid
+    from ..search.facade import METHODS, find_path
+    from ..search.paths import smooth_path
+
+    t0 = time.perf_counter()
+    passable = np.ones((4, 5), dtype=bool)
+    passable[1, 1:4] = False
+    for grid in (Grid(passable), Grid(passable, cost=np.full((4, 5), 2.0))):
+        for method in METHODS:
+            r = find_path(grid, (0, 0), (4, 3), method=method)
+            smooth_path(grid, r.cells, "fast")
+            smooth_path(grid, r.cells, "precise")
+        grid.line_of_sight((0, 0), (4, 3))
+    _warm_outside_practice(Grid(passable))
+    return time.perf_counter() - t0
+
+
+def _warm_outside_practice(grid) -> None:
+    """Kernels a crowd's practice run does not reach on its small level: the field Dijkstra
+    (with its two-thread kernel for big fields) and the parallel direction pass of big fields, the Leader/Target election's chain walk, and the sector tiles' own
+    sampling (a crowd samples them in one batched pass; a leader's stray follower calls it)."""
+    from ..flow.direction import warm_directions
+    from ..flow.field import FlowField
+    from ..flow.sectors import SectorGraph
+    from ..grid import Grid
+    from ..kernels.parallel_dijkstra import integrate_parallel
+    from .detours import in_touch
+
+    warm_directions()
+    FlowField.build(grid, [(0, 0)])                        # the field Dijkstra
+    (_, cost), wp = grid.padded()                           # and its two-thread kernel (big fields)
+    integrate_parallel(grid.move_masks(), cost, wp, True, np.array([wp + 1]), np.zeros(1), np.ones(1, np.uint8),
+                       np.full(cost.size, np.inf, dtype=np.float32), np.inf, 0, np.full(cost.size, -1, dtype=np.int8))
+    tiles = SectorGraph(Grid(np.ones((8, 8), dtype=bool)), 4)
+    points = np.array([[1.5, 1.5], [6.5, 6.5]])
+    tiles.order((1, 1)).sample_within(points, 0)           # the coarse route
+    tiles.order((1, 1)).sample(points)
+    in_touch(np.array([[0.5, 0.5], [1.5, 0.5]]), np.array([True, False]), 2.0, grid.passable, grid.cell_size,
+             float(grid.origin[0]), float(grid.origin[1]))

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from .errors import NavError
-from .grid import Grid
+from ..errors import NavError
+from ..grid import Grid
 
 __all__ = ["path_length", "path_cost", "validate_path", "smooth_path"]
 
@@ -80,7 +80,7 @@ def smooth_path(grid: Grid, cells: np.ndarray, mode: str = "precise") -> np.ndar
     >>> smooth_path(g, find_path(g, (0, 0), (7, 2)).cells).tolist()
     [[0, 0], [7, 2]]
     """
-    from .search.smoothing import smooth_fast, smooth_precise
+    from .smoothing import smooth_fast, smooth_precise
 
     c = _checked_cells(grid, cells, mode)
     (passable, cost), wp = grid.padded()
@@ -106,7 +106,7 @@ class PathSmoother:
     answer. The fast mode (one O(n) sweep) finishes in the first step."""
 
     def __init__(self, grid: Grid, cells: np.ndarray, mode: str = "precise") -> None:
-        from .search.smoothing import smooth_fast, smooth_precise_begin
+        from .smoothing import smooth_fast, smooth_precise_begin
 
         self._cells = _checked_cells(grid, cells, mode)
         (self._passable, self._cost), self._wp = grid.padded()
@@ -129,7 +129,7 @@ class PathSmoother:
 
     def step(self, budget: int) -> bool:
         """Examine about ``budget`` more cells; True when done."""
-        from .search.smoothing import smooth_precise_slice
+        from .smoothing import smooth_precise_slice
 
         if self._result is None and smooth_precise_slice(self._passable, self._cost, self._wp, self._cells,
                                                          self._keep, self._prefix, self._state, max(1, budget)):

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from .grid import Grid
-from .grid_edits import nearest_open_cells
+from ..grid import Grid
+from ..grid_edits import nearest_open_cells
 
 if TYPE_CHECKING:
-    from .flow.sectors import SectorGraph
+    from .sectors import SectorGraph
 
 __all__ = ["REACH", "WIDE", "clearance_map", "SizedGrids"]
 
@@ -111,7 +111,7 @@ class SizedGrids:
     def tiles_for(self, radius: float, sector_size: int):
         """The sector tiles of ``radius``'s class grid (made on first use: ``warm`` makes them
         when such agents are added); they follow edits with the class grid."""
-        from .flow.sectors import SectorGraph
+        from .sectors import SectorGraph
 
         key = self.radius_class(radius / self.grid.cell_size)
         tiles = self._tiles.get(key)

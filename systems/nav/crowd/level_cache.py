@@ -1,10 +1,13 @@
-"""The level structures a crowd plans on — flow fields and their cache, sector tiles, the
-navmesh, waypoint graph and hierarchy (made on first use or by ``prepare``), the traffic map of
-congestion-aware orders — and how map edits reach them. A part of ``Crowd`` (a mixin)."""
+"""The level's baked structures a crowd plans on, in one cache that knows neither agents nor
+groups: flow fields (LRU per goal), sector tiles, the navmesh and its goal trees, the waypoint
+graph, the hierarchy, the class grids of wide agents, the clearance map — each made on first use
+or by ``prepare`` (loaded from ``cache_dir`` where given), and each following map edits
+(``cells_changed``; the navmesh, waypoint graph and hierarchy through ``StructureRebuilds``)."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,58 +15,52 @@ import numpy as np
 from scipy.ndimage import distance_transform_edt  # at load: its first import takes ~0.1 s
 
 from ..errors import NavError
+from ..flow.clearance import WIDE
 from ..flow.field import FlowField
 from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid
-from ..grid_edits import nearest_open_cells
 from .config import CrowdConfig
 from .planners import UNIT_RATES, UNITS, CallJob, PlanQueue, TilesOrderJob
 from .rebuild import StructureRebuilds, waypoint_seed
-from .state import F_HAS_TARGET, F_TARGET_DIRTY, CrowdState, NavState
 
 if TYPE_CHECKING:
-    from ..clearance import SizedGrids
+    from ..flow.clearance import SizedGrids
     from ..navmesh import NavMesh
     from ..navmesh.goal_tree import GoalTree
     from ..waypoints.graph import WaypointGraph
     from ..waypoints.hierarchy import Hierarchy
-    from .groups import GroupSteering
 
-__all__ = ["CrowdStructures", "TILES_ABOVE_CELLS"]
+__all__ = ["LevelCache", "TILES_ABOVE_CELLS"]
 
 #: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
 #: map takes more than a few milliseconds, too long for one planning step.
 TILES_ABOVE_CELLS = 256 * 256
 
 
-class CrowdStructures:
-    """The planning structures of a ``Crowd`` (its attributes are made in ``Crowd.__init__``)."""
-
-    grid: Grid
-    config: CrowdConfig
-    state: CrowdState
-    groups: GroupSteering
-    cache_dir: Path | None
-    traffic: np.ndarray
-    _routes: dict
-    _since_traffic: float
-    _navmesh: NavMesh | None
-    _waypoints: WaypointGraph | None
-    _hierarchy: Hierarchy | None
-    _tiles: SectorGraph | None
-    _fields: OrderedDict
-    _fields_version: int
-    _clearance_cache: tuple[int, np.ndarray] | None = None     # (grid version, cells to the nearest wall)
-    _goal_trees: OrderedDict | None = None
-    rebuilds: StructureRebuilds
-    _sized: SizedGrids | None = None
-    _dstar: dict
-    _tile_edits: list
-    queue: PlanQueue
+class LevelCache:
+    """The planning structures of one level (see the module docs). ``queue`` is the crowd's
+    planning queue: a tile update after an edit runs there under the budget."""
 
     #: Navmesh goal trees kept (LRU; ~40 bytes per crossing point each: 27 MB on the 512² highlands).
     GOAL_TREES = 4
+
+    def __init__(self, grid: Grid, config: CrowdConfig, queue: PlanQueue, cache_dir: Path | None = None, *,
+                 navmesh: NavMesh | None = None, waypoint_graph: WaypointGraph | None = None,
+                 hierarchy: Hierarchy | None = None) -> None:
+        self.grid, self.config, self.cache_dir = grid, config, cache_dir
+        self._queue = queue
+        self._navmesh, self._waypoints, self._hierarchy = navmesh, waypoint_graph, hierarchy
+        self._tiles: SectorGraph | None = None
+        self._tile_edits: list = []              # edited cells the sector tiles have yet to follow
+        self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
+        self._version = grid.version             # the grid version the structures follow
+        self._clearance_cache: tuple[int, np.ndarray] | None = None   # (grid version, cells to the nearest wall)
+        self._goal_trees: OrderedDict | None = None
+        self._sized: SizedGrids | None = None
+        self.rebuilds = StructureRebuilds(self, config.rebuild_worker)
+        #: the goals whose fields orders use now (the group part sets it): they are never evicted
+        self.in_use: Callable[[], set[tuple[int, int]]] = set
 
     def goal_tree(self, mesh: NavMesh, target: np.ndarray) -> GoalTree | None:
         """The shared ``GoalTree`` of navmesh queries to ``target`` on meshes with area costs
@@ -122,18 +119,7 @@ class CrowdStructures:
             self._tiles = SectorGraph.start(self.grid, self.config.sector_size)
         return self._tiles
 
-    def planning_grid(self) -> Grid:
-        """The grid group orders plan on: the level itself, or with ``congestion`` its terrain
-        costs raised along the routes other groups already follow."""
-        if not self.config.congestion or not self.traffic.any():
-            return self.grid
-        g = self.grid
-        width = 2.0 * np.maximum(self._clearance(), 0.5)
-        extra = self.config.congestion_weight * self.traffic / width
-        return Grid(g.passable, np.where(g.passable, g.cost + extra, np.inf), g.heights, cell_size=g.cell_size,
-                    origin=g.origin)
-
-    def _clearance(self) -> np.ndarray:
+    def clearance(self) -> np.ndarray:
         """Cells from each open cell to the nearest wall or map edge (cached per grid version)."""
         cached = self._clearance_cache
         if cached is None or cached[0] != self.grid.version:
@@ -141,41 +127,6 @@ class CrowdStructures:
             cached = (self.grid.version, distance_transform_edt(padded)[1:-1, 1:-1])
             self._clearance_cache = cached
         return cached[1]
-
-    def add_route(self, key, cells: np.ndarray, units: float) -> None:
-        """Register a group's route (grid cells) carrying ``units`` in the traffic map."""
-        self.remove_route(key)
-        if not self.config.congestion or len(cells) == 0:
-            return
-        from scipy.ndimage import binary_dilation
-
-        band = np.zeros(self.grid.shape, dtype=bool)
-        band[cells[:, 1], cells[:, 0]] = True
-        band = binary_dilation(band, iterations=2) & self.grid.passable
-        band &= self._clearance() <= self.config.congestion_narrow       # queues form at narrow passages
-        self.traffic[band] += units
-        self._routes[key] = (band, units)
-
-    def refresh_traffic(self) -> None:
-        """Recount each registered group route by the members still on their way (called every
-        ``congestion_refresh`` seconds)."""
-        self._since_traffic = 0.0
-        for key, (band, units) in list(self._routes.items()):
-            order = self.groups.orders.get(key)
-            live = float(order.members) if order is not None else 0.0
-            if live <= 0:
-                self.remove_route(key)
-            elif live != units:
-                self.traffic[band] += live - units
-                self._routes[key] = (band, live)
-        np.maximum(self.traffic, 0.0, out=self.traffic)
-
-    def remove_route(self, key) -> None:
-        """A group order ended: its route no longer counts as traffic."""
-        old = self._routes.pop(key, None)
-        if old is not None:
-            self.traffic[old[0]] -= old[1]
-            np.maximum(self.traffic, 0.0, out=self.traffic)
 
     def sized_field_job(self, goal: tuple[int, int], radius: float) -> CallJob:
         """A group's flow toward ``goal`` on the class grid of its widest member (``radius``,
@@ -192,20 +143,6 @@ class CrowdStructures:
         return CallJob(lambda: FlowField.build(grid, [fit], integration=self.config.flow_integration,
                                                rule=self.config.flow_rule),
                        int(UNIT_RATES["field_per_cell"] * int(grid.passable.sum())))
-
-    def congested_field_job(self, key, goal: tuple[int, int], start: tuple[int, int], units: float) -> CallJob:
-        """A group's own flow field planned around the traffic registered when the job runs
-        (so groups ordered in the same tick see each other), its route registered at once."""
-        def build():
-            planning = self.planning_grid()
-            field = (FlowField.build(planning, [goal], integration=self.config.flow_integration,
-                                     rule=self.config.flow_rule)
-                     if planning is not self.grid else self.flow_field(goal))
-            if isinstance(field, FlowField):
-                self.add_route(key, field.descend(start), units)
-            return field
-
-        return CallJob(build, int(UNIT_RATES["field_per_cell"] * int(self.grid.passable.sum())))
 
     def potential_job(self, goal: tuple[int, int]) -> CallJob:
         """A job building the artificial potential field toward ``goal`` (the paper's baseline)."""
@@ -240,8 +177,8 @@ class CrowdStructures:
         """Plan the flow toward ``goal`` under the budget (cached when done) unless it is cached
         or planned already."""
         key = (int(goal[0]), int(goal[1]))
-        if key not in self._fields and ("field", key) not in self.queue:
-            self.queue.submit(("field", key), self.field_job(key))
+        if key not in self._fields and ("field", key) not in self._queue:
+            self._queue.submit(("field", key), self.field_job(key))
 
     def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
         """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
@@ -253,14 +190,16 @@ class CrowdStructures:
             self._fields.move_to_end(key)
             return found
         made = self.field_job(key).call()
-        self._cache_field(key, made)
+        self.store_field(key, made)
         return made
 
-    def _cache_field(self, goal, made) -> None:
+    def store_field(self, goal, made) -> None:
+        """Cache the flow toward ``goal``; idle fields (goals ``in_use`` does not name) beyond
+        the memory budget go, oldest first."""
         key = (int(goal[0]), int(goal[1]))
         self._fields[key] = made
         self._fields.move_to_end(key)
-        live = self.groups.live_goals()
+        live = self.in_use()
         per_field = max(1, self.grid.width * self.grid.height * 12)
         spare = max(1, self.config.flow_cache_bytes // per_field)
         idle = [k for k in self._fields if k not in live]
@@ -326,109 +265,76 @@ class CrowdStructures:
         """The grids of agents wider than half a cell, one per radius class, derived from one
         clearance map (``clearance.py``; made on first use or by ``prepare``)."""
         if self._sized is None:
-            from ..clearance import SizedGrids
+            from ..flow.clearance import SizedGrids
 
             self._sized = SizedGrids(self.grid)
         return self._sized
 
-    def cells_changed(self, cells: np.ndarray) -> None:
-        """Cells were opened, blocked or re-costed (after ``Grid.set_passable`` / ``set_cost``):
-        agents standing in cells now blocked step to the nearest open cell, the tiles update
-        what was touched, the navmesh, waypoint graph and hierarchy are rebuilt off the tick
-        (``crowd/rebuild.py``; their agents plan on the grid meanwhile), and every walking agent
-        re-plans."""
-        cells = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+    def ready_for_radius(self, radius: float) -> None:
+        """Agents of ``radius`` (world units) were added: wider than half a cell, their class
+        grid (and tiles) are made now, not in the tick of their first order."""
+        if radius > WIDE * self.grid.cell_size:
+            self.sized_grids().warm(radius, self.config.sector_size if self.uses_tiles else None)
+
+    # ------------------------------------------------------------------ edits
+    @property
+    def out_of_date(self) -> bool:
+        """True when the grid changed since the structures last followed it."""
+        return self._version != self.grid.version
+
+    def edits_since_known(self) -> np.ndarray | None:
+        """Cells the grid recorded as edited since the structures last followed it (None: an
+        edit it could not record, a wholesale change)."""
+        return self.grid.passability_edits_since(self._version)
+
+    def cells_changed(self, cells: np.ndarray | None) -> None:
+        """Cells were opened, blocked or re-costed (None: an edit the grid could not record;
+        ``_reset``): the caller's own hierarchy is updated in
+        place, the crowd's own navmesh, waypoint graph and hierarchy are rebuilt off the tick
+        (``rebuild.py``), the tiles follow in the first planning step (a job under the budget,
+        before any group's new field: those are submitted later), and whole-map fields go."""
+        if cells is None:
+            self._reset()
+            return
         if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
-            self._hierarchy.update(cells)           # the caller's own hierarchy: updated in place
+            self._hierarchy.update(cells)
         self.rebuilds.edited()
         if self._sized is not None:
             self._sized.cells_changed(cells)
-        for search in self._dstar.values():          # D* Lite agents repair when they re-plan
-            search.cells_changed(cells)
-        self._free_and_replan()
         if self._tiles is not None:
-            # the tiles follow the edit in the first planning step after it (a job under the
-            # budget, before any group's new field: they are submitted later), not in the frame
-            # that made it; anything asking for the tiles first applies it (``sector_graph``)
+            # anything asking for the tiles before that job runs applies the edit first (``sector_graph``)
             self._tile_edits.append(cells)
-            self.queue.submit(("tiles", 0), CallJob(self.apply_tile_edits, UNITS["tiles_update"]))
+            self._queue.submit(("tiles", 0), CallJob(self.apply_tile_edits, UNITS["tiles_update"]))
         else:
             self._fields.clear()
-        self.groups.orders.clear()
-        self._fields_version = self.grid.version
+        self._version = self.grid.version
         self._goal_trees = None
 
-    def _grid_changed(self) -> None:
-        """The grid changed without ``cells_changed`` (its version stamp moved): the edits the
-        grid recorded are treated as if announced; an edit it could not record (a wholesale
-        change) drops every structure that depended on the grid and re-plans everyone."""
-        edited = self.grid.passability_edits_since(self._fields_version)
-        if edited is not None and len(edited):
-            self.cells_changed(edited)
-            return
+    def _reset(self) -> None:
+        """An edit the grid could not record: drop every structure that depended on the grid
+        (the caller's own navmesh and waypoint graph stay; a caller's hierarchy too)."""
         self._fields.clear()
         self._goal_trees = None
         self._tiles = None
         self._tile_edits.clear()
         self._sized = None
-        self._dstar.clear()
         if self._hierarchy is not None and "hierarchy" not in self.rebuilds.made:
             self._hierarchy = None
         self.rebuilds.edited()
-        self.groups.orders.clear()
-        self._free_and_replan()
-        self._fields_version = self.grid.version
+        self._version = self.grid.version
 
-    def _free_and_replan(self) -> None:
-        """After an edit: units in closed cells step out; every unit on its way re-plans."""
-        s = self.state
-        n = s.size
-        self.free_walled_in(np.flatnonzero(s.alive[:n]))
-        state = s.nav_state[:n, 0]
-        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
-        s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
+    def structure(self, kind: str):
+        """The ``"navmesh"``, ``"waypoints"``, ``"hierarchy"``, ``"tiles"`` (sector tiles) or
+        ``"goal_trees"`` held now (None: not made yet)."""
+        return {"navmesh": self._navmesh, "waypoints": self._waypoints, "hierarchy": self._hierarchy,
+                "tiles": self._tiles, "goal_trees": self._goal_trees}[kind]
 
-    def free_walled_in(self, ids: np.ndarray) -> np.ndarray:
-        """Agents among ``ids`` whose centre is in a blocked cell (a gate closed on them) step to
-        the nearest point of the nearest open cell (``nearest_open_cells``); returns those moved."""
-        grid, s = self.grid, self.state
-        ids = np.asarray(ids, dtype=np.int64)
-        if len(ids) == 0:
-            return ids
-        cs, origin = grid.cell_size, np.asarray(grid.origin)
-        c = np.floor((s.position[ids, :2] - origin) / cs).astype(np.int64)
-        c[:, 0] = np.clip(c[:, 0], 0, grid.width - 1)
-        c[:, 1] = np.clip(c[:, 1], 0, grid.height - 1)
-        walled = ~grid.passable[c[:, 1], c[:, 0]]
-        ids, c = ids[walled], c[walled]
-        if len(ids) == 0 or not grid.passable.any():
-            return ids[:0]
-        inset = 0.25 * cs                     # spread a packed gate's units over the cell, not one point
-        lo = origin + nearest_open_cells(grid.passable, c) * cs + inset
-        s.position[ids, :2] = np.clip(s.position[ids, :2], lo, lo + cs - 2 * inset)
-        s.velocity[ids] = 0.0
-        return ids
-
-    def occupants(self, cells: np.ndarray) -> np.ndarray:
-        """Ids of live agents whose body (centre ± radius) overlaps any of ``cells`` (``(N, 2)``):
-        a game may refuse to close a gate while this is not empty."""
-        grid, s = self.grid, self.state
-        n = s.size
-        cells = np.atleast_2d(np.asarray(cells, dtype=np.int64))
-        live = np.flatnonzero(s.alive[:n])
-        if len(cells) == 0 or len(live) == 0:
-            return live[:0]
-        cs, origin = grid.cell_size, np.asarray(grid.origin)
-        lo = origin + cells * cs                                    # (N, 2) cell corners
-        p = s.position[live, :2]
-        r = s.agent_params[live, 1]
-        # distance from each agent centre to each cell's square
-        d = np.maximum(np.maximum(lo[None, :, :] - p[:, None, :], p[:, None, :] - (lo[None, :, :] + cs)), 0.0)
-        inside = np.hypot(d[..., 0], d[..., 1]) < r[:, None]
-        return live[inside.any(axis=1)]
-
-    def finish_rebuilds(self, timeout: float | None = None) -> list[str]:
-        """Wait for the navmesh / waypoint graph / hierarchy rebuilds after map edits (or, with
-        ``rebuild_worker=False``, rebuild them now); returns the kinds swapped in. For loading
-        screens and tests; a game's ticks never wait."""
-        return self.rebuilds.finish(timeout)
+    def replace(self, kind: str, built) -> None:
+        """Put a rebuilt structure of ``kind`` in place of the stale one."""
+        if kind == "navmesh":
+            self._navmesh = built
+            self._goal_trees = None
+        elif kind == "waypoints":
+            self._waypoints = built
+        else:
+            self._hierarchy = built

@@ -1,0 +1,82 @@
+"""Checks of what callers hand the crowd: agent ids, positions and per-agent settings, each
+refused with a ``NavError`` that names the argument, its value and what was expected."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import NavError
+from ..grid import finite_point
+from .config import CrowdConfig
+from .state import CrowdState
+
+__all__ = ["agent_ids", "check_settings", "check_targets", "check_tick"]
+
+
+def agent_ids(agents: CrowdState, ids) -> np.ndarray:
+    """``ids`` as an ``int64`` array of live agents' ids; ``NavError`` naming the first that is not."""
+    try:
+        arr = np.atleast_1d(np.asarray(ids))
+    except (TypeError, ValueError):
+        raise NavError(f"agent ids must be integers, got {ids!r}") from None
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise NavError(f"agent ids must be integers, got {ids!r}")
+    arr = arr.astype(np.int64)
+    bad = (arr < 0) | (arr >= agents.size)
+    if bad.any() or not agents.alive[arr[~bad]].all():
+        raise NavError(f"no agent with id {int(arr[bad][0]) if bad.any() else int(arr[~agents.alive[arr]][0])}")
+    return arr
+
+
+def check_settings(positions, cell_size: float, config: CrowdConfig, **settings: float) -> np.ndarray:
+    """``positions`` as a finite ``(N, 2|3) float64`` array, each of ``settings`` (``radius``,
+    ``max_speed``, distances, ``flock_radius``) in its range; returns the positions."""
+    try:
+        pos = np.asarray(positions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got {positions!r}") from None
+    if pos.ndim != 2 or pos.shape[1] not in (2, 3) or not np.isfinite(pos).all():
+        raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got shape {pos.shape}")
+    limits = {"radius": (0.0, config.max_radius_cells * cell_size),
+              "max_speed": (1e-9, config.max_speed_cells * cell_size)}
+    for name, value in settings.items():
+        low, high = limits.get(name, (1e-9, math.inf))
+        try:
+            ok = math.isfinite(float(value)) and low <= float(value) <= high
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise NavError(f"{name} must be a finite number in [{low:g}, {high:g}], got {value!r}")
+    return pos
+
+
+def check_tick(dt, movement: str) -> float:
+    """``dt`` as seconds (finite, ≥ 0) and ``movement`` one of ``"rtsnav"`` / ``"game"``."""
+    try:
+        seconds = float(dt)
+    except (TypeError, ValueError):
+        raise NavError(f"dt must be a number of seconds > 0, got {dt!r}") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise NavError(f"dt must be a finite number of seconds >= 0, got {dt!r}")
+    if movement not in ("rtsnav", "game"):
+        raise NavError(f"movement must be 'rtsnav' or 'game', got {movement!r}")
+    return seconds
+
+
+def check_targets(target, count: int) -> np.ndarray:
+    """``(count, 3)`` world targets from one point or one per agent (``(count, 2|3)``: a
+    formation); a missing z is 0."""
+    out = np.zeros((count, 3))
+    if np.ndim(target) == 2:
+        per = np.asarray(target, dtype=np.float64)
+        if per.shape[0] != count or per.shape[1] not in (2, 3) or not np.isfinite(per).all():
+            raise NavError(f"per-agent targets must be finite ({count}, 2 or 3), got shape {per.shape}")
+        out[:, : per.shape[1]] = per
+    else:
+        t = finite_point(target, "target")
+        out[:, : len(t)] = t
+    return out

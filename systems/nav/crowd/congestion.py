@@ -1,0 +1,102 @@
+"""Congestion-aware group routes (``CrowdConfig.congestion``): the traffic map of the routes
+group orders follow, and the grid a new group order plans on — the level with its narrow
+passages made dearer by the units already routed through them, so a second army takes the free
+bridge when queueing on the busy one would take longer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from scipy.ndimage import binary_dilation
+
+from ..flow.field import FlowField
+from ..grid import Grid
+from .config import CrowdConfig
+from .level_cache import LevelCache
+from .planners import UNIT_RATES, CallJob
+
+__all__ = ["Traffic"]
+
+
+class Traffic:
+    """The planned group traffic per cell (units whose group route runs there) and the routes
+    it is made of. ``searching`` names the one group whose congestion-aware route search runs
+    (each sees the routes planned before it)."""
+
+    def __init__(self, grid: Grid, config: CrowdConfig, level: LevelCache) -> None:
+        self.grid = grid                         # the level (``planning_grid`` may add costs to it)
+        self._grid, self._config, self._level = grid, config, level
+        #: units routed through each cell (float64, the grid's shape)
+        self.map = np.zeros(grid.shape, dtype=np.float64)
+        self._routes: dict[tuple, tuple[np.ndarray, float]] = {}
+        self._since_refresh = 0.0                # seconds since the map was recounted
+        self.searching: tuple | None = None
+
+    @property
+    def routes(self) -> int:
+        """Group routes registered now."""
+        return len(self._routes)
+
+    def planning_grid(self) -> Grid:
+        """The grid group orders plan on: the level itself, or with ``congestion`` its terrain
+        costs raised along the routes other groups already follow."""
+        if not self._config.congestion or not self.map.any():
+            return self._grid
+        g = self._grid
+        width = 2.0 * np.maximum(self._level.clearance(), 0.5)
+        extra = self._config.congestion_weight * self.map / width
+        return Grid(g.passable, np.where(g.passable, g.cost + extra, np.inf), g.heights, cell_size=g.cell_size,
+                    origin=g.origin)
+
+    def add_route(self, key, cells: np.ndarray, units: float) -> None:
+        """Register a group's route (grid cells) carrying ``units`` in the traffic map."""
+        self.remove_route(key)
+        if not self._config.congestion or len(cells) == 0:
+            return
+        band = np.zeros(self._grid.shape, dtype=bool)
+        band[cells[:, 1], cells[:, 0]] = True
+        band = binary_dilation(band, iterations=2) & self._grid.passable
+        band &= self._level.clearance() <= self._config.congestion_narrow       # queues form at narrow passages
+        self.map[band] += units
+        self._routes[key] = (band, units)
+
+    def remove_route(self, key) -> None:
+        """A group order ended: its route no longer counts as traffic."""
+        old = self._routes.pop(key, None)
+        if old is not None:
+            self.map[old[0]] -= old[1]
+            np.maximum(self.map, 0.0, out=self.map)
+
+    def advance(self, dt: float, members: Mapping) -> None:
+        """Every ``congestion_refresh`` seconds recount each route by the members still on their
+        way (``members``: order key -> an object with ``members``, the group orders)."""
+        if not self._routes:
+            return
+        self._since_refresh += dt
+        if self._since_refresh < self._config.congestion_refresh:
+            return
+        self._since_refresh = 0.0
+        for key, (band, units) in list(self._routes.items()):
+            order = members.get(key)
+            live = float(order.members) if order is not None else 0.0
+            if live <= 0:
+                self.remove_route(key)
+            elif live != units:
+                self.map[band] += live - units
+                self._routes[key] = (band, live)
+        np.maximum(self.map, 0.0, out=self.map)
+
+    def field_job(self, key, goal: tuple[int, int], start: tuple[int, int], units: float) -> CallJob:
+        """A group's own flow field planned around the traffic registered when the job runs
+        (so groups ordered in the same tick see each other), its route registered at once."""
+        def build():
+            planning = self.planning_grid()
+            field = (FlowField.build(planning, [goal], integration=self._config.flow_integration,
+                                     rule=self._config.flow_rule)
+                     if planning is not self._grid else self._level.flow_field(goal))
+            if isinstance(field, FlowField):
+                self.add_route(key, field.descend(start), units)
+            return field
+
+        return CallJob(build, int(UNIT_RATES["field_per_cell"] * int(self._grid.passable.sum())))

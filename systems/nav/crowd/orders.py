@@ -1,0 +1,279 @@
+"""Orders and plan requests: a new order is checked (target on the map, reachable for group
+orders, sane agent settings) and turned into a plan job on the crowd's queue; finished jobs are
+handed to whoever asked; units that make no progress are recovered step by step (plan again,
+walk alone, walk to the nearest reachable cell) before their order fails."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from rtsnav.names import GROUP_PLANNERS, PLANNERS, Planner
+
+from ..grid import Grid
+from ..result import PathStatus
+from .config import CrowdConfig
+from .events import Outcomes
+from .groups import FLOW_CODES, GroupSteering
+from .level_cache import LevelCache
+from .placement import free_walled_in
+from .planners import PlanQueue, Route
+from .planning import Planning
+from .state import F_HAS_TARGET, F_TARGET_DIRTY, P_MAX_SPEED, P_RADIUS, CrowdState, Mode, NavState
+
+__all__ = ["Orders", "ORDERS_PER_TICK"]
+
+#: Single units' orders whose plans are queued in one tick (the rest wait a tick or more).
+ORDERS_PER_TICK = 150
+#: Planner codes that move agents as a group.
+_IS_GROUP = [name in GROUP_PLANNERS for name in PLANNERS]
+
+
+class Orders:
+    """Takes the crowd's orders and plan results (see the module docs)."""
+
+    def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig, queue: PlanQueue, outcomes: Outcomes,
+                 planning: Planning, groups: GroupSteering, level: LevelCache) -> None:
+        self._agents, self._grid, self._config, self._queue = agents, grid, config, queue
+        self._outcomes, self._planning, self._groups, self._level = outcomes, planning, groups, level
+
+    def refuse_bad_agents(self) -> None:
+        """NaN positions, absurd radii or speeds: those agents fail, the tick goes on."""
+        s = self._agents
+        n = s.size
+        cs = self._grid.cell_size
+        p = s.agent_params[:n]
+        limit_r, limit_v = self._config.max_radius_cells * cs, self._config.max_speed_cells * cs
+        bad = np.zeros(n, dtype=np.bool_)
+        if _all_sane(s.alive, s.nav_state[:, 0], s.position, s.agent_params, limit_r, limit_v, bad):
+            return
+        for i in np.flatnonzero(bad).tolist():
+            if not np.isfinite(s.position[i]).all():
+                reason = f"the agent's position {tuple(float(v) for v in s.position[i])} is not finite"
+            elif not 0 <= p[i, P_RADIUS] <= limit_r:
+                reason = f"radius {p[i, P_RADIUS]:g} is out of range (0 .. {limit_r:g} world units)"
+            elif not 0 < p[i, P_MAX_SPEED] <= limit_v:
+                reason = f"max_speed {p[i, P_MAX_SPEED]:g} is out of range (> 0, <= {limit_v:g} world units / s)"
+            else:
+                reason = f"agent settings {p[i].tolist()} are not finite"
+            s.agent_flags[i, F_TARGET_DIRTY] = False
+            self._outcomes.fail(i, reason)
+
+    def take(self) -> None:
+        """Start the orders given since the last tick (at most ``ORDERS_PER_TICK`` single units'
+        plans queued a tick; the rest stand PLANNING for the next ticks)."""
+        s = self._agents
+        n = s.size
+        dirty = np.flatnonzero(s.agent_flags[:n, F_TARGET_DIRTY] & s.alive[:n])
+        if len(dirty) == 0:
+            return
+        # queueing a single unit's plan costs ~12 µs of Python: beyond ORDERS_PER_TICK of them
+        # the rest wait (planning, standing) for the next ticks — 500 at once cost an 8 ms tick
+        single = ~np.isin(s.agent_method[dirty, 0], FLOW_CODES)
+        later = dirty[single][ORDERS_PER_TICK:]
+        if len(later):
+            for i in later.tolist():                    # a plan for an older order must not land
+                self._queue.cancel(("agent", i))
+            s.nav_state[later, 0] = NavState.PLANNING
+            s.velocity[later] = 0.0
+            s.path_len[later] = 0
+            s.mode[later] = Mode.NONE
+            dirty = np.setdiff1d(dirty, later, assume_unique=True)
+        s.agent_flags[dirty, F_TARGET_DIRTY] = False
+        s.best_distance[dirty] = np.inf
+        s.best_togo[dirty] = np.inf
+        s.togo[dirty] = np.nan
+        s.recoveries[dirty] = 0
+        s.slot[dirty] = -1
+        s.home_x[dirty] = np.nan
+        s.home_y[dirty] = np.nan
+        s.still_for[dirty] = 0.0
+        s.anchor_x[dirty] = s.position[dirty, 0]
+        s.anchor_y[dirty] = s.position[dirty, 1]
+        for i in dirty.tolist():
+            s.failure.pop(i, None)
+        self.order(dirty)
+
+    def order(self, ids: np.ndarray) -> None:
+        """Start planning for ``ids`` from where they stand (new orders and re-plans): checked
+        and reset as arrays; Python runs per agent only to queue its planner's job."""
+        s = self._agents
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(ids) == 0:
+            return
+        for i in ids.tolist():
+            self._queue.cancel(("agent", i))
+            s.links.pop(i, None)
+        s.path_len[ids] = 0
+        s.path_idx[ids] = 0
+        s.velocity[ids] = 0.0
+        s.mode[ids] = Mode.NONE
+        has_target = s.agent_flags[ids, F_HAS_TARGET]
+        s.nav_state[ids[~has_target], 0] = NavState.IDLE
+        ids = ids[has_target]
+        problems = self._problems(ids)
+        for k, reason in problems.items():
+            self._outcomes.fail(ids[k], reason)
+        if problems:
+            ids = np.delete(ids, list(problems))
+        s.nav_state[ids, 0] = NavState.PLANNING
+        methods = s.agent_method[ids, 0]
+        # start and goal cells for all at once (checked on the map above)
+        starts = self._grid.world_to_cells(s.position[ids, :2]).tolist()
+        goals = self._grid.world_to_cells(s.target[ids, :2]).tolist()
+        for k, (i, code) in enumerate(zip(ids.tolist(), methods.tolist())):
+            if not _IS_GROUP[code]:                         # GroupSteering starts or joins group orders
+                self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k])))
+
+    def _problems(self, ids: np.ndarray) -> dict[int, str]:
+        """Why an order of ``ids`` cannot be planned, by position in ``ids`` (none: empty)."""
+        s, grid = self._agents, self._grid
+        problems: dict[int, str] = {}
+        if len(ids) == 0:
+            return problems
+        target = s.target[ids]
+        finite = np.isfinite(target).all(axis=1)
+        h, w = grid.shape
+
+        def cells(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            # floored in floats first: a far-off point must not wrap around an integer type
+            c = np.floor((np.nan_to_num(points[:, :2], nan=-1.0) - np.asarray(grid.origin)) / grid.cell_size)
+            inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+            return np.where(inside[:, None], c, -1).astype(np.int64), inside
+
+        goal, goal_in = cells(np.where(finite[:, None], target, -1.0))
+        start, start_in = cells(s.position[ids])
+        group = np.isin(s.agent_method[ids, 0], FLOW_CODES)
+        checked = group & finite & goal_in & start_in
+        open_goal = np.ones(len(ids), dtype=bool)
+        joined = np.ones(len(ids), dtype=bool)
+        if checked.any():
+            labels = grid.components()
+            gx, gy = np.clip(goal[:, 0], 0, w - 1), np.clip(goal[:, 1], 0, h - 1)
+            sx, sy = np.clip(start[:, 0], 0, w - 1), np.clip(start[:, 1], 0, h - 1)
+            open_goal = ~checked | grid.passable[gy, gx]
+            joined = ~checked | ((labels[sy, sx] >= 0) & (labels[sy, sx] == labels[gy, gx]))
+        for k in np.flatnonzero(~(finite & goal_in & start_in & open_goal & joined)).tolist():
+            t, g, st = target[k], tuple(int(v) for v in goal[k]), tuple(int(v) for v in start[k])
+            if not finite[k]:
+                problems[k] = f"target_position {tuple(float(v) for v in t)} is not a finite point"
+            elif not goal_in[k]:
+                problems[k] = f"target_position ({t[0]:g}, {t[1]:g}) is outside the map"
+            elif not start_in[k]:
+                problems[k] = "the agent stands outside the map"
+            elif not open_goal[k]:
+                problems[k] = f"goal {g} is a blocked cell"
+            else:
+                problems[k] = f"goal {g} is not reachable from start {st}"
+        return problems
+
+    def finished(self, key, job) -> None:
+        """A queued job finished: its result goes to whoever asked (an agent, a group, the cache)."""
+        kind, who = key
+        if kind == "group":
+            value = getattr(job, "value", None)
+            if value is not None and not isinstance(value, Exception) and getattr(value, "grid", self._grid) is self._grid:
+                self._level.store_field(who[1:3], value)
+            self._groups.plan_done(who, job)
+            return
+        if kind == "field":
+            if not isinstance(job.value, Exception):
+                self._level.store_field(who, job.value)
+            return
+        if kind == "tiles":                      # an edit's tile update, done under the budget
+            return
+        if kind == "detour":
+            self._groups.detours.plan_done(int(who), job)
+            return
+        i = int(who)
+        s = self._agents
+        if not s.alive[i] or s.nav_state[i, 0] != NavState.PLANNING:
+            return
+        route: Route = job.route
+        if not route.walkable:
+            self._outcomes.fail(i, route.reason or "no path")
+            return
+        points = np.array(route.points, dtype=np.float64)
+        if self._grid.heights is None:
+            points[:, 2] = s.position[i, 2]
+            if math.isfinite(s.target[i, 2]) and route.status is PathStatus.FOUND:
+                points[-1, 2] = s.target[i, 2]
+        s.set_path(i, points, 1 if len(points) > 1 else 0)
+        if route.links:
+            s.links[i] = dict(route.links)
+        s.nav_state[i, 0] = NavState.FOLLOWING
+        s.mode[i] = Mode.PATH
+        self._outcomes.path_changed(i)
+        if route.status is PathStatus.PARTIAL:              # walks to the closest point, and says why
+            s.failure[i] = route.reason
+            self._outcomes.partial(i, route.reason)
+
+    def replan(self, ids: np.ndarray) -> None:
+        """Plan again from where the agents stand (drift, recovery), keeping the watch's count."""
+        group = np.isin(self._agents.agent_method[ids, 0], FLOW_CODES)
+        self.order(ids[~group])
+        if group.any():
+            self._walk_alone(ids[group])
+
+    def _walk_alone(self, ids: np.ndarray, goal_cells: np.ndarray | None = None) -> None:
+        """Agents leave their group's steering and plan their own A* path (mode PATH)."""
+        s, grid = self._agents, self._grid
+        for k, i in enumerate(ids.tolist()):
+            target = s.target[i].copy()
+            goal = tuple(int(v) for v in goal_cells[k]) if goal_cells is not None else grid.world_to_cell(*target[:2])
+            if goal_cells is not None:
+                target[:2] = grid.cell_to_world(*goal)[:2]
+            start = grid.world_to_cell(*s.position[i, :2])
+            s.clear_path(i)
+            s.nav_state[i, 0] = NavState.PLANNING
+            s.mode[i] = Mode.PATH                         # groups leave it alone from now on
+            s.velocity[i] = 0.0
+            self._queue.submit(("agent", i), self._planning.astar(start, goal, target, weighted=True))
+
+    def recover(self, stuck: np.ndarray) -> None:
+        """One recovery step further for each stuck agent (see ``progress``)."""
+        s = self._agents
+        s.recoveries[stuck] += 1
+        tries = s.recoveries[stuck]
+        give_up = stuck[tries > self._config.max_recoveries]
+        for i in give_up.tolist():
+            self._outcomes.fail(i, f"no progress for {self._config.stuck_after:g} s after {self._config.max_recoveries} recoveries")
+        live = stuck[tries <= self._config.max_recoveries]
+        free_walled_in(self._agents, self._grid, live)
+        group = np.isin(s.agent_method[live, 0], FLOW_CODES) | (s.mode[live] == Mode.PATH)
+        first = live[(s.recoveries[live] == 1) & ~group]
+        self.order(first)
+        alone = live[((s.recoveries[live] == 2) | ((s.recoveries[live] == 1) & group))]
+        self._walk_alone(alone)
+        nearest = live[s.recoveries[live] >= 3]
+        if len(nearest):
+            self._walk_alone(nearest, np.array([self._nearest_reachable(i) for i in nearest.tolist()]))
+
+    def _nearest_reachable(self, i: int) -> tuple[int, int]:
+        """The open cell reachable from the agent nearest its target."""
+        s, grid = self._agents, self._grid
+        here = grid.world_to_cell(*s.position[i, :2])
+        near = grid.nearest_reachable(grid.world_to_cell(*s.target[i, :2]), np.array([here]))
+        return here if near is None else near
+
+
+@njit(cache=True)
+def _all_sane(alive, nav_state, position, params, limit_radius, limit_speed, bad):
+    """Mark agents with a non-finite position or setting, or an absurd radius or speed; False
+    when there is none (the common case: one pass, no allocation)."""
+    found = False
+    for a in range(bad.shape[0]):
+        if not alive[a] or nav_state[a] == 4:
+            continue
+        ok = True
+        for k in range(3):
+            ok = ok and math.isfinite(position[a, k])
+        for k in range(params.shape[1]):
+            ok = ok and math.isfinite(params[a, k])
+        ok = ok and 0.0 <= params[a, 1] <= limit_radius and 0.0 < params[a, 0] <= limit_speed
+        if not ok:
+            bad[a] = True
+            found = True
+    return not found

@@ -1,0 +1,160 @@
+"""How one agent's plan is made: a planner table from each ``Planner`` to its job factory (the
+job the crowd's queue runs under its budget). Grid methods run as sliced searches; the
+hierarchy, navmesh and waypoint queries on the level's structures; D* Lite searches are kept per
+agent (``dstar-lite``); agents wider than half a cell plan on their radius class's grid; a
+structure that a map edit made stale is stood in for by A* on the grid until its rebuild lands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from rtsnav.names import GRID_PLANNERS, PLANNERS, Planner
+
+from ..flow.clearance import WIDE
+from ..grid import Grid
+from ..result import PathStatus
+from ..search.region import GoalRegion
+from ..search.sliced import WorkspacePool
+from .config import CrowdConfig
+from .level_cache import LevelCache
+from .planners import UNITS, CallJob, GridJob, HierarchyJob, Job, MeshJob, Route, route_from_cells
+from .state import P_RADIUS, CrowdState, NavState
+
+__all__ = ["Planning"]
+
+#: Planners whose structure a map edit can make stale (then they plan by A* until it is rebuilt).
+_STRUCTURE = {Planner.NAVMESH: "navmesh", Planner.WAYPOINTS: "waypoints", Planner.HIERARCHY: "hierarchy"}
+
+
+class Planning:
+    """Makes plan jobs for single agents (``job``) and A* searches for the other parts
+    (``astar``); keeps the searches' workspaces and the D* Lite searches of ``dstar-lite``
+    agents."""
+
+    def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig, level: LevelCache) -> None:
+        self._agents, self._grid, self._config, self._level = agents, grid, config, level
+        self.pool = WorkspacePool(grid, config.max_searches)
+        self._dstar: dict = {}                   # agent id -> its DStarLite search
+        grid_job = self._grid_job
+        #: the planner table: each single-agent planner and its job factory
+        self._table: dict[Planner, Callable[..., Job | None]] = {
+            **{Planner(PLANNERS.index(name)): grid_job for name in GRID_PLANNERS},
+            Planner.HIERARCHY: self._hierarchy_job, Planner.NAVMESH: self._mesh_job,
+            Planner.WAYPOINTS: self._waypoint_job, Planner.DSTAR_LITE: self._dstar_job}
+
+    def job(self, i: int, planner: Planner, start: tuple[int, int] | None = None,
+            goal: tuple[int, int] | None = None) -> Job:
+        """The plan job of agent ``i`` with ``planner`` from cell ``start`` to cell ``goal``
+        (default: where it stands, its target)."""
+        s, grid = self._agents, self._grid
+        target = s.target[i].copy()
+        if planner in _STRUCTURE and _STRUCTURE[planner] in self._level.rebuilds.stale:
+            planner = Planner.ASTAR       # its structure predates a map edit: exact on the grid until rebuilt
+        radius = float(s.agent_params[i, P_RADIUS])
+        if radius > WIDE * grid.cell_size:
+            return self._sized_job(i, planner, radius, target, start, goal)
+        if planner in (Planner.HIERARCHY, Planner.DSTAR_LITE) or planner.label in GRID_PLANNERS:
+            start = start if start is not None else grid.world_to_cell(*s.position[i, :2])
+            goal = goal if goal is not None else grid.world_to_cell(*target[:2])
+        job = self._table[planner](i, planner, start, goal, target)
+        if job is None:                   # over the cap of D* Lite agents: A*
+            job = self._grid_job(i, Planner.ASTAR, start, goal, target)
+        return job
+
+    def astar(self, start, goal, target, *, grid: Grid | None = None, goal_region: GoalRegion | None = None,
+              weighted: bool = False) -> GridJob:
+        """An A* job (for groups' leaders, detours, units walking alone); ``grid``: another
+        grid than the level's (a congestion-aware one)."""
+        if weighted:
+            return GridJob(grid or self._grid, start, goal, "astar", target, self._config.smoothing, self.pool,
+                           self._config.weight, goal_region=goal_region)
+        return GridJob(grid or self._grid, start, goal, "astar", target, self._config.smoothing, self.pool,
+                       goal_region=goal_region)
+
+    @property
+    def dstar_searches(self) -> dict:
+        """Agent id -> its live D* Lite search (a copy of the table)."""
+        return dict(self._dstar)
+
+    def cells_changed(self, cells: np.ndarray) -> None:
+        """A map edit: D* Lite searches repair when their agents re-plan."""
+        for search in self._dstar.values():
+            search.cells_changed(cells)
+
+    def forget_searches(self) -> None:
+        """An edit the grid could not record: the D* Lite searches start afresh."""
+        self._dstar.clear()
+
+    def _grid_job(self, i, planner: Planner, start, goal, target) -> Job:
+        cfg = self._config
+        return GridJob(self._grid, start, goal, planner.label, target, cfg.smoothing, self.pool, cfg.weight)
+
+    def _hierarchy_job(self, i, planner: Planner, start, goal, target) -> Job:
+        return HierarchyJob(self._level.hierarchy(), start, goal, target)
+
+    def _mesh_job(self, i, planner: Planner, start, goal, target) -> Job:
+        mesh = self._level.navmesh()
+        return MeshJob(mesh, self._agents.position[i].copy(), target, _mesh_route, self._level.goal_tree(mesh, target))
+
+    def _waypoint_job(self, i, planner: Planner, start, goal, target) -> Job:
+        graph, here, grid = self._level.waypoints(), self._agents.position[i].copy(), self._grid
+        return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
+                       lambda r: route_from_cells(grid, r, None, target))      # its cells are already smoothed
+
+    def _dstar_job(self, i: int, planner: Planner, start, goal, target) -> CallJob | None:
+        """A ``dstar-lite`` agent's plan: its D* Lite search (made on its first order, kept while
+        it walks to that goal) plans from its cell — after map edits a repair, not a new search.
+        None when ``dstar_agents`` searches are live already."""
+        from ..search.dstar_lite import DStarLite
+
+        s, grid, states = self._agents, self._grid, self._dstar
+        search = states.get(i)
+        if search is not None and search.goal_cell != tuple(goal):
+            del states[i]                                 # a new goal: a new search
+            search = None
+        if search is None:
+            for j in [j for j in states if not s.alive[j] or s.agent_method[j, 0] != Planner.DSTAR_LITE
+                      or s.nav_state[j, 0] not in (NavState.PLANNING, NavState.FOLLOWING)]:
+                del states[j]                             # arrived, failed, removed or re-ordered
+            if len(states) >= self._config.dstar_agents:
+                return None
+            search = states[i] = DStarLite(grid, start, goal)
+            units = UNITS["dstar_first"]
+        else:
+            search.move_to(start)
+            units = UNITS["dstar_repair"]
+        smoothing = self._config.smoothing
+        return CallJob(search.plan, units, lambda r: route_from_cells(grid, r, smoothing, target))
+
+    def _sized_job(self, i: int, planner: Planner, radius: float, target, start, goal) -> Job:
+        """An agent wider than half a cell plans on its radius class's grid (``clearance.py``):
+        grid methods as asked, the structure planners by A* there (one bake per size is what the
+        class grids avoid). Standing where it does not fit (against a wall), it plans from the
+        nearest cell where it does; a goal it cannot fit to fails with the reason."""
+        sized = self._level.sized_grids()
+        grid = sized.grid_for(radius)
+        start = start if start is not None else grid.world_to_cell(*self._agents.position[i, :2])
+        goal = goal if goal is not None else grid.world_to_cell(*target[:2])
+        start = sized.nearest_fit(grid, start)
+        what = f"an agent of radius {radius:g}"
+        if start is None:
+            return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=f"{what} fits nowhere on this map"), 1, _same)
+        if not grid.passable[goal[1], goal[0]] or not grid.connected(start, goal):
+            reason = f"goal {goal} is not reachable for {what} (a passage on the way is too narrow)"
+            return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=reason), 1, _same)
+        method = planner.label if planner.label in GRID_PLANNERS else "astar"
+        return GridJob(grid, start, goal, method, target, self._config.smoothing, self.pool, self._config.weight)
+
+
+def _same(route: Route) -> Route:
+    return route
+
+
+def _mesh_route(result) -> Route:
+    """A navmesh ``MeshPath`` as a ``Route``."""
+    if len(result.points) == 0:
+        return Route(result.status, reason=result.reason)
+    links = dict(zip(result.links, result.link_kinds)) if result.links else {}
+    return Route(result.status, np.array(result.points, dtype=np.float64), None, float(result.cost), result.reason, links)
