@@ -10,7 +10,9 @@ PY     := $(VENV)/bin/python
 $(VENV)/.installed-%: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[$*]'
+	@# setuptools' editable install warns in a box about folders named like the package (rtsnav/
+	@# is ours, on purpose); its build runs in a subprocess that inherits this variable
+	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[$*]'
 	@touch $@
 
 # With a display: play in a window. Without: benchmark table, ECS run, offscreen 3D run + screenshot.

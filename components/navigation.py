@@ -13,22 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rtsnav.names import (
-    F_AVOIDANCE,
-    F_HAS_TARGET,
-    F_PAUSED,
-    F_TARGET_DIRTY,
-    GRID_PLANNERS,
-    P_MAX_SPEED,
-    P_PATH_DIST,
-    P_PATH_MAX,
-    P_RADIUS,
-    P_TARGET_DIST,
-    PLANNERS,
-    NavState,
-    canonical_planner,
-    unknown_name,
-)
+from rtsnav import names as columns
+from rtsnav.names import GRID_PLANNERS, PLANNERS, NavState, canonical_planner, unknown_name
 
 from .rows import Column, RowComponent, bool_field
 
@@ -102,7 +88,7 @@ class NavigationAgent(RowComponent):
     @property
     def target_position(self) -> tuple[float, float, float] | None:
         """World ``(x, y, z)`` the agent navigates to, or None."""
-        if not self._store.agent_flags[self._row, F_HAS_TARGET]:
+        if not self._store.agent_flags[self._row, columns.F_HAS_TARGET]:
             return None
         return tuple(float(v) for v in self._store.target[self._row])  # type: ignore[return-value]
 
@@ -110,9 +96,9 @@ class NavigationAgent(RowComponent):
     def target_position(self, value: Sequence[float] | None) -> None:
         flags = self._store.agent_flags[self._row]
         if value is None:
-            if flags[F_HAS_TARGET]:
-                flags[F_HAS_TARGET] = False
-                flags[F_TARGET_DIRTY] = True
+            if flags[columns.F_HAS_TARGET]:
+                flags[columns.F_HAS_TARGET] = False
+                flags[columns.F_TARGET_DIRTY] = True
             return
         try:
             vals = [float(v) for v in value]
@@ -123,22 +109,22 @@ class NavigationAgent(RowComponent):
         if len(vals) != 3:
             vals = [math.nan] * 3
         current = self._store.target[self._row]
-        if flags[F_HAS_TARGET] and all(a == b for a, b in zip(current, vals)):
+        if flags[columns.F_HAS_TARGET] and all(a == b for a, b in zip(current, vals)):
             return                                          # unchanged: no re-plan
         current[:] = vals
-        flags[F_HAS_TARGET] = True
-        flags[F_TARGET_DIRTY] = True
+        flags[columns.F_HAS_TARGET] = True
+        flags[columns.F_TARGET_DIRTY] = True
 
-    max_speed = _param(P_MAX_SPEED, "max_speed", "world units / s, > 0", 0.0, True)
-    radius = _param(P_RADIUS, "radius", "world units, >= 0", 0.0, False)
-    path_desired_distance = _param(P_PATH_DIST, "path_desired_distance",
+    max_speed = _param(columns.P_MAX_SPEED, "max_speed", "world units / s, > 0", 0.0, True)
+    radius = _param(columns.P_RADIUS, "radius", "world units, >= 0", 0.0, False)
+    path_desired_distance = _param(columns.P_PATH_DIST, "path_desired_distance",
                                    "world units, > 0: a waypoint is reached within this", 0.0, True)
-    target_desired_distance = _param(P_TARGET_DIST, "target_desired_distance",
+    target_desired_distance = _param(columns.P_TARGET_DIST, "target_desired_distance",
                                      "world units, > 0: the target is reached within this", 0.0, True)
-    path_max_distance = _param(P_PATH_MAX, "path_max_distance",
+    path_max_distance = _param(columns.P_PATH_MAX, "path_max_distance",
                                "world units, > 0: farther than this from the path, the agent re-plans", 0.0, True)
-    avoidance_enabled = bool_field("agent_flags", F_AVOIDANCE, "steer around other agents")
-    paused = bool_field("agent_flags", F_PAUSED,
+    avoidance_enabled = bool_field("agent_flags", columns.F_AVOIDANCE, "steer around other agents")
+    paused = bool_field("agent_flags", columns.F_PAUSED,
                         "stand still, keeping target and path, until unpaused (never reported stuck)")
 
     @property
@@ -155,8 +141,8 @@ class NavigationAgent(RowComponent):
         if int(self._store.agent_method[self._row, 0]) != code:
             self._store.agent_method[self._row, 0] = code
             flags = self._store.agent_flags[self._row]
-            if flags[F_HAS_TARGET]:
-                flags[F_TARGET_DIRTY] = True
+            if flags[columns.F_HAS_TARGET]:
+                flags[columns.F_TARGET_DIRTY] = True
 
     # --------------------------------------------------------------- read-only
     @property

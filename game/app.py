@@ -2,9 +2,10 @@
 
 The game is a view: one task advances ``esper.process`` at a fixed step (and the army's unit
 AI), then syncs the scene from the crowd's arrays. ``RtsApp`` holds the world, the scene, the
-selection and the orders; its camera (``camera.py``), HUD (``hud.py``), input (``input.py``) and
-overlays (``overlays.py``) are mixins of one job each. Game state lives in components and the
-army's arrays, never in Panda3D nodes.
+selection and the orders, and composes parts that own their state: the camera (``camera.py``),
+the HUD (``hud.py``), the input (``input.py``, calling the app's public commands) and the
+overlays (``overlays.py``). Game state lives in components and the army's arrays, never in
+Panda3D nodes.
 """
 
 from __future__ import annotations
@@ -15,19 +16,19 @@ from pathlib import Path
 
 import esper
 import numpy as np
-from panda3d.core import AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, TextNode, loadPrcFileData
+from panda3d.core import AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, loadPrcFileData
 
-from rtsnav.components import Flock, NavigationAgent, Position, Selected, Team, Velocity
+from rtsnav.components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
 from rtsnav.levels.level_file import Level, load_level
 from rtsnav.systems import Navigation, install
 
 from .army import Army, UnitMode
-from .camera import CameraMixin
-from .hud import HELP, OVERLAYS, SIM_DT, HudMixin
-from .input import InputMixin
+from .camera import Camera
+from .hud import HELP, OVERLAYS, SIM_DT, Hud, color_name
+from .input import Input
 from .minimap import Minimap
 from .orders import ground_point
-from .overlays import OverlayMixin
+from .overlays import Overlays
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, project_to_screen, units_in_box
 
@@ -43,7 +44,7 @@ def configure_panda(headless: bool, size: tuple[int, int]) -> None:
     loadPrcFileData("rtsnav", "\n".join(prc))
 
 
-class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
+class RtsApp:
     """The demo application (wraps a ``ShowBase``).
 
     Args:
@@ -77,23 +78,16 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
         self.index_of = {e: i for i, e in enumerate(self.entities)}
         self.armed: UnitMode | None = None                 # A / P pressed: the next right-click's mode
         self.formation = False                             # F: group moves keep their layout
-        self.following = False                             # V: the camera follows the selection
         self.screenshot_path: Path = Path("rtsnav-shot.png")
         self.paused = False
         #: a closing gate waits while units stand in it (else it closes and they step out)
         self.gates_wait_for_units = False
-        self.overlay_legend: list = []
         self._overlay_tick = -1
-        self.message, self.message_until = "", 0
-        self.show_timings = False
-        self.overlay = 0
         self.tick = 0
-        self.intent: dict = {}
-        self.drag_start: tuple[float, float] | None = None
         self.last_goal: tuple[int, int] | None = None
         self.frame_ms = {"simulation": 0.0, "sync": 0.0, "render": 0.0}
         self._build_scene()
-        self._bind_input()
+        self.input = Input(self.base, self)
         self._accum = 0.0
         self.task_mgr.add(self._frame_task, "rtsnav-frame")
 
@@ -162,27 +156,14 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
         amb.setColor((0.45, 0.45, 0.5, 1))
         self.terrain.setLight(sun_np)
         self.terrain.setLight(base.render.attachNewNode(amb))
-        base.disableMouse()
         g = self.level.grid
-        self.cam_target = np.array([g.width * g.cell_size / 2, g.height * g.cell_size / 2, 0.0])
-        self.cam_heading = 0.0
-        self.cam_distance = max(g.width, g.height) * g.cell_size * 0.95
-        self._place_camera()
-        self.frame_units(self.entities)
-        self.overlay_np = self.scene.attachNewNode("overlay")
+        self.camera = Camera(base, self.scene, np.array([g.width * g.cell_size / 2, g.height * g.cell_size / 2, 0.0]),
+                             max(g.width, g.height) * g.cell_size * 0.95)
+        self.camera.frame(self.positions())
+        self.overlays = Overlays(self.scene, self.navigation, self.level)
         self.marker_np = self.scene.attachNewNode("order-marker")
         self.marker_until = 0
-        self.box_np = base.render2d.attachNewNode("selection-box")
-        self.hud = TextNode("hud")
-        self.hud.setTextColor(1, 1, 1, 1)
-        self.hud.setShadow(0.05, 0.05)
-        self.hud.setCardColor(0.0, 0.0, 0.0, 0.55)          # a backing panel: readable over any ground
-        self.hud.setCardAsMargin(0.4, 0.4, 0.3, 0.3)
-        self.hud.setCardDecal(True)
-        hud_np = base.aspect2d.attachNewNode(self.hud)
-        hud_np.setScale(0.045)
-        hud_np.setPos(-base.getAspectRatio() + 0.03, 0, 0.92)
-        self.help_visible = False
+        self.hud = Hud(base)
         self.minimap = Minimap(base, self.level, TEAM_COLORS)
         self._minimap_tick = -1
         self.sync_scene()
@@ -213,23 +194,126 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
         if self._selected_mask.any() or self._rings_shown:  # nothing selected: the rings stay collapsed
             self.rings.update(pos, self._selected_mask)
             self._rings_shown = bool(self._selected_mask.any())
-        if self.overlay and self.tick % (15 if self.overlay in (1, 5) else 60) == 0 and self.tick != self._overlay_tick:
+        overlay = self.overlays.number
+        if overlay and self.tick % (15 if overlay in (1, 5) else 60) == 0 and self.tick != self._overlay_tick:
             self._overlay_tick = self.tick                      # overlays follow the units and the plans
             self._draw_overlay()
-        if self.following:
+        if self.camera.following:
             chosen = self.selected_units()
             if len(chosen):
-                self.cam_target[:2] = pos[chosen, :2].mean(axis=0)
-                self._place_camera()
+                self.camera.target[:2] = pos[chosen, :2].mean(axis=0)
+                self.camera.place()
         if self._minimap_tick < 0 or self.tick - self._minimap_tick >= 10:      # dots redrawn 3 times a second
             self._minimap_tick = self.tick
-            self.minimap.update(pos, self.army.team, self.view_on_ground())
+            self.minimap.update(pos, self.army.team, self.camera.view_on_ground())
         if self.marker_until and self.tick >= self.marker_until:
             self.marker_np.getChildren().detach()
             self.marker_until = 0
         self._update_hud()
 
+    def _update_hud(self) -> None:
+        states = self.navigation.crowd.states[self.army.ids]
+        overlay = self.overlays.number
+        lines = [f"{self.level.name}   {self.tick * SIM_DT:5.1f} s" + ("   PAUSED" if self.paused else ""),
+                 f"units {len(self.entities)}   selected {int(self._selected_mask.sum())}"
+                 f"   moving {int((states == NavState.FOLLOWING).sum())}"
+                 f"   arrived {int((states == NavState.FINISHED).sum())}",
+                 f"group planner: {self.army.planner} (Tab)   formation {'on' if self.formation else 'off'} (F)"
+                 + (f"   next right-click: {self.armed.name.lower().replace('_', '-')}" if self.armed else "")
+                 + ("   camera follows" if self.camera.following else ""),
+                 f"overlay: {OVERLAYS.get(overlay, 'off')} (F5-F9)"
+                 + ("   " + "  ".join(f"{name}: {color_name(rgba)}" for name, rgba in self.overlays.legend)
+                    if overlay else "")]
+        if self.level.gates:
+            lines.append("gates: " + ", ".join(f"{n} {'open' if g.open else 'CLOSED'}"
+                                               for n, g in self.level.gates.items()))
+        self.hud.update(lines, self.tick, self.frame_ms)
+
+    @property
+    def message(self) -> str:
+        """The HUD's message while it is shown ('' otherwise)."""
+        return self.hud.message if self.tick < self.hud.message_until else ""
+
+    def say(self, message: str, seconds: float = 4.0) -> None:
+        """Show ``message`` on the HUD for ``seconds`` of game time."""
+        self.hud.say(message, self.tick + int(seconds / SIM_DT))
+
     # ---------------------------------------------------------------- overlays
+    def set_overlay(self, number: int) -> None:
+        """Show overlay ``number`` (1 paths, 2 corridor / flow field, 3 hierarchy, 4 navmesh,
+        5 density; see ``Overlays.draw``); the same number again hides it."""
+        self.overlays.number = 0 if self.overlays.number == number else number
+        self._draw_overlay()
+
+    def overlay_draw(self, number: int):
+        """The arrays overlay ``number`` draws for the selection and its last order."""
+        return self.overlays.draw(number, self.army.ids[self.selected_units()], self.army.ids, self.last_goal)
+
+    def _draw_overlay(self) -> None:
+        problem = self.overlays.redraw(self.army.ids[self.selected_units()], self.army.ids, self.last_goal)
+        if problem:
+            self.say(problem)
+
+    # ---------------------------------------------------------------- camera
+    def frame_units(self, entities: list[int]) -> None:
+        """Point the camera at ``entities`` and zoom until every one is on screen."""
+        if entities:
+            self.camera.frame(self.navigation.positions(entities))
+
+    def zoom(self, factor: float) -> None:
+        """Wheel: zoom in (``factor`` < 1) or out."""
+        self.camera.zoom(factor)
+
+    def on_minimap(self, pixel: tuple[float, float]) -> bool:
+        """True when window ``pixel`` is on the minimap."""
+        return self.minimap.contains(pixel)
+
+    def look_at_minimap(self, pixel: tuple[float, float]) -> bool:
+        """Left-click on the minimap: the camera looks at that point of the map."""
+        p = self.minimap.world_point(pixel)
+        if p is None:
+            return False
+        self.camera.look_at(p)
+        return True
+
+    def jump_to_selection(self) -> None:
+        """C: centre the camera on the selection (zoomed to fit it)."""
+        self.frame_units([self.entities[i] for i in self.selected_units().tolist()])
+
+    def toggle_follow(self) -> bool:
+        """V: the camera follows the selection's centre."""
+        self.camera.following = not self.camera.following
+        return self.camera.following
+
+    # ------------------------------------------------------------- small keys
+    def toggle_pause(self) -> bool:
+        """Space: pause or resume the simulation."""
+        self.paused = not self.paused
+        return self.paused
+
+    def toggle_help(self) -> None:
+        """F1: the key help."""
+        self.hud.toggle_help()
+
+    def toggle_timings(self) -> None:
+        """F3: frame and processor timings."""
+        self.hud.toggle_timings()
+
+    def save_screenshot(self) -> None:
+        """F12: save the frame to ``screenshot_path`` (``--screenshot``; default rtsnav-shot.png)."""
+        self.screenshot(self.screenshot_path)
+        self.say(f"screenshot saved: {self.screenshot_path}", 2.0)
+
+    def right_click(self, pixel: tuple[float, float], queue: bool = False) -> int:
+        """Right-click: the armed order (A, P) or a move, to the ground under ``pixel``."""
+        n = self.order_move_at_pixel(pixel, self.armed or UnitMode.MOVE, queue)
+        self.armed = None
+        return n
+
+    def toggle_gate_at_pixel(self, pixel: tuple[float, float] | None) -> str | None:
+        """G: open or close the gate nearest the ground under ``pixel``."""
+        p = ground_point(self.base, pixel, self.level, self.scene) if pixel is not None else None
+        return self.toggle_gate(near=None if p is None else (p[0], p[1]))
 
     # ----------------------------------------------------------------- control
     def select_box(self, box: tuple[float, float, float, float], add: bool = False) -> list[int]:
@@ -293,7 +377,7 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
                               formation=self.formation if formation is None else formation)
         self.last_goal = grid.world_to_cell(target[0], target[1])
         self._mark_ground(target, (1.0, 1.0, 1.0) if reachable else (1.0, 0.3, 0.25))
-        if self.overlay in (2, 3, 4):
+        if self.overlays.number in (2, 3, 4):
             self._draw_overlay()
         return n
 
@@ -317,7 +401,7 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
                             queue: bool = False) -> int:
         """Right-click: order the selection to the ground under ``pixel`` (a click on the
         minimap orders to that point of the map)."""
-        p = self.minimap_point(pixel) or ground_point(self.base, pixel, self.level, self.scene)
+        p = self.minimap.world_point(pixel) or ground_point(self.base, pixel, self.level, self.scene)
         return 0 if p is None else self.order_move(p, mode, queue=queue)
 
     # ------------------------------------------------------------ RTS commands
@@ -369,7 +453,7 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
             return None
         esper.switch_world(self.world)
         if name is None:
-            px, py = near if near is not None else (self.cam_target[0], self.cam_target[1])
+            px, py = near if near is not None else (self.camera.target[0], self.camera.target[1])
             grid = self.level.grid
 
             def distance(gate_name: str) -> float:
@@ -394,9 +478,10 @@ class RtsApp(CameraMixin, HudMixin, InputMixin, OverlayMixin):
     # -------------------------------------------------------------------- loop
     def _frame_task(self, task):
         dt = SIM_DT if self.headless else min(self.base.clock.getDt(), 0.25)
-        self._move_camera(dt)
-        if self.drag_start is not None:
-            self._draw_drag_box()
+        self.camera.move(dt, self.input.held("pan"), self.input.held("rotate"),
+                         None if self.headless else self.input.mouse_pixel())
+        if self.input.drag_start is not None:
+            self.input.draw_drag_box()
         t0 = time.perf_counter()
         if not self.paused:
             self._accum += dt

@@ -20,9 +20,7 @@ from rtsnav.components import NavState
 from rtsnav.systems.nav import debug_draw
 from rtsnav.systems.nav.debug_draw import DebugDraw
 
-from .parts import AppParts
-
-__all__ = ["debug_node", "OverlayMixin"]
+__all__ = ["debug_node", "Overlays"]
 
 
 def _format() -> GeomVertexFormat:
@@ -64,39 +62,44 @@ def debug_node(draw: DebugDraw, thickness: float = 2.0, point_size: float = 5.0)
     return root
 
 
-class OverlayMixin(AppParts):
-    """The overlays of ``RtsApp`` (F5-F9): arrays from the core's debug-draw layer for the
-    selection and its last order, drawn as one mesh."""
+class Overlays:
+    """The overlays of the demo (F5-F9): arrays from the core's debug-draw layer for the selection
+    and its last order, drawn as one mesh under the world's root ``scene``."""
 
-    def set_overlay(self, number: int) -> None:
-        """Show overlay ``number`` (1 paths, 2 corridor / flow field, 3 hierarchy, 4 navmesh,
-        5 density; see ``overlay_draw``); the same number again hides it."""
-        self.overlay = 0 if self.overlay == number else number
-        self._draw_overlay()
+    def __init__(self, scene, navigation, level) -> None:
+        self._navigation, self._level = navigation, level
+        self.node = scene.attachNewNode("overlay")
+        #: the overlay shown (0: none; see ``draw``) and its legend (name, colour) pairs
+        self.number = 0
+        self.legend: list = []
 
-    def _draw_overlay(self) -> None:
-        self.overlay_np.getChildren().detach()
-        if self.overlay == 0:
-            return
+    def redraw(self, ids: np.ndarray, all_ids: np.ndarray, goal: tuple[int, int] | None) -> str | None:
+        """Draw the overlay shown for the agents ``ids`` (the selection, or ``all_ids`` when none
+        is selected: ``ids`` is then empty) and the order ``goal``; returns why it could not be
+        drawn (an overlay never stops the game), else None."""
+        self.node.getChildren().detach()
+        if self.number == 0:
+            return None
         try:
-            draw = self.overlay_draw(self.overlay)
+            drawn = self.draw(self.number, ids, all_ids, goal)
         except Exception as e:                               # noqa: BLE001 - an overlay never stops the game
-            self.say(f"overlay unavailable: {type(e).__name__}: {e}")
-            return
-        if not draw.empty:
-            self.overlay_np.attachNewNode(debug_node(draw).node())
-        self.overlay_legend = draw.legend
+            return f"overlay unavailable: {type(e).__name__}: {e}"
+        if not drawn.empty:
+            self.node.attachNewNode(debug_node(drawn).node())
+        self.legend = drawn.legend
+        return None
 
-    def overlay_draw(self, number: int) -> DebugDraw:
-        """The arrays overlay ``number`` draws (the core's debug-draw layer), for the selection
-        and its last order: 1 the paths its units follow, 2 the corridor field its group follows
-        (else the flow field to its goal), 3 hierarchy clusters, entrances and the abstract route
-        of the order, 4 the navmesh and the order's query corridor, 5 crowd density."""
-        grid, ground = self.level.grid, self.level.ground
-        crowd = self.navigation.crowd
-        chosen = self.selected_units()
-        units = chosen if len(chosen) else np.arange(len(self.entities))
-        ids = self.army.ids[units]
+    def draw(self, number: int, ids: np.ndarray, all_ids: np.ndarray, goal: tuple[int, int] | None) -> DebugDraw:
+        """The arrays overlay ``number`` draws for the agents ``ids`` (the selection; empty: none
+        selected) and their last order ``goal``: 1 the paths its units follow, 2 the corridor
+        field its group follows (else the flow field to its goal), 3 hierarchy clusters,
+        entrances and the abstract route of the order, 4 the navmesh and the order's query
+        corridor, 5 crowd density (of ``all_ids``)."""
+        grid, ground = self._level.grid, self._level.ground
+        crowd = self._navigation.crowd
+        chosen = len(ids) > 0
+        if not chosen:
+            ids = all_ids
         if number == 1:
             walking = ids[crowd.states[ids] == NavState.FOLLOWING][:400]        # arrived units: no path
             index = crowd.status(walking).path_index
@@ -104,9 +107,8 @@ class OverlayMixin(AppParts):
             return debug_draw.paths(grid, [p for p in lines if len(p) >= 2], heights=ground,
                                     label="paths of the selected units")
         if number == 5:
-            return debug_draw.density(grid, crowd.positions[self.army.ids, :2], heights=ground)
-        goal = self.last_goal
-        if goal is None or not len(chosen):
+            return debug_draw.density(grid, crowd.positions[all_ids, :2], heights=ground)
+        if goal is None or not chosen:
             return DebugDraw()
         start_xy = crowd.positions[ids, :2].mean(axis=0)
         start = grid.nearest_reachable(grid.world_to_cell(*start_xy), grid.world_to_cells(crowd.positions[ids, :2]))
@@ -123,15 +125,15 @@ class OverlayMixin(AppParts):
                                                        color="corridor", heights=ground,
                                                        label="corridor field (the group follows it)")
             field = order.field if order is not None and order.field is not None else \
-                self.navigation.flow_field(goal)
+                self._navigation.flow_field(goal)
             return marks + debug_draw.vector_field(grid, field, step=step, heights=ground, label="flow field to the goal")
         if number == 3:
-            h = self.navigation.hierarchy()
+            h = self._navigation.hierarchy()
             planned = h.plan(start, goal)
             route = getattr(planned, "waypoints", None)
             return marks + debug_draw.hierarchy(grid, h, route=route, heights=ground)
         if number == 4:
-            mesh = self.navigation.navmesh()
+            mesh = self._navigation.navmesh()
             a = (*grid.cell_to_world(*start)[:2], float(ground[start[1], start[0]]))
             b = (*goal_world[:2], float(ground[goal[1], goal[0]]))
             r = mesh.find_path(a, b)
@@ -144,12 +146,12 @@ class OverlayMixin(AppParts):
 
     def group_order_of(self, ids: np.ndarray):
         """The group order the agents ``ids`` belong to (the most common), or None."""
-        groups = self.navigation.crowd.status(ids).group
+        groups = self._navigation.crowd.status(ids).group
         if not len(groups):
             return None
         values, counts = np.unique(groups, return_counts=True)
         group = int(values[np.argmax(counts)])
-        for key, order in self.navigation.crowd.groups.orders.items():
+        for key, order in self._navigation.crowd.groups.orders.items():
             if key[0] == group:
                 return order
         return None

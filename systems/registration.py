@@ -7,7 +7,6 @@ import warnings
 import esper
 
 from rtsnav.components import Flock, NavState, Position, Velocity
-from rtsnav.components.navigation import F_HAS_TARGET, F_TARGET_DIRTY
 
 __all__ = ["wanted_components", "register", "unregister", "warn_unreadable"]
 
@@ -61,8 +60,8 @@ def register(nav, entity: int, parts) -> None:
     if components[2] is not old[2]:
         # a (re-)added NavigationAgent starts afresh: it plans toward its target from here,
         # whatever state it carried before (it used to come back FOLLOWING with no path)
-        has_target = bool(crowd_state.agent_flags[agent_id, F_HAS_TARGET])
-        crowd_state.agent_flags[agent_id, F_TARGET_DIRTY] = has_target
+        has_target = bool(crowd_state.has_target[agent_id])
+        crowd_state.target_dirty[agent_id] = has_target
         crowd_state.nav_state[agent_id] = NavState.PLANNING if has_target else NavState.IDLE
     if components[3] is None and old[3] is not None:
         crowd_state.flock_group[agent_id] = -1          # left its flock

@@ -82,6 +82,7 @@ def test_binding_moves_values_into_crowd_rows_and_back():
 
 
 def test_components_mirror_the_crowd_columns_and_codes():
+    from rtsnav import names
     from rtsnav.components import Flock
     from rtsnav.components import navigation as cnav
     from rtsnav.systems.nav.crowd import state as core
@@ -91,11 +92,11 @@ def test_components_mirror_the_crowd_columns_and_codes():
     for name, column in declared.items():
         dtype, width, _ = core.COLUMNS[name]
         assert column.dtype == np.dtype(dtype) and column.width == width, name
-    assert PLANNERS == core.PLANNERS
-    assert [(s.name, int(s)) for s in NavState] == [(s.name, int(s)) for s in core.NavState]
+    # one vocabulary, defined once (rtsnav.names), is what both layers use
+    assert PLANNERS is core.PLANNERS and NavState is core.NavState and cnav.columns is names
     for name in ("P_MAX_SPEED", "P_RADIUS", "P_PATH_DIST", "P_TARGET_DIST", "P_PATH_MAX",
                  "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED"):
-        assert getattr(cnav, name) == getattr(core, name), name
+        assert getattr(core, name) == getattr(names, name), name
 
 
 def test_replacing_a_position_component_teleports_the_agent(arena):

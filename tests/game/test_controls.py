@@ -195,7 +195,7 @@ select = 1
 minimap = [0.25, 0.25]
 """, ticks=2)
     g = app.level.grid
-    assert np.allclose(app.cam_target[:2], [0.25 * g.width, 0.75 * g.height], atol=1.0)
+    assert np.allclose(app.camera.target[:2], [0.25 * g.width, 0.75 * g.height], atol=1.0)
     mine = team_units(app, 1)
     t = app.navigation.crowd.agents.target[app.army.ids[mine[0]], :2]
     assert np.allclose(t, [0.25 * g.width, 0.25 * g.height], atol=1.5)    # row 0 at the top of the minimap
@@ -216,8 +216,8 @@ do = "follow"
 """, ticks=60)
     app.sync_scene()
     chosen = app.selected_units()
-    assert app.following
-    assert np.allclose(app.cam_target[:2], positions(app, chosen).mean(axis=0), atol=1e-6)
+    assert app.camera.following
+    assert np.allclose(app.camera.target[:2], positions(app, chosen).mean(axis=0), atol=1e-6)
 
 
 def test_attack_move_fights_on_the_way_and_a_plain_move_does_not(tmp_path):

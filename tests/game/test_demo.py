@@ -260,7 +260,7 @@ def test_overlays_explain_the_selection_order_from_the_shared_debug_draw_layer(a
     app.order_move(grid.cell_to_world(*goal))
     for _ in range(200):                                   # until the group's corridor field exists
         app.step(1)
-        order = app.group_order_of(app.army.ids[app.selected_units()])
+        order = app.overlays.group_order_of(app.army.ids[app.selected_units()])
         if order is not None and order.corridor is not None:
             break
     assert order is not None and order.corridor is not None
@@ -277,7 +277,7 @@ def test_overlays_explain_the_selection_order_from_the_shared_debug_draw_layer(a
     assert not density.empty and set(legend(density)) >= {"2 agents / cell"}              # the spawns are crowded
     for number in (1, 2, 3, 5):                            # drawn in the 3D view without error
         app.set_overlay(number)
-        assert app.overlay_np.getNumChildren() == 1 and "unavailable" not in app.message
+        assert app.overlays.node.getNumChildren() == 1 and "unavailable" not in app.message
         app.set_overlay(number)
 
 

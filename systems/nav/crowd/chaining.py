@@ -16,7 +16,7 @@ from numba import njit
 from ..grid import GridView
 from ..steering.proximity_grid import near_any_in_group
 from .groups import SPACING_RADII
-from .state import F_HAS_TARGET, P_RADIUS, CrowdState, Mode, NavState
+from .state import CrowdState, Mode, NavState
 
 __all__ = ["chained_arrivals", "settle_chained"]
 
@@ -40,8 +40,8 @@ def chained_arrivals(state: CrowdState, view: GridView) -> np.ndarray:
     n = state.size
     return _chained(state.nav_state[:n, 0], state.mode[:n], state.alive[:n], state.path_len[:n],
                     state.path_idx[:n], state.position[:n], state.target[:n],
-                    np.ascontiguousarray(state.agent_params[:n, P_RADIUS]), state.still_for[:n],
-                    np.ascontiguousarray(state.agent_flags[:n, F_HAS_TARGET]), view)
+                    np.ascontiguousarray(state.radius[:n]), state.still_for[:n],
+                    np.ascontiguousarray(state.has_target[:n]), view)
 
 
 @njit(cache=True, inline="always")

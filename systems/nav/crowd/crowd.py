@@ -44,11 +44,6 @@ from .planners import PlanQueue
 from .planning import Planning
 from .progress import watch_progress
 from .state import (
-    F_AVOIDANCE,
-    F_HAS_TARGET,
-    F_PAUSED,
-    F_TARGET_DIRTY,
-    P_MAX_SPEED,
     AgentStatus,
     CrowdState,
     NavState,
@@ -129,7 +124,7 @@ class Crowd:
         s.agent_params[ids] = (max_speed, radius, path_desired_distance, target_desired_distance, path_max_distance)
         s.flock_group[ids, 0] = int(group)
         s.flock_params[ids] = (separation, cohesion, alignment, flock_radius)
-        s.agent_flags[ids, F_AVOIDANCE] = bool(avoidance)
+        s.avoidance[ids] = bool(avoidance)
         self.level.ready_for_radius(radius)
         return ids
 
@@ -156,18 +151,18 @@ class Crowd:
             s.flock_group[ids, 0] = int(group)
         elif name in GROUP_PLANNERS and (s.flock_group[ids, 0] < 0).any():
             s.flock_group[ids[s.flock_group[ids, 0] < 0], 0] = 1_000_000 + self.tick * 1000 + int(ids.min()) % 1000
-        s.agent_flags[ids, F_HAS_TARGET] = True
-        s.agent_flags[ids, F_TARGET_DIRTY] = True
+        s.has_target[ids] = True
+        s.target_dirty[ids] = True
 
     def stop(self, ids) -> None:
         """Drop the agents' targets: they stand (IDLE)."""
         ids = agent_ids(self.agents, ids)
-        self.agents.agent_flags[ids, F_HAS_TARGET] = False
-        self.agents.agent_flags[ids, F_TARGET_DIRTY] = True
+        self.agents.has_target[ids] = False
+        self.agents.target_dirty[ids] = True
 
     def pause(self, ids, paused: bool = True) -> None:
         """Stand still keeping target and path (``paused=False`` resumes)."""
-        self.agents.agent_flags[agent_ids(self.agents, ids), F_PAUSED] = bool(paused)
+        self.agents.paused[agent_ids(self.agents, ids)] = bool(paused)
 
     def set_speed(self, ids, max_speed) -> None:
         """Change the agents' top speed (world units / s, > 0; one value, or one per id); their
@@ -179,7 +174,7 @@ class Crowd:
             raise NavError(f"max_speed must be one number or one per agent ({len(ids)}), got {max_speed!r}") from None
         for value in (np.unique(speeds).tolist() if speeds is not None else [max_speed]):
             check_settings(np.zeros((0, 2)), self.grid.cell_size, self.config, max_speed=value)
-        self.agents.agent_params[ids, P_MAX_SPEED] = speeds if speeds is not None else float(max_speed)
+        self.agents.max_speed[ids] = speeds if speeds is not None else float(max_speed)
 
     def status(self, ids) -> AgentStatus:
         """What the agents ``ids`` were ordered and with which settings (``AgentStatus``: target,
@@ -289,5 +284,5 @@ class Crowd:
         n = s.size
         free_walled_in(s, self.grid, np.flatnonzero(s.alive[:n]))
         state = s.nav_state[:n, 0]
-        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.agent_flags[:n, F_HAS_TARGET]
-        s.agent_flags[:n, F_TARGET_DIRTY] |= moving & s.alive[:n]
+        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.has_target[:n]
+        s.target_dirty[:n] |= moving & s.alive[:n]

@@ -24,7 +24,7 @@ from numba import njit
 from ..flow.clearance import WIDE
 from ..grid import segment_clear
 from ..steering.orca import wall_body
-from .state import F_PAUSED, P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState
+from .state import P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState
 
 __all__ = ["FollowResult", "follow_paths", "MAX_ADVANCES_PER_TICK", "DRIFT_CHECK_EVERY"]
 
@@ -64,7 +64,7 @@ def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: 
             link_at[agent] = min(ahead)
     before = s.path_idx[:n].copy() if want_waypoints else s.path_idx[:0]
     flags = np.zeros(n, dtype=np.uint8)          # 1 arrived, 2 at a link start, 4 drifted
-    _follow(s.alive, s.mode, s.nav_state[:, 0], s.agent_flags[:, F_PAUSED], s.position, s.velocity, s.path_start,
+    _follow(s.alive, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
             s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, grid.passable, grid.cell_size,
             grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags)
     out.arrived = np.flatnonzero(flags & 1)

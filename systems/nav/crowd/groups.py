@@ -46,7 +46,7 @@ from .level_cache import LevelCache
 from .planners import UNITS, PlanQueue
 from .planning import Planning
 from .slots import claim_free_slots, hex_slots
-from .state import F_PAUSED, GROUP_PLANNERS, P_RADIUS, PLANNERS, CrowdState, Mode, NavState
+from .state import GROUP_PLANNERS, PLANNERS, CrowdState, Mode, NavState
 
 __all__ = ["GroupOrder", "GroupSteering", "LEADER", "FLOW_CODES", "group_planned"]
 
@@ -309,7 +309,7 @@ class GroupSteering:
         for k, agent in enumerate(group.tolist()):
             mates = int((done_keys == pack_keys(keys[k:k + 1], grid)[0]).sum())
             disc = self.arrival_radius((int(keys[k, 1]), int(keys[k, 2])), mates + 1,
-                                        float(s.agent_params[agent, P_RADIUS]))
+                                        float(s.radius[agent]))
             near[k] = math.hypot(*(s.position[agent, :2] - s.target[agent, :2])) <= disc
         if near.any():
             s.velocity[group[near]] = 0.0
@@ -319,7 +319,7 @@ class GroupSteering:
     def _make_slots(self, order: GroupOrder, members: np.ndarray) -> None:
         """A hexagonal packing around the goal on open cells in sight of it, nearest first."""
         s, grid = self._agents, self._grid
-        r = float(s.agent_params[members, P_RADIUS].max()) if len(members) else 0.4
+        r = float(s.radius[members].max()) if len(members) else 0.4
         spacing = max(SPACING_RADII * r, 1e-3)
         centre = np.array(grid.cell_to_world(*order.goal)[:2])
         pts = hex_slots(grid, order.goal, centre, spacing, max(order.members, len(members)) + 1)
@@ -366,7 +366,7 @@ class GroupSteering:
         if len(near):
             mates, mate_group = self._arrived_members(keys, group, agents)
             if len(mates):
-                reach = (SPACING_RADII + 0.5) * float(s.agent_params[agents[near], P_RADIUS].max())
+                reach = (SPACING_RADII + 0.5) * float(s.radius[agents[near]].max())
                 arrived[near] = near_any_in_group(np.ascontiguousarray(s.position[agents[near], :2]),
                                                   group[near].astype(np.int64), mates, mate_group, reach)
         arrived |= (status & 4) > 0
@@ -409,7 +409,7 @@ class GroupSteering:
         s, grid, level, queue = self._agents, self._grid, self._level, self._queue
         goal = (key[1], key[2])
         order = GroupOrder(key, goal)
-        r_max = float(s.agent_params[members, P_RADIUS].max())
+        r_max = float(s.radius[members].max())
         order.arrival_radius = self.arrival_radius(goal, len(members), r_max)
         order.pack_radius = 0.5 * SPACING_RADII * r_max * math.sqrt(len(members) / HEX_DENSITY)
         s.nav_state[members, 0] = NavState.PLANNING
@@ -523,7 +523,7 @@ class GroupSteering:
 def _steerable(s, rows: np.ndarray) -> np.ndarray:
     """Rows the group's field steers: not its leader, not on a detour, not paused."""
     mode = s.mode[rows]
-    return (mode != Mode.LEADER) & (mode != Mode.DETOUR) & ~s.agent_flags[rows, F_PAUSED]
+    return (mode != Mode.LEADER) & (mode != Mode.DETOUR) & ~s.paused[rows]
 
 
 def _release_slot(state, order: GroupOrder, agent: int) -> None:

@@ -12,7 +12,7 @@ from ..steering.contacts import resolve_contacts
 from ..steering.movement import move_agents
 from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
 from .config import CrowdConfig
-from .state import F_AVOIDANCE, F_PAUSED, P_MAX_SPEED, P_RADIUS, CrowdState, NavState
+from .state import CrowdState, NavState
 
 __all__ = ["Motion", "LEAD_CELLS"]
 
@@ -35,7 +35,7 @@ class Motion:
         planners' velocity is the preferred one; the safe velocity replaces it."""
         s, grid, cfg = self._agents, self._grid, self._config
         n = s.size
-        active = s.alive[:n] & s.agent_flags[:n, F_AVOIDANCE] & ~s.agent_flags[:n, F_PAUSED]
+        active = s.alive[:n] & s.avoidance[:n] & ~s.paused[:n]
         if not active.any():
             return
         state = s.nav_state[:n, 0]
@@ -50,8 +50,8 @@ class Motion:
         previous = self._last_velocity if len(self._last_velocity) == n else preferred
         safe = np.empty((n, 2))
         agents = OrcaAgents(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
-                            np.ascontiguousarray(s.agent_params[:n, P_RADIUS]),
-                            np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), priority, lead,
+                            np.ascontiguousarray(s.radius[:n]),
+                            np.ascontiguousarray(s.max_speed[:n]), priority, lead,
                             np.ascontiguousarray(s.flock_group[:n, 0]), active, present)
         settings = OrcaSettings(float(cfg.avoidance_distance * grid.cell_size), int(cfg.avoidance_neighbours),
                                 float(cfg.avoidance_horizon), float(cfg.avoidance_wall_horizon))
@@ -65,16 +65,16 @@ class Motion:
         s, grid = self._agents, self._grid
         n = s.size
         vel = s.velocity[:n]
-        still = s.agent_flags[:n, F_PAUSED] | ~s.alive[:n]
+        still = s.paused[:n] | ~s.alive[:n]
         if still.any():
             vel[still] = 0.0
         pos = s.position[:n] if movement == "rtsnav" else s.position[:n].copy()
         # hard contacts act on flock mates (``contacts``) or on avoiding units (``team_contacts``)
         contacts = movement == "rtsnav" and (self._config.contacts or (
-            self._config.team_contacts and bool(s.agent_flags[:n, F_AVOIDANCE].any())))
+            self._config.team_contacts and bool(s.avoidance[:n].any())))
         before = pos[:, :2].copy() if contacts else pos[:0, :2]
         with threads_for(n):
-            move_agents(pos, vel, np.ascontiguousarray(s.agent_params[:n, P_MAX_SPEED]), dt, grid.view)
+            move_agents(pos, vel, np.ascontiguousarray(s.max_speed[:n]), dt, grid.view)
         if contacts:
             self._push_apart(pos, vel, before, ~still, dt)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
@@ -88,7 +88,7 @@ class Motion:
         n = s.size
         mates = self._config.contacts
         # all flock members and avoiding units; with team contacts only, the avoiding ones
-        agents = moving & (((s.flock_group[:n, 0] >= 0) & mates) | s.agent_flags[:n, F_AVOIDANCE]) \
+        agents = moving & (((s.flock_group[:n, 0] >= 0) & mates) | s.avoidance[:n]) \
             & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
         if not agents.any():
             return
@@ -96,7 +96,7 @@ class Motion:
         rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
         flock = s.flock_group[:n, 0]
         group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group
-        if resolve_contacts(pos, np.ascontiguousarray(s.agent_params[:n, P_RADIUS]), rank, group, agents,
+        if resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents,
                             grid.view, mates):
             # a unit held back by others slows down (the arrival stall clock sees it); its heading
             # stays the steering's, so contact pushes do not make it jitter

@@ -21,7 +21,7 @@ from .level_cache import LevelCache
 from .placement import free_walled_in
 from .planners import PlanQueue, Route
 from .planning import Planning
-from .state import F_HAS_TARGET, F_TARGET_DIRTY, P_MAX_SPEED, P_RADIUS, CrowdState, Mode, NavState
+from .state import CrowdState, Mode, NavState
 
 __all__ = ["Orders", "ORDERS_PER_TICK"]
 
@@ -52,13 +52,13 @@ class Orders:
         for i in np.flatnonzero(bad).tolist():
             if not np.isfinite(s.position[i]).all():
                 reason = f"the agent's position {tuple(float(v) for v in s.position[i])} is not finite"
-            elif not 0 <= p[i, P_RADIUS] <= limit_r:
-                reason = f"radius {p[i, P_RADIUS]:g} is out of range (0 .. {limit_r:g} world units)"
-            elif not 0 < p[i, P_MAX_SPEED] <= limit_v:
-                reason = f"max_speed {p[i, P_MAX_SPEED]:g} is out of range (> 0, <= {limit_v:g} world units / s)"
+            elif not 0 <= s.radius[i] <= limit_r:
+                reason = f"radius {s.radius[i]:g} is out of range (0 .. {limit_r:g} world units)"
+            elif not 0 < s.max_speed[i] <= limit_v:
+                reason = f"max_speed {s.max_speed[i]:g} is out of range (> 0, <= {limit_v:g} world units / s)"
             else:
                 reason = f"agent settings {p[i].tolist()} are not finite"
-            s.agent_flags[i, F_TARGET_DIRTY] = False
+            s.target_dirty[i] = False
             self._outcomes.fail(i, reason)
 
     def take(self) -> None:
@@ -66,7 +66,7 @@ class Orders:
         plans queued a tick; the rest stand PLANNING for the next ticks)."""
         s = self._agents
         n = s.size
-        dirty = np.flatnonzero(s.agent_flags[:n, F_TARGET_DIRTY] & s.alive[:n])
+        dirty = np.flatnonzero(s.target_dirty[:n] & s.alive[:n])
         if len(dirty) == 0:
             return
         # queueing a single unit's plan costs ~12 µs of Python: beyond ORDERS_PER_TICK of them
@@ -81,7 +81,7 @@ class Orders:
             s.path_len[later] = 0
             s.mode[later] = Mode.NONE
             dirty = np.setdiff1d(dirty, later, assume_unique=True)
-        s.agent_flags[dirty, F_TARGET_DIRTY] = False
+        s.target_dirty[dirty] = False
         s.best_distance[dirty] = np.inf
         s.best_togo[dirty] = np.inf
         s.togo[dirty] = np.nan
@@ -110,7 +110,7 @@ class Orders:
         s.path_idx[ids] = 0
         s.velocity[ids] = 0.0
         s.mode[ids] = Mode.NONE
-        has_target = s.agent_flags[ids, F_HAS_TARGET]
+        has_target = s.has_target[ids]
         s.nav_state[ids[~has_target], 0] = NavState.IDLE
         ids = ids[has_target]
         problems = self._problems(ids)

@@ -20,7 +20,7 @@ from ..search.sliced import WorkspacePool
 from .config import CrowdConfig
 from .level_cache import LevelCache
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, Job, MeshJob, Route, route_from_cells
-from .state import P_RADIUS, CrowdState, NavState
+from .state import CrowdState, NavState
 
 __all__ = ["Planning"]
 
@@ -52,7 +52,7 @@ class Planning:
         target = s.target[i].copy()
         if planner in _STRUCTURE and _STRUCTURE[planner] in self._level.rebuilds.stale:
             planner = Planner.ASTAR       # its structure predates a map edit: exact on the grid until rebuilt
-        radius = float(s.agent_params[i, P_RADIUS])
+        radius = float(s.radius[i])
         if radius > WIDE * grid.cell_size:
             return self._sized_job(i, planner, radius, target, start, goal)
         if planner in (Planner.HIERARCHY, Planner.DSTAR_LITE) or planner.label in GRID_PLANNERS:

@@ -25,7 +25,7 @@ from numba import njit, prange
 
 from ..kernels.threads import threads_for
 from ..steering.proximity_grid import near_any
-from .state import F_PAUSED, P_RADIUS, CrowdState
+from .state import CrowdState
 
 __all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS"]
 
@@ -55,13 +55,13 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
         return np.zeros(0, dtype=np.int64)
     kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
     with threads_for(n):
-        _watch(s.alive, s.nav_state[:, 0], s.agent_flags[:, F_PAUSED], s.position, s.target, s.anchor_x, s.anchor_y,
+        _watch(s.alive, s.nav_state[:, 0], s.paused[:], s.position, s.target, s.anchor_x, s.anchor_y,
                s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, dt, PROGRESS_DISTANCE * cell_size,
                RESET_DISTANCE * cell_size, FRESH, kinds)
     old = np.flatnonzero(kinds & 4)
     if len(old) and tick % QUEUE_CHECK_EVERY == 0:
         fresh = np.flatnonzero(kinds & 2)
-        reach = max(QUEUE_REACH_RADII * float(s.agent_params[old, P_RADIUS].max()), QUEUE_REACH_CELLS * cell_size)
+        reach = max(QUEUE_REACH_RADII * float(s.radius[old].max()), QUEUE_REACH_CELLS * cell_size)
         waiting = np.zeros(len(old), dtype=bool)
         # the queue runs back from the units that progressed, through the units waiting behind
         # them, as far as it goes (a few hops a check; a queue behind a gap is a chain)

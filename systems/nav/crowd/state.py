@@ -204,6 +204,55 @@ class CrowdState:
         self.links: dict[int, dict[int, str]] = {}     # id -> {path index of a link start: kind}
         self._grow(capacity)
 
+    # ------------------------------------------------------- named columns
+    # The settings and flags are stored packed (``agent_params`` ``(capacity, 5)``, ``agent_flags``
+    # ``(capacity, 4)``: one block each for the numba kernels and for the esper components that
+    # bind to a row); Python code reads and writes them by name through these views.
+    @property
+    def max_speed(self) -> np.ndarray:
+        """``(capacity,)`` top speed, world units / s (a view)."""
+        return self.agent_params[:, P_MAX_SPEED]
+
+    @property
+    def radius(self) -> np.ndarray:
+        """``(capacity,)`` body radius, world units (a view)."""
+        return self.agent_params[:, P_RADIUS]
+
+    @property
+    def path_desired_distance(self) -> np.ndarray:
+        """``(capacity,)`` how near a waypoint counts as reached (a view)."""
+        return self.agent_params[:, P_PATH_DIST]
+
+    @property
+    def target_desired_distance(self) -> np.ndarray:
+        """``(capacity,)`` how near the target counts as arrived (a view)."""
+        return self.agent_params[:, P_TARGET_DIST]
+
+    @property
+    def path_max_distance(self) -> np.ndarray:
+        """``(capacity,)`` how far off its path an agent may drift before it re-plans (a view)."""
+        return self.agent_params[:, P_PATH_MAX]
+
+    @property
+    def has_target(self) -> np.ndarray:
+        """``(capacity,) bool`` an order stands (a view)."""
+        return self.agent_flags[:, F_HAS_TARGET]
+
+    @property
+    def avoidance(self) -> np.ndarray:
+        """``(capacity,) bool`` reciprocal avoidance on (a view)."""
+        return self.agent_flags[:, F_AVOIDANCE]
+
+    @property
+    def target_dirty(self) -> np.ndarray:
+        """``(capacity,) bool`` the order is new: it is taken at the next tick (a view)."""
+        return self.agent_flags[:, F_TARGET_DIRTY]
+
+    @property
+    def paused(self) -> np.ndarray:
+        """``(capacity,) bool`` standing still keeping target and path (a view)."""
+        return self.agent_flags[:, F_PAUSED]
+
     # --------------------------------------------------------------- ids
     @property
     def count(self) -> int:
@@ -244,10 +293,8 @@ class CrowdState:
 
     def status(self, ids: np.ndarray) -> AgentStatus:
         """The ``AgentStatus`` of ``ids`` (copies)."""
-        flags = self.agent_flags[ids]
-        return AgentStatus(self.target[ids], flags[:, F_HAS_TARGET], flags[:, F_TARGET_DIRTY], flags[:, F_PAUSED],
-                           self.agent_params[ids, P_MAX_SPEED], self.agent_params[ids, P_RADIUS],
-                           self.path_idx[ids], self.flock_group[ids, 0])
+        return AgentStatus(self.target[ids], self.has_target[ids], self.target_dirty[ids], self.paused[ids],
+                           self.max_speed[ids], self.radius[ids], self.path_idx[ids], self.flock_group[ids, 0])
 
     # ----------------------------------------------------------- paths
     def set_path(self, agent: int, points: np.ndarray, index: int) -> None:

@@ -19,13 +19,10 @@ from ..steering.flocking import flock_forces
 from ..steering.wall_repulsion import wall_repulsion
 from .groups import group_planned
 from .state import (
-    F_PAUSED,
     FL_ALIGNMENT,
     FL_COHESION,
     FL_RADIUS,
     FL_SEPARATION,
-    P_MAX_SPEED,
-    P_RADIUS,
     CrowdState,
     NavState,
 )
@@ -58,7 +55,7 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
         return 0
     s = state
     nav_state = s.nav_state[:n, 0]
-    walking = (nav_state == NavState.FOLLOWING) & ~s.agent_flags[:n, F_PAUSED] & s.alive[:n]
+    walking = (nav_state == NavState.FOLLOWING) & ~s.paused[:n] & s.alive[:n]
     member = (s.flock_group[:n, 0] >= 0) & s.alive[:n]
     group_steered = group_planned(s.agent_method[:n, 0])
     # settled units keep their personal space (they yield rather than form a wall); those with an
@@ -68,8 +65,7 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
     flow = (walking | settled) & group_steered
     if not (steer.any() or flow.any()):
         return 0
-    params = s.agent_params[:n]
-    max_speed = np.ascontiguousarray(params[:, P_MAX_SPEED])
+    max_speed = np.ascontiguousarray(s.max_speed[:n])
     pos2 = np.ascontiguousarray(s.position[:n, :2])
     sep, wall = np.zeros((n, 2)), np.zeros((n, 2))
     pairs = 0
@@ -78,7 +74,7 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
         if refresh.sum() > LOD_AGENTS:
             refresh &= ((np.arange(n) + tick) % LOD_STRIDE == 0) | np.isnan(s.pull_x[:n])
         neighbours = member & ((nav_state == NavState.FOLLOWING) | (nav_state == NavState.FINISHED))
-        personal = PERSONAL_SPACE * params[:, P_RADIUS]
+        personal = PERSONAL_SPACE * s.radius[:n]
         coh, ali = np.zeros((n, 2)), np.zeros((n, 2))
         group = np.ascontiguousarray(s.flock_group[:n, 0])
         gap = _mate_gaps(s, pos2, neighbours, group) if SKIP_CLEAR else None
@@ -88,7 +84,7 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
         _store_pull(s.pull_x, s.pull_y, coh, ali, s.flock_params, refresh, settled)
     use_walls = bool(flow.any() and wall_avoidance > 0)
     if use_walls:
-        reach = np.where(flow, params[:, P_RADIUS] + 0.5 * grid.cell_size, 0.0)
+        reach = np.where(flow, s.radius[:n] + 0.5 * grid.cell_size, 0.0)
         with threads_for(n):
             wall_repulsion(pos2, flow, reach, grid.view, wall, grid.move_masks(), grid.padded()[1])
     with threads_for(n):

@@ -98,7 +98,11 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
         from .dstar_lite import DStarLite
 
         g = as_grid(grid)
-        return DStarLite(g, g.check_cell(start, "start"), g.check_cell(goal, "goal")).plan()
+        ends = (("start", g.check_cell(start, "start")), ("goal", g.check_cell(goal, "goal")))
+        for which, (x, y) in ends:
+            if not g.passable[y, x]:
+                return PathResult.unreachable(f"{which} {(x, y)} is a blocked cell")
+        return DStarLite(g, ends[0][1], ends[1][1]).plan()
     if name not in SEARCH_METHODS:
         raise NavError(unknown_name("method", method, SEARCH_METHODS))
     return SlicedSearch(as_grid(grid), start, goal, name, heuristic=heuristic, weight=weight,
