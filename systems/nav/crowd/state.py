@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -153,6 +154,14 @@ class PathBuffer:
         return new_starts
 
 
+def _column_view(table: str, index: int, doc: str) -> Any:
+    """A property: column ``index`` of the packed array ``table``, as a view (reads and writes)."""
+    def get(self: CrowdState) -> np.ndarray:
+        return getattr(self, table)[:, index]
+
+    return property(get, doc=doc)
+
+
 class CrowdState:
     """The arrays of every agent (rows = agent ids; see the module docs for the codes)."""
 
@@ -208,50 +217,15 @@ class CrowdState:
     # The settings and flags are stored packed (``agent_params`` ``(capacity, 5)``, ``agent_flags``
     # ``(capacity, 4)``: one block each for the numba kernels and for the esper components that
     # bind to a row); Python code reads and writes them by name through these views.
-    @property
-    def max_speed(self) -> np.ndarray:
-        """``(capacity,)`` top speed, world units / s (a view)."""
-        return self.agent_params[:, P_MAX_SPEED]
-
-    @property
-    def radius(self) -> np.ndarray:
-        """``(capacity,)`` body radius, world units (a view)."""
-        return self.agent_params[:, P_RADIUS]
-
-    @property
-    def path_desired_distance(self) -> np.ndarray:
-        """``(capacity,)`` how near a waypoint counts as reached (a view)."""
-        return self.agent_params[:, P_PATH_DIST]
-
-    @property
-    def target_desired_distance(self) -> np.ndarray:
-        """``(capacity,)`` how near the target counts as arrived (a view)."""
-        return self.agent_params[:, P_TARGET_DIST]
-
-    @property
-    def path_max_distance(self) -> np.ndarray:
-        """``(capacity,)`` how far off its path an agent may drift before it re-plans (a view)."""
-        return self.agent_params[:, P_PATH_MAX]
-
-    @property
-    def has_target(self) -> np.ndarray:
-        """``(capacity,) bool`` an order stands (a view)."""
-        return self.agent_flags[:, F_HAS_TARGET]
-
-    @property
-    def avoidance(self) -> np.ndarray:
-        """``(capacity,) bool`` reciprocal avoidance on (a view)."""
-        return self.agent_flags[:, F_AVOIDANCE]
-
-    @property
-    def target_dirty(self) -> np.ndarray:
-        """``(capacity,) bool`` the order is new: it is taken at the next tick (a view)."""
-        return self.agent_flags[:, F_TARGET_DIRTY]
-
-    @property
-    def paused(self) -> np.ndarray:
-        """``(capacity,) bool`` standing still keeping target and path (a view)."""
-        return self.agent_flags[:, F_PAUSED]
+    max_speed = _column_view("agent_params", P_MAX_SPEED, "``(capacity,)`` top speed, world units / s (a view).")
+    radius = _column_view("agent_params", P_RADIUS, "``(capacity,)`` body radius, world units (a view).")
+    path_desired_distance = _column_view("agent_params", P_PATH_DIST, "``(capacity,)`` how near a waypoint counts as reached (a view).")
+    target_desired_distance = _column_view("agent_params", P_TARGET_DIST, "``(capacity,)`` how near the target counts as arrived (a view).")
+    path_max_distance = _column_view("agent_params", P_PATH_MAX, "``(capacity,)`` how far off its path an agent may drift before it re-plans (a view).")
+    has_target = _column_view("agent_flags", F_HAS_TARGET, "``(capacity,) bool`` an order stands (a view).")
+    avoidance = _column_view("agent_flags", F_AVOIDANCE, "``(capacity,) bool`` reciprocal avoidance on (a view).")
+    target_dirty = _column_view("agent_flags", F_TARGET_DIRTY, "``(capacity,) bool`` the order is new: it is taken at the next tick (a view).")
+    paused = _column_view("agent_flags", F_PAUSED, "``(capacity,) bool`` standing still keeping target and path (a view).")
 
     # --------------------------------------------------------------- ids
     @property
