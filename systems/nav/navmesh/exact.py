@@ -1,6 +1,6 @@
 """The navmesh's exact any-angle route on uniform-cost meshes: the query tables (the walkable
 area's triangulation, corners, portals), the off-mesh link tables, and the visibility-graph A*
-with landmark bounds. A part of ``NavMesh`` (a mixin; its attributes are made by the bake)."""
+with landmark bounds. A part of ``NavMesh``, reading its baked arrays."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 
-from ..errors import NavError
 from .landmarks import Scratch, triangle_components
 from .mesh_bounds import NO_MESH_BOUNDS, MeshGoalBounds
 from .mesh_types import CORNER_MARGIN, LinkTables, QueryTables
@@ -44,45 +43,35 @@ def _goal_box(vinfo: np.ndarray, to_goal: np.ndarray, corner_ids: np.ndarray) ->
     return np.concatenate((xy.min(axis=0), xy.max(axis=0)))
 
 
-class ExactRoute(MeshSurface):
-    """Exact routes of a ``NavMesh`` (see the module docs)."""
+class ExactRoute:
+    """Exact routes on a uniform-cost mesh (see the module docs): a part of ``NavMesh`` that
+    owns the query and link tables it makes from the mesh's baked arrays."""
 
-    _goal_bounds: MeshGoalBounds | None = None
+    def __init__(self, mesh: MeshSurface) -> None:
+        self._mesh = mesh
+        self._itables: QueryTables | None = None
+        self._ltables: LinkTables | None = None
 
-    @property
-    def goal_bounds(self) -> MeshGoalBounds | None:
-        """``MeshGoalBounds`` of this mesh: the exact query prunes with them when set (not once
-        the mesh has off-mesh links)."""
-        return self._goal_bounds
+    def links_changed(self) -> None:
+        """An off-mesh link was added: the link tables are made again when next needed."""
+        self._ltables = None
 
-    @goal_bounds.setter
-    def goal_bounds(self, bounds: MeshGoalBounds | None) -> None:
-        if bounds is not None and bounds.graph is not self:
-            raise NavError("goal_bounds must be MeshGoalBounds built for this mesh (MeshGoalBounds.build(mesh))")
-        self._goal_bounds = bounds
-
-    def exact_applies(self) -> bool:
+    def applies(self) -> bool:
         """The visibility-graph query answers uniform-cost meshes (with or without links)."""
-        return self.query_tables().uniform
+        return self.tables().uniform
 
-    @property
-    def needs_crossing_search(self) -> bool:
-        """True when queries run the crossing-point search (polygons of different costs): then
-        many units sent to one goal should share a ``GoalTree``."""
-        return not self.exact_applies()
-
-    def query_tables(self) -> QueryTables:
+    def tables(self) -> QueryTables:
         """The triangulation as flat arrays for the query kernels, plus scratch (built lazily)."""
         if self._itables is None:
-            corner, cliff_dirs = boundary_corners(self.poly_of_cell >= 0, self.height, self.config.max_climb)
-            portals = portal_tables(self.tri_points, self.tri_triangles, self.tri_neighbours, corner)
-            wedge = corner_wedges(self.tri_points, portals["is_corner"], self.poly_of_cell >= 0, cliff_dirs)
+            corner, cliff_dirs = boundary_corners(self._mesh.poly_of_cell >= 0, self._mesh.height, self._mesh.config.max_climb)
+            portals = portal_tables(self._mesh.tri_points, self._mesh.tri_triangles, self._mesh.tri_neighbours, corner)
+            wedge = corner_wedges(self._mesh.tri_points, portals["is_corner"], self._mesh.poly_of_cell >= 0, cliff_dirs)
             tables = QueryTables(
-                **portals, scratch=Scratch(len(self.tri_points)), corner_mask=corner, cliff_dirs=cliff_dirs,
-                wedge=wedge, fans=vertex_fans(self.tri_triangles, len(self.tri_points)),
-                vinfo=np.ascontiguousarray(np.c_[self.tri_points, wedge], dtype=np.float64),
+                **portals, scratch=Scratch(len(self._mesh.tri_points)), corner_mask=corner, cliff_dirs=cliff_dirs,
+                wedge=wedge, fans=vertex_fans(self._mesh.tri_triangles, len(self._mesh.tri_points)),
+                vinfo=np.ascontiguousarray(np.c_[self._mesh.tri_points, wedge], dtype=np.float64),
                 corner_ids=np.flatnonzero(portals["is_corner"]),
-                uniform=bool(len(self.area_cost)) and bool(np.all(self.area_cost == self.area_cost[0])),
+                uniform=bool(len(self._mesh.area_cost)) and bool(np.all(self._mesh.area_cost == self._mesh.area_cost[0])),
                 component=np.zeros(0, dtype=np.int64))
             self._itables = tables._replace(component=triangle_components(tables))
         return self._itables
@@ -90,13 +79,13 @@ class ExactRoute(MeshSurface):
     def triangles_holding(self, lx: float, ly: float) -> np.ndarray:
         """Triangles holding lattice point (lx, ly) — all of them when it is a mesh vertex, so a
         sweep from there looks every way."""
-        held = triangles_holding(self.tri_points, self.tri_triangles, self.tri_touching, self.tri_neighbours,
-                                 self.cell_triangle, float(lx), float(ly))
+        held = triangles_holding(self._mesh.tri_points, self._mesh.tri_triangles, self._mesh.tri_touching, self._mesh.tri_neighbours,
+                                 self._mesh.cell_triangle, float(lx), float(ly))
         if len(held):
-            corners = self.tri_triangles[held[0]]
-            at = np.flatnonzero(np.abs(self.tri_points[corners] - (lx, ly)).max(axis=1) <= 1e-9)
+            corners = self._mesh.tri_triangles[held[0]]
+            at = np.flatnonzero(np.abs(self._mesh.tri_points[corners] - (lx, ly)).max(axis=1) <= 1e-9)
             if len(at):
-                fan_start, fan = self.query_tables().fans
+                fan_start, fan = self.tables().fans
                 v = corners[at[0]]
                 return fan[fan_start[v]:fan_start[v + 1]]
         return held
@@ -107,11 +96,11 @@ class ExactRoute(MeshSurface):
         distances, where each link goes."""
         if self._ltables is not None:
             return self._ltables
-        t = self.query_tables()
-        cs = self.config.cell_size
-        ox, oy = self.origin
+        t = self.tables()
+        cs = self._mesh.config.cell_size
+        ox, oy = self._mesh.origin
         ends, link_to, link_cost = [], [], []
-        for i, link in enumerate(self.links):
+        for i, link in enumerate(self._mesh.links):
             for k, (p, _other) in enumerate(((link.a, link.b), (link.b, link.a))):
                 x, y = (p[0] - ox) / cs, (p[1] - oy) / cs
                 ends.append((x, y, self.triangles_holding(x, y)))
@@ -122,7 +111,7 @@ class ExactRoute(MeshSurface):
         ids = t.corner_ids
         cstart, cids, cdist = [0], [], []
         end_end = np.full((n, n), np.inf)
-        end_land = np.zeros((n, self.landmarks.shape[1]))
+        end_land = np.zeros((n, self._mesh.landmarks.shape[1]))
         for e, (x, y, tris) in enumerate(ends):
             seen, others = sweep(t, t.scratch, tris, x, y, ends)
             vis = ids[np.isfinite(seen[ids])]
@@ -131,7 +120,7 @@ class ExactRoute(MeshSurface):
             cstart.append(cstart[-1] + len(vis))
             end_end[e] = others
             end_end[e, e] = np.inf
-            end_land[e] = goal_distances(self.landmarks, seen, ids)
+            end_land[e] = goal_distances(self._mesh.landmarks, seen, ids)
         cids_flat = np.concatenate(cids).astype(np.int64) if cids else np.zeros(0, np.int64)
         cdist_flat = np.concatenate(cdist) if cdist else np.zeros(0)
         owner = np.repeat(np.arange(n), np.diff(cstart))
@@ -147,31 +136,33 @@ class ExactRoute(MeshSurface):
             link_cost=np.array(link_cost, dtype=np.float64))
         return self._ltables
 
-    def _exact_route(self, s: np.ndarray, g: np.ndarray):
-        t = self.query_tables()
+    def route(self, s: np.ndarray, g: np.ndarray, goal_bounds: MeshGoalBounds | None = None):
+        """``(points, cost, link starts, polygons, link kinds)`` from ``s`` to ``g``, or None;
+        ``goal_bounds``: to prune with (not used once the mesh has off-mesh links)."""
+        t = self.tables()
         sc = t.scratch
-        cs = self.config.cell_size
-        ox, oy = self.origin
+        cs = self._mesh.config.cell_size
+        ox, oy = self._mesh.origin
         sx, sy = (s[0] - ox) / cs, (s[1] - oy) / cs
         gx, gy = (g[0] - ox) / cs, (g[1] - oy) / cs
         start_tris, goal_tris = self.triangles_holding(sx, sy), self.triangles_holding(gx, gy)
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
         e = self._link_tables()
-        if not self.links and t.component[start_tris[0]] != t.component[goal_tris[0]]:
+        if not self._mesh.links and t.component[start_tris[0]] != t.component[goal_tris[0]]:
             return None                                      # another island: no search needed
         ends = e.ends
         shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
         to_goal, seen_by_goal = sweep(t, sc, goal_tris, gx, gy, [(sx, sy, start_tris)] + ends)
         direct = math.hypot(gx - sx, gy - sy) if shared or math.isfinite(seen_by_goal[0]) else math.inf
-        if direct < math.inf and not self.links:              # in plain sight
+        if direct < math.inf and not self._mesh.links:              # in plain sight
             path = [np.array([sx, sy]), np.array([gx, gy])]
             link_at: list[tuple[int, int]] = []
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
-            d_goal = goal_distances(self.landmarks, to_goal, t.corner_ids)
-            pruning = self.goal_bounds if not self.links else None
-            graph = VisibilityGraph(self.vis_start, self.vis_dst, t.vinfo, self.landmarks, t.corner_ids,
+            d_goal = goal_distances(self._mesh.landmarks, to_goal, t.corner_ids)
+            pruning = goal_bounds if not self._mesh.links else None
+            graph = VisibilityGraph(self._mesh.vis_start, self._mesh.vis_dst, t.vinfo, self._mesh.landmarks, t.corner_ids,
                                     NO_MESH_BOUNDS if pruning is None else pruning.boxes)
             links = LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
                              e.seen_by_dist, e.end_end, e.link_to, e.link_cost)
@@ -200,17 +191,17 @@ class ExactRoute(MeshSurface):
         bounds = [0] + [i + 1 for i, _ in link_at] + [len(path)]
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             lattice = grazed_corners(np.ascontiguousarray(np.array(path[lo:hi]), dtype=np.float64), t.corner_mask)
-            lattice = inset_lattice_points(lattice, self.walkable, t.cliff_dirs, 2 * CORNER_MARGIN,
+            lattice = inset_lattice_points(lattice, self._mesh.walkable, t.cliff_dirs, 2 * CORNER_MARGIN,
                                            np.zeros(len(lattice), dtype=bool))
             if pieces:
                 starts.append(sum(len(p) for p in pieces) - 1)
             pieces.append(lattice)
-            cost += float(np.hypot(*np.diff(lattice, axis=0).T).sum()) * cs * float(self.area_cost[0])
+            cost += float(np.hypot(*np.diff(lattice, axis=0).T).sum()) * cs * float(self._mesh.area_cost[0])
         for _, li in link_at:
-            kinds.append(self.links[li].kind)
-            cost += self.links[li].cost
+            kinds.append(self._mesh.links[li].kind)
+            cost += self._mesh.links[li].cost
         lattice = np.concatenate(pieces)
         world = lattice * cs + np.array([ox, oy])
         world[0], world[-1] = s[:2], g[:2]
-        out = np.c_[world, self._heights(world)]
-        return out, cost, tuple(starts), polygons_along(lattice, self.poly_of_cell), tuple(kinds)
+        out = np.c_[world, self._mesh.heights_of(world)]
+        return out, cost, tuple(starts), polygons_along(lattice, self._mesh.poly_of_cell), tuple(kinds)

@@ -47,8 +47,8 @@ class GoalTree:
         self.goal_polygon = int(pg)
         self._search: CandidateSearch | None = None
         if pg >= 0:
-            self._search, self._meta = mesh.candidate_search(pg, -1, self.goal, self.goal, reverse_links=True)
-        _, self._cand_x, self._cand_y, self._cand_edge = mesh.candidate_points()
+            self._search, self._meta = mesh.area.search(pg, -1, self.goal, self.goal, reverse_links=True)
+        _, self._cand_x, self._cand_y, self._cand_edge = mesh.area.candidate_points()
         self._n = len(self._cand_edge)
         self._into, self._into_start, self._twin = goal_tree_tables(mesh)
 
@@ -106,7 +106,7 @@ class GoalTree:
                 route.append((int(mesh.portals[0][e]), ("portal", int(self._twin[e]))))
             else:
                 route.append((int(link_from[c - n]), ("link", int(link_ids[c - n]))))
-        return self._path(mesh.route_points(route, s, g), ps, s, g)
+        return self._path(mesh.area.points(route, s, g), ps, s, g)
 
     def _path(self, found, ps: int, s: np.ndarray, g: np.ndarray) -> MeshPath:
         if found is None:
@@ -120,7 +120,7 @@ def goal_tree_tables(mesh: NavMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     makes them at load): the crossing states arriving in each polygon (CSR: candidates of the
     portals into it, then the reversed off-mesh links ending in it) and each portal's twin."""
     if mesh.goal_tables is None:
-        _, _, _, cand_edge = mesh.candidate_points()
+        _, _, _, cand_edge = mesh.area.candidate_points()
         # a reversed link arrives where the forward one starts
         link_to = np.array([mesh.polygon_at(L.a[:2]) for L in mesh.links]
                            + [mesh.polygon_at(L.b[:2]) for L in mesh.links if L.bidirectional], dtype=np.int64)

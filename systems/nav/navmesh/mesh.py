@@ -31,8 +31,10 @@ from .area_cost import AreaCostRoute
 from .build import connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles, walkable_surface
 from .exact import ExactRoute
 from .landmarks import bake_landmarks
-from .mesh_types import CORNER_MARGIN, MeshPath, NavMeshConfig, OffMeshLink, QueryPlan
+from .mesh_bounds import MeshGoalBounds
+from .mesh_types import CORNER_MARGIN, MeshPath, NavMeshConfig, OffMeshLink, QueryPlan, QueryTables
 from .query import MeshQuery
+from .surface import MeshSurface
 from .trace import polygons_along, straight_in_sight
 from .triangulate import triangulate_walkable
 from .visibility import (
@@ -43,7 +45,7 @@ __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink", "MeshQuery"]
 
 
 
-class NavMesh(ExactRoute, AreaCostRoute):
+class NavMesh(MeshSurface):
     """Convex polygons (axis-aligned rectangles of cells) over the walkable, eroded area, plus
     the query layer baked with them.
 
@@ -55,6 +57,10 @@ class NavMesh(ExactRoute, AreaCostRoute):
             boundary (lattice units); ``vis_start`` / ``vis_dst``: the visibility graph over its
             convex corners (CSR); ``landmarks``: ``(V, K)`` exact corner distances from K landmarks.
     """
+
+    _labels: np.ndarray | None              # polygon components (without links), made on first use
+    _plain_sight: bool | None               # whether the plain-sight exit applies (None: not known yet)
+    _goal_bounds: MeshGoalBounds | None
 
     def __init__(self, walkable: np.ndarray, cost: np.ndarray, height: np.ndarray, config: NavMeshConfig,
                  origin: tuple[float, float] = (0.0, 0.0), progress=None) -> None:
@@ -209,8 +215,8 @@ class NavMesh(ExactRoute, AreaCostRoute):
         self.links.append(link)
         self._plain_sight = None                       # links may beat a straight walk
         self._labels = None
-        self._ltables = None
-        self._arrivals = None
+        self.exact.links_changed()
+        self.goal_tables = None
         return link
 
     # ----------------------------------------------------------------- queries
@@ -232,11 +238,39 @@ class NavMesh(ExactRoute, AreaCostRoute):
         return MeshQuery(self, start, goal)
 
     def _forget_tables(self) -> None:
-        """The lazily made query tables, not made yet."""
+        """The route parts, and the lazily made query tables not made yet."""
         self._labels = None
-        self._itables = None
-        self._ltables = None
         self._plain_sight = None
+        self._goal_bounds = None
+        #: the exact any-angle route (uniform costs) and the area-cost route: parts of the mesh
+        self.exact = ExactRoute(self)
+        self.area = AreaCostRoute(self, self.exact)
+
+    @property
+    def goal_bounds(self) -> MeshGoalBounds | None:
+        """``MeshGoalBounds`` of this mesh: the exact query prunes with them when set (not once
+        the mesh has off-mesh links)."""
+        return self._goal_bounds
+
+    @goal_bounds.setter
+    def goal_bounds(self, bounds: MeshGoalBounds | None) -> None:
+        if bounds is not None and bounds.graph is not self:
+            raise NavError("goal_bounds must be MeshGoalBounds built for this mesh (MeshGoalBounds.build(mesh))")
+        self._goal_bounds = bounds
+
+    def query_tables(self) -> QueryTables:
+        """The triangulation as flat arrays for the query kernels (``ExactRoute.tables``)."""
+        return self.exact.tables()
+
+    def exact_applies(self) -> bool:
+        """The exact visibility-graph query answers this mesh (uniform costs, with or without links)."""
+        return self.exact.applies()
+
+    @property
+    def needs_crossing_search(self) -> bool:
+        """True when queries run the crossing-point search (polygons of different costs): then
+        many units sent to one goal should share a ``GoalTree``."""
+        return not self.exact.applies()
 
     def use_plain_sight(self, allowed: bool | None) -> None:
         """``False``: every query searches (for comparisons); ``None``: the plain-sight exit is
@@ -257,16 +291,16 @@ class NavMesh(ExactRoute, AreaCostRoute):
         ps, s, pg, g, failure = self.snap(s, g)
         if failure is not None:
             return failure
-        if self.exact_applies() or ps == pg:
+        if self.exact.applies() or ps == pg:
             return self._answer(self.route_between(ps, pg, s, g), ps, s, g, goal)
-        search, meta = self.candidate_search(ps, pg, s, g)
+        search, meta = self.area.search(ps, pg, s, g)
         return QueryPlan(ps, s, pg, g, goal, search, meta)
 
     def end_query(self, plan: QueryPlan) -> MeshPath:
         """The answer of a ``QueryPlan`` whose search has finished."""
         _, chain = plan.search.result()
-        route = self.route_of(chain, plan.ps, plan.meta)
-        found = None if route is None else self.route_points(route, plan.s, plan.g)
+        route = self.area.route_of(chain, plan.ps, plan.meta)
+        found = None if route is None else self.area.points(route, plan.s, plan.g)
         return self._answer(found, plan.ps, plan.s, plan.g, plan.goal)
 
     def _answer(self, found, ps: int, s: np.ndarray, g: np.ndarray, goal) -> MeshPath:
@@ -309,7 +343,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         flag = self._plain_sight
         if flag is None:
             heights = self.height[self.walkable]
-            flag = bool(not self.links and self.exact_applies()
+            flag = bool(not self.links and self.exact.applies()
                         and (heights.size == 0 or float(heights.max() - heights.min()) <= self.config.max_climb))
             self._plain_sight = flag
             self._uniform_cost = float(self.area_cost[0])
@@ -343,10 +377,10 @@ class NavMesh(ExactRoute, AreaCostRoute):
         """``(points, cost, links, polygons, link kinds)`` from ``s`` in ``ps`` to ``g`` in ``pg``,
         or None when unreachable. Uniform-cost meshes get the exact visibility-graph search;
         otherwise A* over crossing points, funnel-pulled."""
-        if self.exact_applies():
-            return self._exact_route(s, g)
-        route = self.area_astar(ps, pg, s[:2], g[:2])
-        return None if route is None else self.route_points(route, s, g)
+        if self.exact.applies():
+            return self.exact.route(s, g, self.goal_bounds)
+        route = self.area.astar(ps, pg, s[:2], g[:2])
+        return None if route is None else self.area.points(route, s, g)
 
     def polygons_along(self, world: np.ndarray) -> np.ndarray:
         """Polygon ids under a world polyline ``(N, 2+)``, in order: a path's corridor."""
@@ -368,7 +402,7 @@ class NavMesh(ExactRoute, AreaCostRoute):
         seen = np.zeros(len(self.rects), dtype=bool)
         stack = [p]
         seen[p] = True
-        link_adj = self._link_adjacency()
+        link_adj = self.area.link_adjacency()
         while stack:
             u = stack.pop()
             for v in list(self._dst[self._start[u]:self._start[u + 1]]) + [w for w, _ in link_adj.get(u, [])]:

@@ -1,6 +1,6 @@
 """The navmesh's surface: the baked arrays every query reads (declared here), and the geometry
 questions asked of them — which polygon is under a point, the nearest point on the mesh, heights,
-raycasts. The base of ``NavMesh`` and its route mixins."""
+raycasts. The base of ``NavMesh``; its route parts (``exact``, ``area_cost``) read these arrays."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..grid import finite_point, world_segments_clear
-from .mesh_types import CORNER_MARGIN, LinkTables, NavMeshConfig, OffMeshLink, QueryTables
+from .mesh_types import CORNER_MARGIN, NavMeshConfig, OffMeshLink
 
 __all__ = ["MeshSurface"]
 
@@ -38,22 +38,17 @@ class MeshSurface:
     vis_dst: np.ndarray
     landmarks: np.ndarray
     links: list[OffMeshLink]
-    _labels: np.ndarray | None
-    _itables: QueryTables | None
-    _ltables: LinkTables | None
-    _plain_sight: bool | None
-    _uniform_cost: float = 1.0           # the one polygon cost, when all are equal (set with _plain_sight)
-    _cands: tuple | None = None          # candidate crossing points (area-cost meshes), made on first use
     goal_tables: tuple | None = None     # goal trees' tables (crossing states into each polygon, twins)
-
-    def query_tables(self) -> QueryTables:
-        """The exact route's tables (made by ``ExactRoute``)."""
-        raise NotImplementedError
 
     @property
     def portals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Directed portals between polygons: ``(from polygon, to polygon, segment x0 y0 x1 y1)``."""
         return self._src, self._dst, self._seg
+
+    @property
+    def portal_start(self) -> np.ndarray:
+        """CSR start of each polygon's portals in ``portals`` (sorted by their first polygon)."""
+        return self._start
 
     @property
     def polygon_count(self) -> int:
@@ -139,7 +134,7 @@ class MeshSurface:
         p = a + (b - a) * lo
         return False, np.array([p[0], p[1], self.height_at(p)])
 
-    def _heights(self, world: np.ndarray) -> np.ndarray:
+    def heights_of(self, world: np.ndarray) -> np.ndarray:
         """Mesh height under each xy point (0 off the mesh)."""
         cs = self.config.cell_size
         c = np.floor((world[:, :2] - np.array(self.origin)) / cs).astype(np.int64)

@@ -65,7 +65,7 @@ def test_triangles_tile_the_walkable_area_and_only_it():
     # every walkable cell centre is located in a triangle that really holds it
     ys, xs = np.nonzero(mesh.walkable)
     for x, y in zip(xs[::97] + 0.5, ys[::97] + 0.5):
-        held = mesh.triangles_holding(x, y)
+        held = mesh.exact.triangles_holding(x, y)
         assert len(held) >= 1
         t = tri[held[0]]
         signs = [np.sign((p[t[(j + 1) % 3], 0] - p[t[j], 0]) * (y - p[t[j], 1])
@@ -83,7 +83,7 @@ def test_landmark_bounds_never_exceed_the_true_distance():
     rng = np.random.default_rng(3)
     bounds, truths = [], []
     for gx, gy in _free_cells(grid, 4, 5)[:, 0]:
-        seen, _ = sweep(t, t.scratch, mesh.triangles_holding(gx, gy), gx, gy)
+        seen, _ = sweep(t, t.scratch, mesh.exact.triangles_holding(gx, gy), gx, gy)
         d_goal = goal_distances(mesh.landmarks, seen, corners)
         for v in rng.choice(main, 40, replace=False):
             bound = np.abs(mesh.landmarks[v] - d_goal).max()
@@ -176,8 +176,8 @@ def test_random_terraces_never_climb_a_cliff(seed):
         # no reference knows cliffs; the crossing-point search (used with links or area costs)
         # walks the rectangle portals, so the exact query must never be longer than it
         start, goal = r.points[0], r.points[-1]
-        route = mesh.area_astar(mesh.polygon_at(start), mesh.polygon_at(goal), start[:2], goal[:2])
-        _, approx, *_ = mesh.route_points(route, start, goal)
+        route = mesh.area.astar(mesh.polygon_at(start), mesh.polygon_at(goal), start[:2], goal[:2])
+        _, approx, *_ = mesh.area.points(route, start, goal)
         assert r.cost <= approx + 5e-3 * len(r.points)
 
 
