@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="rtsnav-demo", description="rtsnav RTS demo")
     ap.add_argument("--level", default="river",
                     help=f"built-in name ({', '.join(builtin_levels())}), level .toml or Moving AI .map")
-    ap.add_argument("--units", type=positive_int, default=500, help="units per team side, >= 1")
+    ap.add_argument("--units", type=positive_int, default=500, help="units in all, split between the level's teams, >= 1")
     ap.add_argument("--headless", action="store_true", help="render offscreen and exit")
     ap.add_argument("--frames", type=positive_int, default=300, help="frames to run when headless")
     ap.add_argument("--screenshot", type=Path, help="save the last frame here (in a window: where F12 saves)")
@@ -146,7 +146,13 @@ def _run(args) -> int:
     if args.orders is not None:
         load_orders(args.orders, level)
     headless = args.headless or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("win32", "darwin"))
-    from rtsnav.game.app import RtsApp
+    try:
+        from rtsnav.game.app import RtsApp
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] not in ("panda3d", "direct"):
+            raise
+        print("error: the demo needs Panda3D: pip install 'rtsnav[demo]' (or, in a clone, make demo)", file=sys.stderr)
+        return 2
 
     app = RtsApp(level, args.units, headless=headless, size=args.size)
     if not headless:

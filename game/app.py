@@ -38,7 +38,7 @@ def configure_panda(headless: bool, size: tuple[int, int]) -> None:
     """Panda3D settings before ShowBase starts (offscreen software rendering when headless)."""
     prc = [f"win-size {size[0]} {size[1]}", "sync-video false", "audio-library-name null",
            "window-title rtsnav demo", "notify-level-device fatal", "notify-level-x11display fatal",
-           "notify-level-display fatal"]
+           "notify-level-display fatal", "print-pipe-types false"]
     if headless:
         prc += ["window-type offscreen", "load-display p3tinydisplay"]
     loadPrcFileData("rtsnav", "\n".join(prc))

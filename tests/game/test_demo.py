@@ -319,3 +319,11 @@ def test_a_gate_closing_on_a_unit_frees_it_or_waits_as_the_game_chooses(app, wai
     app.step(1)
     cell = app.level.grid.world_to_cell(pos.x, pos.y)
     assert app.level.grid.is_passable(*cell), "the unit was left inside the closed gate"
+
+
+def test_the_demo_without_panda3d_says_how_to_get_it():
+    code = ("import sys; sys.modules['panda3d'] = None; sys.modules['direct'] = None\n"
+            "from rtsnav.game.__main__ import main\n"
+            "raise SystemExit(main(['--headless', '--frames', '1']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and "rtsnav[demo]" in out.stderr and "Traceback" not in out.stderr
