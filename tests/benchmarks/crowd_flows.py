@@ -14,7 +14,12 @@ Scenes (``Crowd`` only, no esper):
   (target ≥ 25% each);
 * first steps — 200 single units ordered across a 256² map: the share moving toward the target
   within 0.3 s (target ≥ 95%);
-* spawn — units spawned overlapping: pairs closer than 0.5 × the radii sum after 3 s idle.
+* spawn — units spawned overlapping: pairs closer than 0.5 × the radii sum after 3 s idle;
+* wall clearance — units of radius 0.3 … 1.5 across room-64-64-8 (scaled ×2): the closest a
+  centre came to a wall, in radii (target ≥ 0.95);
+* four-way — four groups of 50 crossing a plaza to the opposite sides;
+* corner — 250 units ordered into a 9×9 pocket that holds far fewer: settled, failed, still pushing;
+* cost — ms per tick of 2,000 and 10,000 avoiding agents walking (targets 4 and 16 ms).
 Overlap columns: the most pairs closer than 0.9 × the radii sum at one tick (mates, others) and
 whether any pair came closer than 0.5 ×.
 """
@@ -232,6 +237,110 @@ def spawn_overlap(units: int = 200) -> dict:
     return {"units": units, "pairs_under_half_after_3s_idle": int((d < 0.4).sum()) if len(d) else 0}
 
 
+def wall_clearance(radii=(0.3, 0.6, 1.0, 1.5)) -> dict:
+    from scipy.ndimage import distance_transform_edt
+
+    from rtsnav.levels import load_movingai_map
+
+    room = load_movingai_map("room-64-64-8.map").passable
+    p = np.kron(room, np.ones((2, 2), dtype=bool))          # 128² cells: rooms wide enough for 1.5
+    grid = Grid(p)
+    # distance from each point to the nearest wall cell, sampled on a fine lattice
+    fine = 8
+    wall_dist = distance_transform_edt(np.kron(p, np.ones((fine, fine), dtype=bool))) / fine
+    out = {}
+    rng = np.random.default_rng(4)
+    for r in radii:
+        crowd = Crowd(grid, CrowdConfig(rebuild_worker=False))
+        clear = distance_transform_edt(p) > r + 0.6
+        cells = np.argwhere(clear)[:, ::-1]
+        picks = cells[rng.choice(len(cells), 40, replace=False)]
+        ids = crowd.add_agents(picks + 0.5, radius=r, max_speed=4.0, avoidance=True)
+        goals = cells[rng.choice(len(cells), 40, replace=False)] + 0.5
+        for i, g in zip(ids.tolist(), goals):
+            crowd.move([i], g)
+        worst = np.inf
+        for _ in range(int(60 / DT)):
+            crowd.update(DT)
+            pos = crowd.positions[ids, :2]
+            k = np.clip((pos * fine).astype(np.int64), 0, np.array(wall_dist.shape[::-1]) - 1)
+            worst = min(worst, float((wall_dist[k[:, 1], k[:, 0]] / r).min()))
+        arrived = int((crowd.states[ids] == NavState.FINISHED).sum())
+        out[f"radius {r}"] = {"closest_to_wall_in_radii": round(worst, 2), "arrived": arrived, "units": len(ids)}
+    return out
+
+
+def four_way(per_side: int = 50) -> dict:
+    p = np.zeros((80, 80), dtype=bool)
+    p[30:50, :] = True
+    p[:, 30:50] = True                                       # a plus-shaped plaza
+    crowd = Crowd(Grid(p), CrowdConfig(rebuild_worker=False))
+    starts = {"west": (2, 32, (77.5, 40.5)), "east": (68, 32, (2.5, 40.5)), "north": (32, 2, (40.5, 77.5)),
+              "south": (32, 68, (40.5, 2.5))}
+    ids, team = [], []
+    for k, (name, (x0, y0, goal)) in enumerate(starts.items()):
+        across, along = np.arange(per_side) % 16, np.arange(per_side) // 16     # 16 wide, rows deep
+        if name in ("west", "east"):
+            block = np.stack([x0 + along, y0 + across], axis=1) + 0.5
+        else:
+            block = np.stack([x0 + across, y0 + along], axis=1) + 0.5
+        a = crowd.add_agents(block, radius=0.4, max_speed=3.0, avoidance=True)
+        for i in a.tolist():
+            crowd.move([i], goal)
+        ids.append(a)
+        team.append(np.full(per_side, k))
+    all_ids = np.concatenate(ids)
+    return _run(crowd, all_ids, np.concatenate(team), np.full(len(all_ids), 0.4), 180.0)
+
+
+def corner(units: int = 250) -> dict:
+    p = np.ones((60, 60), dtype=bool)
+    p[50:60, 50] = False
+    p[50, 50:60] = False
+    p[50, 54:57] = True                                      # a pocket of 9×9 cells behind a 3-cell door
+    crowd = Crowd(Grid(p), CrowdConfig(rebuild_worker=False))
+    ids = crowd.add_agents(_block(2, 2, units, 16, 1.0), radius=0.5, max_speed=4.0, group=1, avoidance=True)
+    crowd.move(ids, (57.5, 57.5), planner="flowfield")
+    failed = set()
+    for _ in range(int(90 / DT)):
+        failed |= set(crowd.update(DT).failed.tolist())
+    states = crowd.states[ids]
+    pushing = int(((states == NavState.FOLLOWING) & (np.hypot(*crowd.velocities[ids, :2].T) > 0.2)).sum())
+    return {"units": units, "settled": int((states == NavState.FINISHED).sum()), "failed": len(failed),
+            "still_walking": int((states == NavState.FOLLOWING).sum()), "pushing": pushing}
+
+
+def cost(counts=(2000, 10000)) -> dict:
+    from rtsnav.levels import load_movingai_map
+
+    grid = load_movingai_map("AcrosstheCape.map")
+    rng = np.random.default_rng(8)
+    cells = np.argwhere(grid.passable)[:, ::-1]
+    out = {}
+    for n in counts:
+        crowd = Crowd(grid, CrowdConfig(rebuild_worker=False, planning_units=10**9))
+        ids = crowd.add_agents(cells[rng.choice(len(cells), n, replace=False)] + 0.5, avoidance=True)
+        goals = cells[rng.choice(len(cells), n, replace=False)] + 0.5
+        near = goals.copy()
+        pos = crowd.positions[ids, :2]
+        step = goals - pos
+        near = pos + step * np.minimum(1.0, 30.0 / np.maximum(np.hypot(*step.T), 1e-9))[:, None]
+        near_cells = np.floor(near).astype(np.int64)
+        ok = grid.passable[np.clip(near_cells[:, 1], 0, grid.height - 1), np.clip(near_cells[:, 0], 0, grid.width - 1)]
+        for i, g, fine in zip(ids.tolist(), near, ok):
+            if fine:
+                crowd.move([i], g)
+        for _ in range(30):
+            crowd.update(DT)                                  # plans land, walking starts
+        t = []
+        for _ in range(60):
+            t0 = time.perf_counter()
+            crowd.update(DT)
+            t.append((time.perf_counter() - t0) * 1e3)
+        out[f"{n} agents"] = {"median_ms": round(float(np.median(t)), 2), "p95_ms": round(float(np.percentile(t, 95)), 2)}
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path)
@@ -250,6 +359,10 @@ def main(argv=None) -> int:
     rows["leader group over the river"] = bridge_shares()
     rows["first steps 256^2"] = first_steps()
     rows["spawn overlap"] = spawn_overlap()
+    rows["wall clearance"] = wall_clearance()
+    rows["four-way"] = four_way()
+    rows["corner"] = corner()
+    rows["cost"] = cost()
     for name, row in rows.items():
         print(f"{name:30s} {row}", flush=True)
     if args.json:
