@@ -56,6 +56,7 @@ class Detours:
 
     @property
     def scheme(self) -> str:
+        """``CrowdConfig.leader_fallback``: ``"field"``, ``"astar"`` or ``"roles"``."""
         return self._config.leader_fallback
 
     def update(self, order, members: np.ndarray, dt: float) -> None:

@@ -155,6 +155,7 @@ class GroupSteering:
                 setattr(followed, name, ids[~detour])
 
     def live_goals(self) -> set[tuple[int, int]]:
+        """Goal cells of the group orders under way (their fields stay cached)."""
         return {o.goal for o in self.orders.values()}
 
     def update(self, dt: float) -> None:

@@ -260,6 +260,7 @@ class CrowdState:
         self._free.extend(ids.tolist())
 
     def reset_rows(self, ids: np.ndarray) -> None:
+        """Every column of ``ids`` back to its default (a fresh or a freed row)."""
         for name, (_, _, default) in COLUMNS.items():
             getattr(self, name)[ids] = default
         for name, (_, default) in INTERNAL.items():
