@@ -16,11 +16,15 @@ import argparse
 import hashlib
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
-from rtsnav.systems.nav import Grid
-from rtsnav.systems.nav.crowd import Crowd, CrowdConfig
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from rtsnav.systems.nav import Grid  # noqa: E402
+from rtsnav.systems.nav.crowd import Crowd, CrowdConfig  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 DT = 1 / 30
 
@@ -161,7 +165,7 @@ SCENES = {"river": river, "narrow_gap": narrow_gap, "map_edit": map_edit, "conta
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", help="write the fingerprints here")
+    ap.add_argument("--json", type=Path, help="write the fingerprints here")
     ap.add_argument("--compare", help="compare with fingerprints written before; exit 1 on a difference")
     ap.add_argument("--scenes", nargs="*", default=list(SCENES))
     args = ap.parse_args(argv)
@@ -169,9 +173,7 @@ def main(argv=None) -> int:
     for name in args.scenes:
         result[name] = SCENES[name]()
         print(f"{name:12s} {result[name]}", flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
+    save_json(args.json, result)
     if args.compare:
         with open(args.compare) as f:
             before = json.load(f)

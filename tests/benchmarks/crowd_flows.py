@@ -27,7 +27,6 @@ whether any pair came closer than 0.5 ×.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -42,6 +41,7 @@ from rtsnav.levels import load_level  # noqa: E402
 from rtsnav.names import NavState  # noqa: E402
 from rtsnav.systems.nav import Grid  # noqa: E402
 from rtsnav.systems.nav.crowd import Crowd, CrowdConfig  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 DT = 1 / 30
 
@@ -365,9 +365,7 @@ def main(argv=None) -> int:
     rows["cost"] = cost()
     for name, row in rows.items():
         print(f"{name:30s} {row}", flush=True)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(rows, indent=1))
+    save_json(args.json, rows)
     return 0
 
 

@@ -26,7 +26,7 @@ class Traffic:
 
     def __init__(self, grid: Grid, config: CrowdConfig, level: LevelCache) -> None:
         self.grid = grid                         # the level (``planning_grid`` may add costs to it)
-        self._grid, self._config, self._level = grid, config, level
+        self._config, self._level = config, level
         #: units routed through each cell (float64, the grid's shape)
         self.map = np.zeros(grid.shape, dtype=np.float64)
         self._routes: dict[tuple, tuple[np.ndarray, float]] = {}
@@ -42,8 +42,8 @@ class Traffic:
         """The grid group orders plan on: the level itself, or with ``congestion`` its terrain
         costs raised along the routes other groups already follow."""
         if not self._config.congestion or not self.map.any():
-            return self._grid
-        g = self._grid
+            return self.grid
+        g = self.grid
         width = 2.0 * np.maximum(self._level.clearance(), 0.5)
         extra = self._config.congestion_weight * self.map / width
         return Grid(g.passable, np.where(g.passable, g.cost + extra, np.inf), g.heights, cell_size=g.cell_size,
@@ -54,9 +54,9 @@ class Traffic:
         self.remove_route(key)
         if not self._config.congestion or len(cells) == 0:
             return
-        band = np.zeros(self._grid.shape, dtype=bool)
+        band = np.zeros(self.grid.shape, dtype=bool)
         band[cells[:, 1], cells[:, 0]] = True
-        band = binary_dilation(band, iterations=2) & self._grid.passable
+        band = binary_dilation(band, iterations=2) & self.grid.passable
         band &= self._level.clearance() <= self._config.congestion_narrow       # queues form at narrow passages
         self.map[band] += units
         self._routes[key] = (band, units)
@@ -94,9 +94,9 @@ class Traffic:
             planning = self.planning_grid()
             field = (FlowField.build(planning, [goal], integration=self._config.flow_integration,
                                      rule=self._config.flow_rule)
-                     if planning is not self._grid else self._level.flow_field(goal))
+                     if planning is not self.grid else self._level.flow_field(goal))
             if isinstance(field, FlowField):
                 self.add_route(key, field.descend(start), units)
             return field
 
-        return CallJob(build, int(UNIT_RATES["field_per_cell"] * int(self._grid.passable.sum())))
+        return CallJob(build, int(UNIT_RATES["field_per_cell"] * int(self.grid.passable.sum())))

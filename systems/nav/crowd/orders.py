@@ -10,13 +10,13 @@ import math
 import numpy as np
 from numba import njit
 
-from rtsnav.names import GROUP_PLANNERS, PLANNERS, Planner
+from rtsnav.names import Planner
 
 from ..grid import Grid
 from ..result import PathStatus
 from .config import CrowdConfig
 from .events import Outcomes
-from .groups import FLOW_CODES, GroupSteering
+from .groups import FLOW_CODES, GroupSteering, group_planned
 from .level_cache import LevelCache
 from .placement import free_walled_in
 from .planners import PlanQueue, Route
@@ -27,8 +27,6 @@ __all__ = ["Orders", "ORDERS_PER_TICK"]
 
 #: Single units' orders whose plans are queued in one tick (the rest wait a tick or more).
 ORDERS_PER_TICK = 150
-#: Planner codes that move agents as a group.
-_IS_GROUP = [name in GROUP_PLANNERS for name in PLANNERS]
 
 
 class Orders:
@@ -123,8 +121,9 @@ class Orders:
         # start and goal cells for all at once (checked on the map above)
         starts = self._grid.world_to_cells(s.position[ids, :2]).tolist()
         goals = self._grid.world_to_cells(s.target[ids, :2]).tolist()
+        single = ~group_planned(methods)                    # GroupSteering starts or joins group orders
         for k, (i, code) in enumerate(zip(ids.tolist(), methods.tolist())):
-            if not _IS_GROUP[code]:                         # GroupSteering starts or joins group orders
+            if single[k]:
                 self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k])))
 
     def _problems(self, ids: np.ndarray) -> dict[int, str]:
@@ -230,7 +229,7 @@ class Orders:
             s.nav_state[i, 0] = NavState.PLANNING
             s.mode[i] = Mode.PATH                         # groups leave it alone from now on
             s.velocity[i] = 0.0
-            self._queue.submit(("agent", i), self._planning.astar(start, goal, target, weighted=True))
+            self._queue.submit(("agent", i), self._planning.astar(start, goal, target))
 
     def recover(self, stuck: np.ndarray) -> None:
         """One recovery step further for each stuck agent (see ``progress``)."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rtsnav.names import GRID_PLANNERS, PLANNERS, Planner
+from rtsnav.names import GRID_PLANNERS, Planner
 
 from ..flow.clearance import WIDE
 from ..grid import Grid
@@ -37,10 +37,9 @@ class Planning:
         self._agents, self._grid, self._config, self._level = agents, grid, config, level
         self.pool = WorkspacePool(grid, config.max_searches)
         self._dstar: dict = {}                   # agent id -> its DStarLite search
-        grid_job = self._grid_job
         #: the planner table: each single-agent planner and its job factory
         self._table: dict[Planner, Callable[..., Job | None]] = {
-            **{Planner(PLANNERS.index(name)): grid_job for name in GRID_PLANNERS},
+            **{p: self._grid_job for p in Planner if p.label in GRID_PLANNERS},
             Planner.HIERARCHY: self._hierarchy_job, Planner.NAVMESH: self._mesh_job,
             Planner.WAYPOINTS: self._waypoint_job, Planner.DSTAR_LITE: self._dstar_job}
 
@@ -63,14 +62,10 @@ class Planning:
             job = self._grid_job(i, Planner.ASTAR, start, goal, target)
         return job
 
-    def astar(self, start, goal, target, *, grid: Grid | None = None, goal_region: GoalRegion | None = None,
-              weighted: bool = False) -> GridJob:
-        """An A* job (for groups' leaders, detours, units walking alone); ``grid``: another
-        grid than the level's (a congestion-aware one)."""
-        if weighted:
-            return GridJob(grid or self._grid, start, goal, "astar", target, self._config.smoothing, self.pool,
-                           self._config.weight, goal_region=goal_region)
-        return GridJob(grid or self._grid, start, goal, "astar", target, self._config.smoothing, self.pool,
+    def astar(self, start, goal, target, *, goal_region: GoalRegion | None = None) -> GridJob:
+        """An A* job on the level's grid (for groups' leaders, detours, units walking alone);
+        ``goal_region``: it ends at the first cell of that region it reaches."""
+        return GridJob(self._grid, start, goal, "astar", target, self._config.smoothing, self.pool,
                        goal_region=goal_region)
 
     @property
