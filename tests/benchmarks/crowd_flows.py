@@ -15,7 +15,7 @@ Scenes (``Crowd`` only, no esper):
 * first steps — 200 single units ordered across a 256² map: the share moving toward the target
   within 0.3 s (target ≥ 95%);
 * spawn — units spawned overlapping: pairs closer than 0.5 × the radii sum after 3 s idle;
-* wall clearance — units of radius 0.3 … 1.5 across room-64-64-8 (scaled ×2): the closest a
+* wall clearance — units of radius 0.3 … 1.5 across room-64-64-8 (scaled ×4): the closest a
   centre came to a wall, in radii (target ≥ 0.95);
 * four-way — four groups of 50 crossing a plaza to the opposite sides;
 * corner — 250 units ordered into a 9×9 pocket that holds far fewer: settled, failed, still pushing;
@@ -243,7 +243,7 @@ def wall_clearance(radii=(0.3, 0.6, 1.0, 1.5)) -> dict:
     from rtsnav.levels import load_movingai_map
 
     room = load_movingai_map("room-64-64-8.map").passable
-    p = np.kron(room, np.ones((2, 2), dtype=bool))          # 128² cells: rooms wide enough for 1.5
+    p = np.kron(room, np.ones((4, 4), dtype=bool))          # 256² cells: doors 4 cells wide, room for 1.5
     grid = Grid(p)
     # distance from each point to the nearest wall cell, sampled on a fine lattice
     fine = 8

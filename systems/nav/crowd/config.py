@@ -66,11 +66,13 @@ class CrowdConfig:
         leader_sight: for ``"roles"``: mates within this many cells, in straight sight, are
             linked (a follower is in touch when a chain of links reaches the leader), > 0.
         contacts: hard contacts (Detour's collision pass): after moving, agents closer than the
-            sum of their radii are pushed apart (never into a wall), so no two units overlap
-            even where two armies press into each other; mates otherwise keep only flocking's
-            soft spacing. Off by default: groups pressing through narrow ground flow more slowly
-            with it (no squeezing past: 500 units crossing the river level took 3,441 ticks
-            with it, 1,520 without).
+            sum of their radii are pushed apart (never into a wall), so no two bodies overlap,
+            mates included, even where two armies press into each other; a standing unit makes
+            room for a walking one, and of two walking mates the one further from its goal
+            gives way. False: mates keep only flocking's soft spacing.
+        wall_clearance: after moving, every agent's disc is pushed out of the walls it
+            overlaps, so its centre stays its full radius from them (False: only the centre
+            is kept out of blocked cells).
         team_contacts: the same pass for pairs of avoiding agents of different groups only (on
             by default: it makes ORCA's "no overlap between groups" firm where a jam leaves ORCA
             no safe velocity; it costs a spatial hash per tick, ~0.7 ms at 10,000 agents).
@@ -112,7 +114,8 @@ class CrowdConfig:
     flow_acceleration: float = 0.0
     leader_fallback: str = "field"
     leader_sight: float = 6.0
-    contacts: bool = False
+    contacts: bool = True
+    wall_clearance: bool = True
     team_contacts: bool = True
     rebuild_worker: bool = True
     dstar_agents: int = 8

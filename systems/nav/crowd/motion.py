@@ -9,7 +9,7 @@ import numpy as np
 from ..grid import Grid
 from ..kernels.threads import threads_for
 from ..steering.contacts import resolve_contacts
-from ..steering.movement import move_agents
+from ..steering.movement import keep_off_walls, move_agents
 from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
 from .config import CrowdConfig
 from .state import CrowdState, NavState
@@ -29,6 +29,7 @@ class Motion:
     def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig) -> None:
         self._agents, self._grid, self._config = agents, grid, config
         self._last_velocity = np.zeros((0, 2))
+        self._wanted = np.zeros((0, 2))             # this tick's steered velocities, before avoidance
 
     def avoid(self, dt: float) -> None:
         """Reciprocal avoidance (ORCA) between every agent with ``avoidance_enabled``: the
@@ -47,6 +48,7 @@ class Motion:
         # without it avoidance's equal shares froze the gap's mouth for minutes
         lead = -np.hypot(*(s.target[:n, :2] - s.position[:n, :2]).T) / (LEAD_CELLS * grid.cell_size)
         lead[~np.isfinite(lead)] = 0.0
+        self._wanted = preferred
         previous = self._last_velocity if len(self._last_velocity) == n else preferred
         safe = np.empty((n, 2))
         agents = OrcaAgents(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
@@ -77,7 +79,12 @@ class Motion:
             move_agents(pos, vel, np.ascontiguousarray(s.max_speed[:n]), dt, grid.view)
         if contacts:
             self._push_apart(pos, vel, before, ~still, dt)
+        if movement == "rtsnav" and self._config.wall_clearance:
+            # last: a body never ends a tick inside a wall, whatever the contacts pushed
+            with threads_for(n):
+                keep_off_walls(pos, np.ascontiguousarray(s.radius[:n]), ~still, grid.view)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
+        self._wanted = np.zeros((0, 2))
 
     def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, moving: np.ndarray,
                     dt: float) -> None:
@@ -96,8 +103,11 @@ class Motion:
         rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
         flock = s.flock_group[:n, 0]
         group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group
+        wanted = self._wanted if len(self._wanted) == n else vel[:, :2]
+        speed = np.hypot(wanted[:, 0], wanted[:, 1])
+        heading = np.where((walking & (speed > 1e-9))[:, None], wanted / np.maximum(speed, 1e-9)[:, None], 0.0)
         if resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents,
-                            grid.view, mates):
+                            grid.view, mates, heading):
             # a unit held back by others slows down (the arrival stall clock sees it); its heading
             # stays the steering's, so contact pushes do not make it jitter
             wanted = np.hypot(vel[:, 0], vel[:, 1])

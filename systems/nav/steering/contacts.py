@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from ..grid import GridView
+from .movement import push_off_walls
 from .proximity_grid import build_proximity_grid, cell_window
 
 __all__ = ["resolve_contacts", "contact_pairs", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK",
@@ -47,23 +48,38 @@ RANK_SCALE = 0.25
 #: Pairs are collected once per tick out to the contact distance plus this multiple of the largest
 #: radius, so that pushes during the passes bring nobody into contact unseen.
 PAIR_SKIN = 0.5
+#: Two agents in contact whose headings' cosine is below minus ``OPPOSED`` each step ``SLIDE``
+#: × the penetration to their right in each of the first ``SLIDE_PASSES`` passes.
+OPPOSED = 0.5
+SLIDE = 0.5
+#: The most a tick's solve moves an agent, in its radii (a shove, not a jump through a crowd).
+MAX_SHIFT = 0.5
+#: Passes that slide; the rest only separate (so sliding never leaves an overlap behind).
+SLIDE_PASSES = CONTACT_ITERATIONS // 2
 #: Share of the penetration removed per pass, split between the pair (Detour: 0.7).
 RESOLVE_FACTOR = 1.0
 
 
 def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray, group: np.ndarray,
-                     active: np.ndarray, view: GridView, mates: bool = True) -> int:
+                     active: np.ndarray, view: GridView, mates: bool = True,
+                     heading: np.ndarray | None = None) -> int:
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
     more; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
-    different groups (a few, where groups meet). Returns the pairs in contact in the first pass."""
+    different groups (a few, where groups meet). ``heading`` (``(n, 2)``, unit or zero): where
+    each agent wants to go; two agents in contact heading opposite ways also slide to their
+    right, past each other (a file meeting a file in a passage turns into two lanes instead of
+    a plug). Returns the pairs in contact in the first pass."""
     if not active.any():
         return 0
+    if heading is None:
+        heading = np.zeros((len(radius), 2))
     skin = float(PAIR_SKIN * radius[active].max())
     reach = float(2.0 * CONTACT_MARGIN * radius[active].max()) + skin
     order, first, other = contact_pairs(position, radius, active, reach, skin, None if mates else group)
-    return int(_resolve_in_bucket_order(position, radius, rank, group, order, first, other, view))
+    return int(_resolve_in_bucket_order(position, radius, rank, group, np.ascontiguousarray(heading, dtype=np.float64),
+                                        order, first, other, view))
 
 
 def contact_pairs(position: np.ndarray, radius: np.ndarray, active: np.ndarray, cell: float,
@@ -120,14 +136,14 @@ def _collect_pairs(pos2, radius, active, cell, skin, capacity, group, cross):
 
 
 @njit(cache=True)
-def _resolve_in_bucket_order(position, radius, rank, group, order, first, other, view):
+def _resolve_in_bucket_order(position, radius, rank, group, heading, order, first, other, view):
     """``_resolve`` on copies in bucket order (neighbours close in memory), written back."""
     m = order.shape[0]
     pos = np.empty((m, 2))
     for k in range(m):
         pos[k, 0] = position[order[k], 0]
         pos[k, 1] = position[order[k], 1]
-    pairs = _resolve(pos, radius[order], rank[order], group[order], first, other, view)
+    pairs = _resolve(pos, radius[order], rank[order], group[order], heading[order], first, other, view)
     for k in range(m):
         position[order[k], 0] = pos[k, 0]
         position[order[k], 1] = pos[k, 1]
@@ -135,7 +151,7 @@ def _resolve_in_bucket_order(position, radius, rank, group, order, first, other,
 
 
 @njit(cache=True)
-def _resolve(position, radius, rank, group, first, other, view):
+def _resolve(position, radius, rank, group, heading, first, other, view):
     """Gauss-Seidel passes over the pair list (each pair moved at once: converges in far fewer
     passes than summing displacements). After the first pass only pairs with an agent moved in
     the previous one are looked at: the rest cannot have come into contact."""
@@ -143,6 +159,7 @@ def _resolve(position, radius, rank, group, first, other, view):
     settled_weight, rank_weight, rank_scale = SETTLED_WEIGHT, RANK_WEIGHT, RANK_SCALE
     margin, factor = CONTACT_MARGIN, RESOLVE_FACTOR
     n = position.shape[0]
+    start = position.copy()
     moved = np.ones(n, dtype=np.bool_)
     now = np.zeros(n, dtype=np.bool_)
     limit = 0.49 * cell_size                                # never jump a cell in one push
@@ -181,29 +198,48 @@ def _resolve(position, radius, rank, group, first, other, view):
                 uy = 0.0
             si = min(give_i * total, limit)
             sj = min((1.0 - give_i) * total, limit)
+            hix = heading[i, 0]
+            hiy = heading[i, 1]
+            hjx = heading[j, 0]
+            hjy = heading[j, 1]
+            if it < SLIDE_PASSES and hix * hjx + hiy * hjy < -OPPOSED:
+                # heading opposite ways: each also steps to its own right, so they slide past
+                slide = min(SLIDE * total, limit)
+                _push(position, i, hiy * slide, -hix * slide, passable, inv_cell, origin_x, origin_y)
+                _push(position, j, hjy * slide, -hjx * slide, passable, inv_cell, origin_x, origin_y)
             _push(position, i, ux * si, uy * si, passable, inv_cell, origin_x, origin_y)
             _push(position, j, -ux * sj, -uy * sj, passable, inv_cell, origin_x, origin_y)
+            _cap(position, start, i, MAX_SHIFT * radius[i])
+            _cap(position, start, j, MAX_SHIFT * radius[j])
             now[i] = True
             now[j] = True
         if it == 0:
             first_pairs = pairs
         if pairs == 0:
             break
+        # walls are constraints of the same solve: an agent pushed against one is put back off
+        # it now, so the next pass moves its neighbour instead of the wall pass undoing it later
+        for k in range(n):
+            if now[k]:
+                push_off_walls(position, k, radius[k], passable, cell_size, origin_x, origin_y)
         moved[:] = now
     return first_pairs
 
 
 @njit(cache=True, inline="always")
 def _share(a, b, mates, settled_weight, rank_weight, scale):
-    """Agent ``a``'s share of a push between ranks ``a`` and ``b``: between mates the one
-    further from its goal gives way (a queue's pressure does not pass forward; at a gap's mouth
-    the nearer unit goes on instead of an arch forming) and a settled unit makes room."""
-    if not mates or (math.isinf(a) and math.isinf(b)):
+    """Agent ``a``'s share of a push between ranks ``a`` and ``b``: a standing unit makes room
+    for a walking one (mates or not); between walking mates the one further from its goal gives
+    way (a queue's pressure does not pass forward; at a gap's mouth the nearer unit goes on
+    instead of an arch forming)."""
+    if math.isinf(a) and math.isinf(b):
         return 0.5
-    if math.isinf(a):
+    if math.isinf(a):                                   # standing units make room, whoever passes
         return 0.5 + settled_weight
     if math.isinf(b):
         return 0.5 - settled_weight
+    if not mates:
+        return 0.5
     return 0.5 + rank_weight * _soft_sign((a - b) / scale)
 
 
@@ -216,6 +252,19 @@ def _soft_sign(x):
         return -1.0
     x2 = x * x
     return x * (27.0 + x2) / (27.0 + 9.0 * x2)
+
+
+@njit(cache=True, inline="always")
+def _cap(position, start, i, most):
+    """Keep agent ``i`` within ``most`` of where the tick's solve found it (pushes from many
+    pairs over many passes must not add up to a jump through the bodies around it)."""
+    dx = position[i, 0] - start[i, 0]
+    dy = position[i, 1] - start[i, 1]
+    d2 = dx * dx + dy * dy
+    if d2 > most * most:
+        f = most / math.sqrt(d2)
+        position[i, 0] = start[i, 0] + dx * f
+        position[i, 1] = start[i, 1] + dy * f
 
 
 @njit(cache=True, inline="always")

@@ -12,10 +12,12 @@ import math
 
 from numba import njit, prange
 
-__all__ = ["WALL_GAP", "move_agents"]
+__all__ = ["WALL_GAP", "WALL_PASSES", "move_agents", "keep_off_walls"]
 
 #: How far off a wall face a blocked agent stops, as a fraction of the cell size.
 WALL_GAP = 1e-6
+#: Passes of ``keep_off_walls`` per tick (an inside corner needs two: one per wall).
+WALL_PASSES = 2
 
 
 @njit(cache=True, inline="always")
@@ -87,3 +89,66 @@ def move_agents(position, velocity, max_speed, dt, view):
             cx = min(max(int(math.floor((x - origin_x) / cell_size)), 0), passable.shape[1] - 1)
             cy = min(max(int(math.floor((y - origin_y) / cell_size)), 0), passable.shape[0] - 1)
             position[i, 2] = heights[cy, cx]
+
+
+@njit(cache=True, parallel=True)
+def keep_off_walls(position, radius, active, view):
+    """Push each ``active`` agent's disc out of the blocked cells it overlaps, so that its centre
+    stays a full ``radius`` from every wall (the walk above only keeps the centre out of them).
+    Updates ``position`` in place (and its height on a grid with heights)."""
+    passable, cell_size, origin_x, origin_y, heights, has_heights = view
+    h, w = passable.shape
+    for i in prange(position.shape[0]):
+        if not active[i]:
+            continue
+        push_off_walls(position, i, radius[i], passable, cell_size, origin_x, origin_y)
+        if has_heights:
+            cx = min(max(int(math.floor((position[i, 0] - origin_x) / cell_size)), 0), w - 1)
+            cy = min(max(int(math.floor((position[i, 1] - origin_y) / cell_size)), 0), h - 1)
+            position[i, 2] = heights[cy, cx]
+
+
+@njit(cache=True)
+def push_off_walls(position, i, r, passable, cell_size, origin_x, origin_y):
+    """Agent ``i``'s disc of radius ``r`` out of the blocked cells it overlaps: each push along
+    the normal from the cell's nearest point, never into another blocked cell (an axis whose
+    step would enter one is dropped), at most ``WALL_PASSES`` rounds (an inside corner needs
+    two). A centre inside a blocked cell is left to ``move_agents``. True when it moved."""
+    x = position[i, 0]
+    y = position[i, 1]
+    if not (r > 0.0) or not (math.isfinite(x) and math.isfinite(y)):
+        return False
+    inv = 1.0 / cell_size
+    moved = False
+    for _ in range(WALL_PASSES):
+        pushed = False
+        cx0 = int(math.floor((x - r - origin_x) * inv))
+        cx1 = int(math.floor((x + r - origin_x) * inv))
+        cy0 = int(math.floor((y - r - origin_y) * inv))
+        cy1 = int(math.floor((y + r - origin_y) * inv))
+        for cy in range(cy0, cy1 + 1):
+            for cx in range(cx0, cx1 + 1):
+                if not _blocked(passable, cx, cy):
+                    continue
+                bx0 = origin_x + cx * cell_size
+                by0 = origin_y + cy * cell_size
+                dx = x - min(max(x, bx0), bx0 + cell_size)
+                dy = y - min(max(y, by0), by0 + cell_size)
+                d2 = dx * dx + dy * dy
+                if d2 >= r * r or d2 < 1e-18:
+                    continue
+                d = math.sqrt(d2)
+                step = min(r - d, 0.49 * cell_size)         # a push never jumps a wall
+                nx = x + dx / d * step
+                ny = y + dy / d * step
+                if not _blocked(passable, int(math.floor((nx - origin_x) * inv)), int(math.floor((y - origin_y) * inv))):
+                    x = nx
+                if not _blocked(passable, int(math.floor((x - origin_x) * inv)), int(math.floor((ny - origin_y) * inv))):
+                    y = ny
+                pushed = True
+        if not pushed:
+            break
+        moved = True
+    position[i, 0] = x
+    position[i, 1] = y
+    return moved

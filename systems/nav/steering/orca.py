@@ -70,6 +70,17 @@ class OrcaSettings(NamedTuple):
     time_horizon: float         # against other agents
     wall_horizon: float         # against blocked cells
 
+#: Walking neighbours whose preferred velocities are within ~25° of each other (cosine above
+#: this) walk one stream: they do not avoid each other here (the contact pass spaces them).
+SAME_WAY = 0.9
+#: A walking neighbour ahead whose preferred velocity opposes (cosine below minus this), within
+#: ``LANE_WIDTH`` × the radii sum of the agent's line, is oncoming: each one turns the agent's
+#: preferred velocity ``KEEP_RIGHT`` radians to the right, at most ``KEEP_RIGHT_MAX``.
+ONCOMING = 0.5
+LANE_WIDTH = 2.0
+KEEP_RIGHT = 0.15
+KEEP_RIGHT_MAX = 0.6
+
 _EPS = 1e-5
 _MAX_LINES = 48
 _MAX_WALLS = 8
@@ -307,6 +318,10 @@ def orca_velocities(agents, settings, view, dt, out):
                                 passable, cs, ox, oy, wall_d, wall_n)
             # nearest neighbours
             count = 0
+            oncoming = 0
+            pref2 = opt_x * opt_x + opt_y * opt_y
+            pref_len = math.sqrt(pref2)
+            walking = pref2 > 1e-12
             r0, r1, c0, c1 = cell_window(px, py, gx0, gy0, neighbour_distance, cols, rows)
             r2 = neighbour_distance * neighbour_distance
             for row in range(r0, r1 + 1):
@@ -321,9 +336,25 @@ def orca_velocities(agents, settings, view, dt, out):
                         if j == i:
                             continue
                         pairs += 1
-                        d2 = (near_pos[e, 0] - px) ** 2 + (near_pos[e, 1] - py) ** 2
+                        rx = near_pos[e, 0] - px
+                        ry = near_pos[e, 1] - py
+                        d2 = rx * rx + ry * ry
                         if d2 > r2:
                             continue
+                        if walking and active[j] and priority[j] == priority[i]:
+                            qx = preferred[j, 0]
+                            qy = preferred[j, 1]
+                            q2 = qx * qx + qy * qy
+                            along = opt_x * qx + opt_y * qy
+                            if along > SAME_WAY * math.sqrt(pref2 * q2):
+                                # walking the same way: one stream, spaced by the contact pass
+                                # (ORCA between them slows a file to the pace of its slowest)
+                                continue
+                            if along < -ONCOMING * math.sqrt(pref2 * q2):
+                                ahead = rx * opt_x + ry * opt_y
+                                side = abs(rx * opt_y - ry * opt_x)
+                                if ahead > 0.0 and side < LANE_WIDTH * pref_len * (radius[i] + radius[j]):
+                                    oncoming += 1
                         if count < max_neighbours:
                             near_id[count] = j
                             near_d[count] = d2
@@ -343,6 +374,9 @@ def orca_velocities(agents, settings, view, dt, out):
                 # the right) against symmetric deadlocks: a dense ring started at once turns into
                 # one vortex instead of a jam (alone, an agent keeps to its path)
                 angle = -0.05 - 0.03 * ((i * 2654435761) % 1000) / 1000.0
+                # keep right of oncoming walkers in the way (pedestrians' side preference): two
+                # opposing flows through a passage form a lane each instead of a plug
+                angle -= min(KEEP_RIGHT * oncoming, KEEP_RIGHT_MAX)
                 ca, sa = math.cos(angle), math.sin(angle)
                 opt_x, opt_y = opt_x * ca - opt_y * sa, opt_x * sa + opt_y * ca
             m = walls
