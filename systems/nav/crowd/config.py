@@ -76,6 +76,12 @@ class CrowdConfig:
         team_contacts: the same pass for pairs of avoiding agents of different groups only (on
             by default: it makes ORCA's "no overlap between groups" firm where a jam leaves ORCA
             no safe velocity; it costs a spatial hash per tick, ~0.7 ms at 10,000 agents).
+        lanes: a walking unit with traffic coming toward it a little way ahead keeps to its
+            right (``steering/lanes.py``), so opposing flows pass a passage in two lanes; a
+            flow alone keeps the whole width. False: only avoidance's own right-hand bias.
+        quick_steps: a single unit whose plan waits in the queue walks meanwhile a short
+            route toward its target from a bounded A* (``crowd/quick_steps.py``): an order is
+            answered in the tick it is given. False: it stands until its plan lands.
         rebuild_worker: after a map edit the crowd's navmesh, waypoint graph and hierarchy are
             rebuilt in a worker process while the game goes on (their agents plan on the grid
             meanwhile; see ``crowd/rebuild.py``). False: no process; they are rebuilt when
@@ -116,6 +122,8 @@ class CrowdConfig:
     leader_sight: float = 6.0
     contacts: bool = True
     wall_clearance: bool = True
+    quick_steps: bool = True
+    lanes: bool = True
     team_contacts: bool = True
     rebuild_worker: bool = True
     dstar_agents: int = 8

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.ndimage import binary_dilation
+from scipy.ndimage import binary_dilation, uniform_filter
 
 from ..flow.field import FlowField
 from ..grid import Grid
@@ -16,7 +16,11 @@ from .config import CrowdConfig
 from .level_cache import LevelCache
 from .planners import UNIT_RATES, CallJob
 
-__all__ = ["Traffic"]
+__all__ = ["Traffic", "JAM_COST"]
+
+#: Extra cost of a cell per stalled unit within two cells of it, for re-plans out of a jam (about
+#: the cells of walking one stalled body costs to wait out).
+JAM_COST = 4.0
 
 
 class Traffic:
@@ -32,6 +36,9 @@ class Traffic:
         self._routes: dict[tuple, tuple[np.ndarray, float]] = {}
         self._since_refresh = 0.0                # seconds since the map was recounted
         self.searching: tuple | None = None
+        self._jam: Grid | None = None
+        self._jam_time = -np.inf
+        self.clock = 0.0                         # seconds of game time (``advance``)
 
     @property
     def routes(self) -> int:
@@ -48,6 +55,28 @@ class Traffic:
         extra = self._config.congestion_weight * self.map / width
         return Grid(g.passable, np.where(g.passable, g.cost + extra, np.inf), g.heights, cell_size=g.cell_size,
                     origin=g.origin)
+
+    def jam_grid(self, position: np.ndarray, stalled: np.ndarray) -> Grid:
+        """The grid recoveries re-plan on: with ``congestion``, the level with the cells around
+        ``stalled`` units (``position`` rows) made dearer by ``JAM_COST`` per unit, so a unit
+        stuck in a jam looks for another passage when one is near enough; recounted at most
+        every ``congestion_refresh`` seconds of game time. Without: the level."""
+        if not self._config.congestion:
+            return self.grid
+        if self._jam is not None and self.clock - self._jam_time < self._config.congestion_refresh:
+            return self._jam
+        g = self.grid
+        cells = g.world_to_cells(position[stalled, :2])
+        h, w = g.shape
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+        cells = cells[inside]
+        count = np.bincount(cells[:, 1] * w + cells[:, 0], minlength=h * w).reshape(h, w).astype(np.float64)
+        # spread over the 5×5 cells around (a jam blocks more than the cells its bodies stand in)
+        spread = uniform_filter(count, size=5, mode="constant") * 25.0
+        cost = np.where(g.passable, g.cost + JAM_COST * self._config.congestion_weight * spread, np.inf)
+        self._jam = Grid(g.passable, cost, g.heights, cell_size=g.cell_size, origin=g.origin)
+        self._jam_time = self.clock
+        return self._jam
 
     def add_route(self, key, cells: np.ndarray, units: float) -> None:
         """Register a group's route (grid cells) carrying ``units`` in the traffic map."""
@@ -71,6 +100,7 @@ class Traffic:
     def advance(self, dt: float, members: Mapping) -> None:
         """Every ``congestion_refresh`` seconds recount each route by the members still on their
         way (``members``: order key -> an object with ``members``, the group orders)."""
+        self.clock += dt
         if not self._routes:
             return
         self._since_refresh += dt

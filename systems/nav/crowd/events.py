@@ -23,7 +23,8 @@ class CrowdEvents:
         failed: ``(k,) int64`` agents whose order failed; ``reasons`` the matching messages.
         waypoints: ``(agent, index, position)`` waypoints passed (only when asked for).
         path_changed: ``(k,) int64`` agents given a new path (``Crowd.path(agent)``).
-        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started).
+        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started);
+            ``stuck_at`` ``(k, 3)``: where each stands (the blocking place).
         links: ``(agent, kind, start, end)`` off-mesh links taken.
         moving / velocities: agents walking and their velocities after movement (the safe
             velocity: wall sliding applied; only when asked for).
@@ -38,6 +39,7 @@ class CrowdEvents:
     links: list[tuple[int, str, tuple, tuple]] = field(default_factory=list)
     moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     velocities: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    stuck_at: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
 
 
 class Outcomes:
@@ -92,4 +94,4 @@ class Outcomes:
         return CrowdEvents(np.concatenate(self._reached) if self._reached else np.zeros(0, dtype=np.int64),
                            np.array(self._failed, dtype=np.int64), self._reasons, followed.waypoints,
                            np.array(self._path_changed, dtype=np.int64), stuck, followed.links, moving,
-                           self._agents.velocity[moving].copy())
+                           self._agents.velocity[moving].copy(), self._agents.position[stuck].copy())

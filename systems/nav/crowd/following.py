@@ -1,5 +1,5 @@
 """Path following, one numba pass over every agent that walks its own path (modes PATH, LEADER,
-DETOUR).
+DETOUR, and QUICK: a planning unit's quick route, which ends without an arrival).
 
 An agent passes its waypoint within ``path_desired_distance``, but early only when the next
 waypoint is in sight from where it *really* stands — its centre and both sides of the body it
@@ -104,7 +104,8 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
             link_at, passable, cs, ox, oy, dt, check_drift, flags):
     for a in range(alive.shape[0]):
         walks_a_path = mode[a] == 1 or mode[a] == 3 or mode[a] == 5
-        if not alive[a] or paused[a] or nav_state[a] != 2 or path_len[a] == 0 or not walks_a_path:
+        quick = mode[a] == 6 and nav_state[a] == 1          # planning: walks its quick route meanwhile
+        if not alive[a] or paused[a] or path_len[a] == 0 or not ((nav_state[a] == 2 and walks_a_path) or quick):
             continue
         px, py = position[a, 0], position[a, 1]
         was_stopped = velocity[a, 0] ** 2 + velocity[a, 1] ** 2 < (STOPPED * params[a, 0]) ** 2
@@ -138,6 +139,11 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
         path_idx[a] = idx
         ox_, oy_ = points[s0 + idx, 0] - px, points[s0 + idx, 1] - py
         dist = math.sqrt(ox_ * ox_ + oy_ * oy_)
+        if quick and idx >= last and dist <= params[a, 3]:
+            velocity[a, 0] = 0.0                                # the quick route's end: wait for the plan
+            velocity[a, 1] = 0.0
+            velocity[a, 2] = 0.0
+            continue
         if idx >= last and dist <= params[a, 3]:
             flags[a] |= 1
             velocity[a, 0] = 0.0
@@ -149,7 +155,7 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
         velocity[a, 0] = ox_ * scale
         velocity[a, 1] = oy_ * scale
         velocity[a, 2] = 0.0
-        if check_drift:
+        if check_drift and not quick:
             j = idx - 1 if idx > 0 else 0
             ax, ay = points[s0 + j, 0], points[s0 + j, 1]
             bx, by = points[s0 + idx, 0], points[s0 + idx, 1]
@@ -167,3 +173,4 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
 # the indices the kernel reads, stated once (``_follow`` uses literals for numba)
 assert (P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX) == (0, 1, 2, 3, 4)
 assert (int(NavState.FOLLOWING), int(Mode.PATH), int(Mode.LEADER), int(Mode.DETOUR)) == (2, 1, 3, 5)
+assert (int(NavState.PLANNING), int(Mode.QUICK)) == (1, 6)

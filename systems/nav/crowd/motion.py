@@ -9,10 +9,11 @@ import numpy as np
 from ..grid import Grid
 from ..kernels.threads import threads_for
 from ..steering.contacts import resolve_contacts
+from ..steering.lanes import keep_right
 from ..steering.movement import keep_off_walls, move_agents
 from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
 from .config import CrowdConfig
-from .state import CrowdState, NavState
+from .state import CrowdState, Mode, NavState
 
 __all__ = ["Motion", "LEAD_CELLS"]
 
@@ -42,8 +43,12 @@ class Motion:
         state = s.nav_state[:n, 0]
         active &= state != NavState.FAILED
         present = s.alive[:n] & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
-        priority = np.where(state == NavState.FOLLOWING, 1.0, cfg.idle_priority)
+        walking = (state == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK)
+        priority = np.where(walking, 1.0, cfg.idle_priority)
         preferred = s.velocity[:n, :2].copy()
+        if cfg.lanes:
+            # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
+            keep_right(s.position[:n], preferred, active & walking)
         # the unit nearer its target keeps its course (a queue at a gap drains front first);
         # without it avoidance's equal shares froze the gap's mouth for minutes
         lead = -np.hypot(*(s.target[:n, :2] - s.position[:n, :2]).T) / (LEAD_CELLS * grid.cell_size)
@@ -99,7 +104,7 @@ class Motion:
             & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
         if not agents.any():
             return
-        walking = s.nav_state[:n, 0] == NavState.FOLLOWING
+        walking = (s.nav_state[:n, 0] == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK)
         rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
         flock = s.flock_group[:n, 0]
         group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group

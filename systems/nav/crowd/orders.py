@@ -12,6 +12,7 @@ from numba import njit
 
 from rtsnav.names import Planner
 
+from ..flow.clearance import WIDE
 from ..grid import Grid
 from ..result import PathStatus
 from .config import CrowdConfig
@@ -21,10 +22,13 @@ from .level_cache import LevelCache
 from .placement import free_walled_in
 from .planners import PlanQueue, Route
 from .planning import Planning
+from .quick_steps import quick_routes
 from .state import CrowdState, Mode, NavState
 
 __all__ = ["Orders", "ORDERS_PER_TICK"]
 
+#: A walking unit without progress for this many seconds counts as part of a jam for re-plans.
+JAM_STILL = 1.0
 #: Single units' orders whose plans are queued in one tick (the rest wait a tick or more).
 ORDERS_PER_TICK = 150
 
@@ -125,6 +129,23 @@ class Orders:
         for k, (i, code) in enumerate(zip(ids.tolist(), methods.tolist())):
             if single[k]:
                 self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k])))
+        if self._config.quick_steps and single.any():
+            self._quick_steps(ids[single], np.asarray(starts)[single], np.asarray(goals)[single])
+
+    def _quick_steps(self, ids: np.ndarray, starts: np.ndarray, goals: np.ndarray) -> None:
+        """Units whose plan is still queued walk a short route toward their target meanwhile
+        (``quick_steps.py``); units wider than half a cell wait (their grid may not be built)."""
+        s, grid = self._agents, self._grid
+        fits = (s.nav_state[ids, 0] == NavState.PLANNING) & (s.radius[ids] <= WIDE * grid.cell_size)
+        if not fits.any():
+            return
+        ids, starts, goals = ids[fits], starts[fits], goals[fits]
+        for i, points in zip(ids.tolist(), quick_routes(grid, starts, goals)):
+            if points is None:
+                continue
+            points[:, 2] = s.position[i, 2]
+            s.set_path(i, points, 1)
+            s.mode[i] = Mode.QUICK
 
     def _problems(self, ids: np.ndarray) -> dict[int, str]:
         """Why an order of ``ids`` cannot be planned, by position in ``ids`` (none: empty)."""
@@ -216,9 +237,18 @@ class Orders:
         if group.any():
             self._walk_alone(ids[group])
 
-    def _walk_alone(self, ids: np.ndarray, goal_cells: np.ndarray | None = None) -> None:
-        """Agents leave their group's steering and plan their own A* path (mode PATH)."""
+    def _walk_alone(self, ids: np.ndarray, goal_cells: np.ndarray | None = None, around_jams: bool = False) -> None:
+        """Agents leave their group's steering and plan their own A* path (mode PATH);
+        ``around_jams``: on the grid with jammed places made dearer (``Traffic.jam_grid``)."""
         s, grid = self._agents, self._grid
+        planning_grid = grid
+        if around_jams and len(ids):
+            n = s.size
+            state = s.nav_state[:n, 0]
+            stalled = s.alive[:n] & (((state == NavState.FOLLOWING) & (s.still_for[:n] > JAM_STILL))
+                                     | (state == NavState.IDLE) | (state == NavState.FINISHED))
+            stalled[ids] = False                          # a unit is no jam to itself
+            planning_grid = self._groups.traffic.jam_grid(s.position[:n], stalled)
         for k, i in enumerate(ids.tolist()):
             target = s.target[i].copy()
             goal = tuple(int(v) for v in goal_cells[k]) if goal_cells is not None else grid.world_to_cell(*target[:2])
@@ -229,23 +259,26 @@ class Orders:
             s.nav_state[i, 0] = NavState.PLANNING
             s.mode[i] = Mode.PATH                         # groups leave it alone from now on
             s.velocity[i] = 0.0
-            self._queue.submit(("agent", i), self._planning.astar(start, goal, target))
+            self._queue.submit(("agent", i), self._planning.astar(start, goal, target, grid=planning_grid))
 
-    def recover(self, stuck: np.ndarray) -> None:
-        """One recovery step further for each stuck agent (see ``progress``)."""
+    def recover(self, stuck: np.ndarray, frozen: np.ndarray | None = None) -> None:
+        """Recover agents without progress (see ``progress``): those waiting in a moving queue
+        re-plan around the jams (another passage if one is near enough), their count kept; the
+        ``frozen`` ones (default: all) one step further each time — around the jams twice, then
+        to the reachable point nearest the target — and fail after ``max_recoveries``."""
         s = self._agents
-        s.recoveries[stuck] += 1
-        tries = s.recoveries[stuck]
-        give_up = stuck[tries > self._config.max_recoveries]
+        frozen = stuck if frozen is None else frozen
+        queued = np.setdiff1d(stuck, frozen, assume_unique=True)
+        s.recoveries[frozen] += 1
+        tries = s.recoveries[frozen]
+        give_up = frozen[tries > self._config.max_recoveries]
         for i in give_up.tolist():
             self._outcomes.fail(i, f"no progress for {self._config.stuck_after:g} s after {self._config.max_recoveries} recoveries")
-        live = stuck[tries <= self._config.max_recoveries]
+        live = frozen[tries <= self._config.max_recoveries]
         free_walled_in(self._agents, self._grid, live)
-        group = np.isin(s.agent_method[live, 0], FLOW_CODES) | (s.mode[live] == Mode.PATH)
-        first = live[(s.recoveries[live] == 1) & ~group]
-        self.order(first)
-        alone = live[((s.recoveries[live] == 2) | ((s.recoveries[live] == 1) & group))]
-        self._walk_alone(alone)
+        # an own A* path around the jams (another passage if one is near enough; else the same
+        # way, the clock restarted); a frozen unit's third try: the nearest reachable point
+        self._walk_alone(np.union1d(queued, live[s.recoveries[live] <= 2]), around_jams=True)
         nearest = live[s.recoveries[live] >= 3]
         if len(nearest):
             self._walk_alone(nearest, np.array([self._nearest_reachable(i) for i in nearest.tolist()]))

@@ -62,11 +62,12 @@ class Planning:
             job = self._grid_job(i, Planner.ASTAR, start, goal, target)
         return job
 
-    def astar(self, start, goal, target, *, goal_region: GoalRegion | None = None) -> GridJob:
+    def astar(self, start, goal, target, *, goal_region: GoalRegion | None = None, grid: Grid | None = None) -> GridJob:
         """An A* job on the level's grid (for groups' leaders, detours, units walking alone);
-        ``goal_region``: it ends at the first cell of that region it reaches."""
-        return GridJob(self._grid, start, goal, "astar", target, self._config.smoothing, self.pool,
-                       goal_region=goal_region)
+        ``goal_region``: it ends at the first cell of that region it reaches; ``grid``: the
+        level's cells with other costs (a jam's, see ``Traffic.jam_grid``)."""
+        return GridJob(grid if grid is not None else self._grid, start, goal, "astar", target,
+                       self._config.smoothing, self.pool, goal_region=goal_region)
 
     @property
     def dstar_searches(self) -> dict:

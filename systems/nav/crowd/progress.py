@@ -1,19 +1,21 @@
 """The progress watch: no agent stays walking without moving or being told.
 
-Every walking agent has an anchor: where it last made progress. Moving ``PROGRESS_DISTANCE``
-cells from it is progress (the anchor moves there) — except for units steered by a group's field,
-for which only a new lowest cost to go on that field (by ``PROGRESS_DISTANCE``) is progress: a
-crowd jostling in a dead end moves but gets nowhere. Waiting in a moving queue counts as progress
-too: an agent whose anchor is old but that stands within reach of an agent that just progressed,
-or of one waiting behind such an agent, is waiting in the queue (the chain reaches back through
-a crowd at a one-cell gap; in a true deadlock nobody progresses, so nobody is excused). An agent without progress for
-``stuck_after`` seconds gets a ``stuck`` event and a recovery, one step further each time:
+Every walking agent has an anchor: where it last made progress. Progress is getting nearer the
+goal along the way it walks, never mere movement (a crowd jostling in a plug moves but gets
+nowhere): for a unit on its own path, coming ``PROGRESS_DISTANCE`` cells nearer its goal along
+the path (waypoints passed, then the distance to the next) while really moving that far; for a
+unit steered by a group's field, a new lowest cost to go on that field (by
+``PROGRESS_DISTANCE``); for others, moving ``PROGRESS_DISTANCE`` cells from the anchor.
 
-1. re-plan from where it stands (its own path, or its group's plan);
-2. walk alone: leave the group and plan an own A* path from where it stands;
-3. aim at the reachable point nearest its target;
-and after ``max_recoveries`` failed tries the order fails with ``path_failed`` and a reason.
-Coming ``RESET_DISTANCE`` cells closer to its target than ever on this order resets the count.
+An agent without progress for ``stuck_after`` seconds gets a ``stuck`` event (with where it
+stands) and re-plans around the jams (``Orders.recover``), whether it waits in a moving queue or
+not: a long wait is worth another passage when one is near. Only a *frozen* agent's recoveries
+count toward failure — one not waiting in a moving queue (within reach of a unit heading the
+same way that just progressed, or of one waiting behind such a unit, and so on back: a queue
+behind a gap is a chain; in a true deadlock nobody progresses, so nobody is excused). A frozen
+agent's tries: an own A* path around the jams, twice, then the reachable point nearest its
+target; after ``max_recoveries`` the order fails with ``path_failed`` and a reason. Coming
+``RESET_DISTANCE`` cells closer to its target than ever on this order resets the count.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.threads import threads_for
-from ..steering.proximity_grid import near_any
+from ..steering.proximity_grid import near_any_in_group
 from .state import CrowdState
 
 __all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS"]
 
+#: What passing a waypoint is worth in the path progress measure (more than any leg's length).
+_WAYPOINT_WORTH = 1e9
 #: Cells an agent must move from its anchor to count as progress.
 PROGRESS_DISTANCE = 0.5
 #: Cells closer to the target than ever before that reset the recovery count.
@@ -39,58 +43,99 @@ QUEUE_REACH_RADII = 3.0
 QUEUE_REACH_CELLS = 1.5
 #: An anchor younger than this (seconds) counts as "just progressed" for the queue rule.
 FRESH = 0.5
+#: Sectors of the bearing to the target: units in one sector (of either of two offset
+#: divisions) form a queue.
+QUEUE_SECTORS = 8
 #: Hops the queue rule follows back through waiting units per check.
 QUEUE_HOPS = 12
-#: Ticks between applications of the queue rule.
-QUEUE_CHECK_EVERY = 4
 
 
-def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: float, tick: int = 0) -> np.ndarray:
-    """Update every walking agent's anchor; returns the ids stuck now (their clocks restart).
-    The queue rule runs every ``QUEUE_CHECK_EVERY`` ticks (it caps a waiting clock at half of
-    ``stuck_after``, so a waiting unit never reaches it in between)."""
+def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: float,
+                   tick: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Update every walking agent's anchor. Returns ``(stuck, frozen)``: the ids without
+    progress for ``stuck_after`` now (their clocks restart; each gets a ``stuck`` event), and
+    those of them not waiting in a moving queue (their recoveries escalate toward failure)."""
     s = state
     n = s.size
+    none = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return none, none
     kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
     with threads_for(n):
         _watch(s.alive, s.nav_state[:, 0], s.paused[:], s.position, s.target, s.anchor_x, s.anchor_y,
-               s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, dt, PROGRESS_DISTANCE * cell_size,
+               s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, s.mode, s.path_start, s.path_len,
+               s.path_idx, s.paths.points, s.path_best, dt, PROGRESS_DISTANCE * cell_size,
                RESET_DISTANCE * cell_size, FRESH, kinds)
     old = np.flatnonzero(kinds & 4)
-    if len(old) and tick % QUEUE_CHECK_EVERY == 0:
-        fresh = np.flatnonzero(kinds & 2)
-        reach = max(QUEUE_REACH_RADII * float(s.radius[old].max()), QUEUE_REACH_CELLS * cell_size)
-        waiting = np.zeros(len(old), dtype=bool)
-        # the queue runs back from the units that progressed, through the units waiting behind
-        # them, as far as it goes (a few hops a check; a queue behind a gap is a chain)
-        for _ in range(QUEUE_HOPS):
-            if len(fresh) == 0:
-                break
-            behind = near_any(np.ascontiguousarray(s.position[old, :2]), np.ascontiguousarray(s.position[fresh, :2]),
-                              reach) & ~waiting
-            if not behind.any():
-                break
-            waiting |= behind
-            fresh = old[behind]
-        s.still_for[old[waiting]] = np.minimum(s.still_for[old[waiting]], stuck_after / 2)
     stuck = old[s.still_for[old] >= stuck_after]
+    if len(stuck) == 0:
+        return none, none
+    waiting = _in_moving_queue(s, old, np.flatnonzero(kinds & 2), cell_size)
+    frozen = stuck[~waiting[np.searchsorted(old, stuck)]]
     s.still_for[stuck] = 0.0
     s.anchor_x[stuck] = s.position[stuck, 0]
     s.anchor_y[stuck] = s.position[stuck, 1]
-    return stuck
+    return stuck, frozen
+
+
+def _in_moving_queue(s: CrowdState, old: np.ndarray, fresh: np.ndarray, cell_size: float) -> np.ndarray:
+    """Which of the ``old`` agents (no progress for a while) wait in a moving queue: within
+    reach of one heading the same way that just progressed (``fresh``), or of one waiting behind
+    such a unit, and so on back (a queue behind a gap is a chain; in a true deadlock nobody
+    progresses, so nobody is excused)."""
+    n = s.size
+    reach = max(QUEUE_REACH_RADII * float(s.radius[old].max()), QUEUE_REACH_CELLS * cell_size)
+    waiting = np.zeros(len(old), dtype=bool)
+    # a queue is units heading the same way (a unit waiting while the other flow passes is not
+    # in a moving queue): the bearing to the target in sectors, twice half a sector apart
+    bearing = np.arctan2(*(s.target[:n, 1::-1] - s.position[:n, 1::-1]).T) / (2 * np.pi / QUEUE_SECTORS)
+    sectors = [np.floor(bearing).astype(np.int64) % QUEUE_SECTORS,
+               np.floor(bearing + 0.5).astype(np.int64) % QUEUE_SECTORS]
+    here = np.ascontiguousarray(s.position[old, :2])
+    for _ in range(QUEUE_HOPS):
+        if len(fresh) == 0:
+            break
+        there = np.ascontiguousarray(s.position[fresh, :2])
+        behind = np.zeros(len(old), dtype=bool)
+        for sector in sectors:
+            behind |= near_any_in_group(here, sector[old], there, sector[fresh], reach)
+        behind &= ~waiting
+        if not behind.any():
+            break
+        waiting |= behind
+        fresh = old[behind]
+    return waiting
 
 
 @njit(cache=True, parallel=True)
 def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still_for, best, togo, best_togo,
-           recoveries, dt, progress_distance, reset_distance, fresh, kinds):
+           recoveries, mode, path_start, path_len, path_idx, points, path_best, dt, progress_distance,
+           reset_distance, fresh, kinds):
     for a in prange(alive.shape[0]):
         if not alive[a] or paused[a] or nav_state[a] != 2:
             continue
         kinds[a] = 1
         px, py = position[a, 0], position[a, 1]
-        if not math.isnan(togo[a]):
+        on_path = (mode[a] == 1 or mode[a] == 3 or mode[a] == 5) and path_len[a] > 0
+        if on_path:
+            # waypoints left (each worth more than any distance), then the distance to the next
+            k = path_start[a] + path_idx[a]
+            left = (path_len[a] - path_idx[a]) * _WAYPOINT_WORTH + math.sqrt(
+                (points[k, 0] - px) ** 2 + (points[k, 1] - py) ** 2)
+            if math.isinf(path_best[a]):
+                path_best[a] = left                  # a new path: measured from here, not progress
+                still_for[a] += dt
+            elif left <= path_best[a] - progress_distance and (
+                    (px - anchor_x[a]) ** 2 + (py - anchor_y[a]) ** 2 >= progress_distance * progress_distance):
+                # nearer the goal along its path, and really moved (a re-plan's waypoints passed
+                # where it stands are no progress)
+                path_best[a] = left
+                anchor_x[a] = px
+                anchor_y[a] = py
+                still_for[a] = 0.0
+            else:
+                still_for[a] += dt
+        elif not math.isnan(togo[a]):
             # on a group field: progress is a new lowest cost to go (jostling in place is not)
             if togo[a] <= best_togo[a] - progress_distance:
                 best_togo[a] = togo[a]

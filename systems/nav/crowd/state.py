@@ -50,6 +50,7 @@ class Mode(enum.IntEnum):
     LEADER = 3        # leads a "leader" group: walks its own path, the group follows its corridor
     CORRIDOR = 4      # follows its group leader's corridor field
     DETOUR = 5        # a leader-group member walking its own path back to the group (``crowd/detours.py``)
+    QUICK = 6         # planning, meanwhile walking a short route toward its target (``crowd/quick_steps.py``)
 
 
 FL_SEPARATION, FL_COHESION, FL_ALIGNMENT, FL_RADIUS = range(4)
@@ -80,6 +81,7 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "best_distance": ("f8", np.inf),      # closest it came to its target on this order
     "togo": ("f8", np.nan),               # cost to go on its group's field (NaN: not measured)
     "best_togo": ("f8", np.inf),          # the lowest cost to go it reached on this order
+    "path_best": ("f8", np.inf),          # the least path left it reached on its path (``progress.py``)
     "recoveries": ("i4", 0),              # stuck recoveries tried on this order
     "slot": ("i8", -1),                   # arrival slot in its group order (-1: none yet)
     "home_x": ("f8", np.nan),             # where that slot is (a settled unit returns there)
@@ -187,6 +189,7 @@ class CrowdState:
     best_distance: np.ndarray
     togo: np.ndarray
     best_togo: np.ndarray
+    path_best: np.ndarray
     recoveries: np.ndarray
     slot: np.ndarray
     home_x: np.ndarray
@@ -278,6 +281,7 @@ class CrowdState:
         self.path_start[agent] = self.paths.append(points)
         self.path_len[agent] = len(points)
         self.path_idx[agent] = index
+        self.path_best[agent] = np.inf                  # progress is measured on the new path
         n = self.size
         if self.paths.used > 4096 and self.paths.used > 3 * int(self.path_len[:n].sum()):
             self.path_start[:n] = self.paths.compact(self.path_start[:n], self.path_len[:n])
