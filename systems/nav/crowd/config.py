@@ -41,9 +41,12 @@ class CrowdConfig:
         avoidance_wall_horizon: seconds ahead agents keep clear of walls, > 0.
         idle_priority: avoidance priority of standing agents (walking ones have 1): a smaller
             value makes them step aside for units passing through, > 0.
-        congestion: congestion-aware group routes: a group order plans on terrain costs raised
-            in the narrow passages other groups' planned routes run through (so a second army
-            takes the free bridge when queueing on the busy one would take longer).
+        congestion: congestion-aware routes (on by default): a group order plans on terrain
+            costs raised in the narrow passages other groups' planned routes run through (so a
+            second army takes the free bridge when queueing on the busy one would take longer);
+            a big ``"leader"`` group splits over two passages when that gets it across sooner
+            (``crowd/route_split.py``); a unit stuck in a jam re-plans with the jam's cells made
+            dearer (``Traffic.jam_grid``). False: every route is the shortest.
         congestion_weight: scales the queueing cost, ≥ 0: a narrow cell of free width w carrying
             the route of T units costs ``weight · T / w`` more (the cells of waiting, per cell).
         congestion_narrow: passages up to this many cells from a wall count as narrow, > 0.
@@ -111,7 +114,7 @@ class CrowdConfig:
     avoidance_horizon: float = 1.5
     avoidance_wall_horizon: float = 0.3
     idle_priority: float = 0.2
-    congestion: bool = False
+    congestion: bool = True
     congestion_weight: float = 1.0
     congestion_narrow: float = 3.0
     congestion_refresh: float = 2.0

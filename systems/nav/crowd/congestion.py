@@ -58,25 +58,35 @@ class Traffic:
 
     def jam_grid(self, position: np.ndarray, stalled: np.ndarray) -> Grid:
         """The grid recoveries re-plan on: with ``congestion``, the level with the cells around
-        ``stalled`` units (``position`` rows) made dearer by ``JAM_COST`` per unit, so a unit
-        stuck in a jam looks for another passage when one is near enough; recounted at most
-        every ``congestion_refresh`` seconds of game time. Without: the level."""
+        slow units made dearer by ``JAM_COST`` per unit (``stalled``: each unit's weight, 0 for
+        one walking at full speed, 1 for one standing), so a unit stuck in a jam looks for
+        another passage when one is near enough; recounted at most every ``congestion_refresh``
+        seconds of game time. Without: the level."""
         if not self._config.congestion:
             return self.grid
         if self._jam is not None and self.clock - self._jam_time < self._config.congestion_refresh:
             return self._jam
         g = self.grid
-        cells = g.world_to_cells(position[stalled, :2])
+        some = stalled > 0
+        cells = g.world_to_cells(position[some, :2])
+        weight = stalled[some]
         h, w = g.shape
         inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
-        cells = cells[inside]
-        count = np.bincount(cells[:, 1] * w + cells[:, 0], minlength=h * w).reshape(h, w).astype(np.float64)
+        cells, weight = cells[inside], weight[inside]
+        count = np.bincount(cells[:, 1] * w + cells[:, 0], weights=weight, minlength=h * w).reshape(h, w)
         # spread over the 5×5 cells around (a jam blocks more than the cells its bodies stand in)
-        spread = uniform_filter(count, size=5, mode="constant") * 25.0
+        spread = np.maximum(uniform_filter(count, size=5, mode="constant") * 25.0, 0.0)     # no rounding below 0
+        # only passages count: in the open a path around a crowd is no shorter a wait, and a
+        # path bent around the crowd in front of the only gap just enters it from the side
+        spread *= self.narrow_passages()
         cost = np.where(g.passable, g.cost + JAM_COST * self._config.congestion_weight * spread, np.inf)
         self._jam = Grid(g.passable, cost, g.heights, cell_size=g.cell_size, origin=g.origin)
         self._jam_time = self.clock
         return self._jam
+
+    def narrow_passages(self) -> np.ndarray:
+        """Cells of the level's narrow passages (``LevelCache.passages``)."""
+        return self._level.passages(self._config.congestion_narrow)[0] >= 0
 
     def add_route(self, key, cells: np.ndarray, units: float) -> None:
         """Register a group's route (grid cells) carrying ``units`` in the traffic map."""

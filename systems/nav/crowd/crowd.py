@@ -79,7 +79,7 @@ class Crowd:
         self.groups = GroupSteering(self.agents, grid, cfg, self.queue, self.level, self.planning, self._outcomes)
         self._orders = Orders(self.agents, grid, cfg, self.queue, self._outcomes, self.planning, self.groups,
                               self.level)
-        self._motion = Motion(self.agents, grid, cfg)
+        self._motion = Motion(self.agents, grid, cfg, self.level)
         #: ticks run so far
         self.tick = 0
 

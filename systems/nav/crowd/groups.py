@@ -45,6 +45,7 @@ from .leader_plan import LeaderPlan, raw_cells
 from .level_cache import LevelCache
 from .planners import UNITS, PlanQueue
 from .planning import Planning
+from .route_split import RouteSplits
 from .slots import claim_free_slots, hex_slots
 from .state import GROUP_PLANNERS, PLANNERS, CrowdState, Mode, NavState
 
@@ -129,6 +130,8 @@ class GroupSteering:
         self._level, self._planning, self._outcomes = level, planning, outcomes
         #: the routes of congestion-aware group orders
         self.traffic = Traffic(grid, config, level)
+        #: big leader groups split over two passages
+        self.splits = RouteSplits(agents, grid, config, level, queue, planning)
         self.orders: dict[tuple[int, int, int, int], GroupOrder] = {}
         level.in_use = self.live_goals                 # fields of live orders stay cached
         self.detours = Detours(agents, grid, config, queue, planning, outcomes, self)
@@ -331,9 +334,27 @@ class GroupSteering:
         if order.leader is not None and len(pts):
             order.taken[0] = True                         # the goal itself: the leader's
 
+    def split_done(self, key, job) -> None:
+        """A big group's second route landed (``RouteSplits``): its share of the members
+        walking with the group takes it."""
+        order = self.orders.get(key)
+        if order is None:
+            self.splits.forget(key)
+            return
+        s = self._agents
+        n = s.size
+        state = s.nav_state[:n, 0]
+        rows = np.flatnonzero(s.alive[:n] & (s.agent_method[:n, 0] == key[3]) & (s.flock_group[:n, 0] == key[0])
+                              & (s.mode[:n] != Mode.PATH) & (state == NavState.FOLLOWING))
+        goal = self._grid.world_to_cells(s.target[rows])
+        rows = rows[(goal[:, 0] == key[1]) & (goal[:, 1] == key[2]) & (rows != (order.leader if order.leader is not None else -1))]
+        self.splits.done(key, job, rows)
+
     def _forget(self, key) -> None:
         """A group order ended: its plan is cancelled and its route stops counting as traffic."""
         self._queue.cancel(("group", key))
+        self._queue.cancel(("split", key))
+        self.splits.forget(key)
         self.traffic.remove_route(key)
         self.detours.forget(key)
         del self.orders[key]
@@ -455,6 +476,7 @@ class GroupSteering:
                     points[:, 2] = s.position[leader, 2]
                 s.set_path(leader, points, 1 if len(points) > 1 else 0)
                 self._outcomes.path_changed(leader)
+            self.splits.consider(key, order.corridor_path, route, order.members, s.target[order.leader or 0])
         elif isinstance(job.value, Exception):
             order.failed = f"flow field failed ({type(job.value).__name__}: {job.value})"
             return

@@ -13,22 +13,26 @@ from ..steering.lanes import keep_right
 from ..steering.movement import keep_off_walls, move_agents
 from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
 from .config import CrowdConfig
+from .level_cache import LevelCache
 from .state import CrowdState, Mode, NavState
 
-__all__ = ["Motion", "LEAD_CELLS"]
+__all__ = ["Motion", "LEAD_CELLS", "STALLED"]
 
 #: Near walls, between two walking units heading the same way, the one ``LEAD_CELLS`` nearer its
 #: target takes e times less of their avoidance (measured at the practice level's one-cell gap,
 #: 39 units × 24 runs: 0.3 drains it in 32 s on average with no failed order; equal shares 45 s
 #: with 80 failed; 1 cell, 43 s with 10 failed).
 LEAD_CELLS = 0.3
+#: A walking agent that achieved less than this share of its speed last tick is held up: it yields
+#: to moving ones in avoidance and contacts, as a standing one does.
+STALLED = 0.2
 
 
 class Motion:
     """Avoidance and movement of a crowd's agents (see the module docs)."""
 
-    def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig) -> None:
-        self._agents, self._grid, self._config = agents, grid, config
+    def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig, level: LevelCache) -> None:
+        self._agents, self._grid, self._config, self._level = agents, grid, config, level
         self._last_velocity = np.zeros((0, 2))
         self._wanted = np.zeros((0, 2))             # this tick's steered velocities, before avoidance
 
@@ -44,11 +48,14 @@ class Motion:
         active &= state != NavState.FAILED
         present = s.alive[:n] & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
         walking = (state == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK)
-        priority = np.where(walking, 1.0, cfg.idle_priority)
+        # a walker held up (slower than STALLED of its speed last tick) yields like a standing
+        # unit: a waiting crowd makes way for the flow coming out of a passage
+        priority = np.where(walking & ~self._stalled(n), 1.0, cfg.idle_priority)
         preferred = s.velocity[:n, :2].copy()
         if cfg.lanes:
             # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
-            keep_right(s.position[:n], preferred, active & walking)
+            keep_right(s.position[:n], preferred, active & walking, s.radius[:n],
+                       self._level.passages(cfg.congestion_narrow), grid.view)
         # the unit nearer its target keeps its course (a queue at a gap drains front first);
         # without it avoidance's equal shares froze the gap's mouth for minutes
         lead = -np.hypot(*(s.target[:n, :2] - s.position[:n, :2]).T) / (LEAD_CELLS * grid.cell_size)
@@ -65,6 +72,13 @@ class Motion:
         with threads_for(int(active.sum())):
             orca_velocities(agents, settings, grid.view, dt, safe)
         s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
+
+    def _stalled(self, n: int) -> np.ndarray:
+        """Agents that moved slower than ``STALLED`` of their speed last tick (none on the first)."""
+        if len(self._last_velocity) != n:
+            return np.zeros(n, dtype=bool)
+        s = self._agents
+        return np.hypot(self._last_velocity[:, 0], self._last_velocity[:, 1]) < STALLED * s.max_speed[:n]
 
     def move(self, dt: float, movement: str = "rtsnav") -> None:
         """Walk every agent by its velocity (walls, heights), then push overlapping ones apart.
@@ -105,7 +119,7 @@ class Motion:
         if not agents.any():
             return
         walking = (s.nav_state[:n, 0] == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK)
-        rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
+        rank = np.where(walking & ~self._stalled(n), np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
         flock = s.flock_group[:n, 0]
         group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group
         wanted = self._wanted if len(self._wanted) == n else vel[:, :2]

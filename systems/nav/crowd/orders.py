@@ -27,8 +27,6 @@ from .state import CrowdState, Mode, NavState
 
 __all__ = ["Orders", "ORDERS_PER_TICK"]
 
-#: A walking unit without progress for this many seconds counts as part of a jam for re-plans.
-JAM_STILL = 1.0
 #: Single units' orders whose plans are queued in one tick (the rest wait a tick or more).
 ORDERS_PER_TICK = 150
 
@@ -204,13 +202,16 @@ class Orders:
             return
         if kind == "tiles":                      # an edit's tile update, done under the budget
             return
+        if kind == "split":                      # a big group's second route
+            self._groups.split_done(who, job)
+            return
         if kind == "detour":
             self._groups.detours.plan_done(int(who), job)
             return
         i = int(who)
         s = self._agents
-        if not s.alive[i] or s.nav_state[i, 0] != NavState.PLANNING:
-            return
+        if not s.alive[i] or s.nav_state[i, 0] not in (NavState.PLANNING, NavState.FOLLOWING):
+            return                                   # (a walking unit's re-plan lands while it walks)
         route: Route = job.route
         if not route.walkable:
             self._outcomes.fail(i, route.reason or "no path")
@@ -239,15 +240,19 @@ class Orders:
 
     def _walk_alone(self, ids: np.ndarray, goal_cells: np.ndarray | None = None, around_jams: bool = False) -> None:
         """Agents leave their group's steering and plan their own A* path (mode PATH);
-        ``around_jams``: on the grid with jammed places made dearer (``Traffic.jam_grid``)."""
+        ``around_jams``: on the grid with jammed places made dearer (``Traffic.jam_grid``), and
+        a walking agent walks on as it does until the new path lands (Detour keeps its corridor
+        while it re-plans: a queue must not stop to think)."""
         s, grid = self._agents, self._grid
         planning_grid = grid
         if around_jams and len(ids):
             n = s.size
             state = s.nav_state[:n, 0]
-            stalled = s.alive[:n] & (((state == NavState.FOLLOWING) & (s.still_for[:n] > JAM_STILL))
-                                     | (state == NavState.IDLE) | (state == NavState.FINISHED))
-            stalled[ids] = False                          # a unit is no jam to itself
+            speed = np.hypot(s.velocity[:n, 0], s.velocity[:n, 1]) / np.maximum(s.max_speed[:n], 1e-9)
+            slow = np.where(state == NavState.FOLLOWING, np.clip(1.0 - speed, 0.0, 1.0), 0.0)
+            standing = (state == NavState.IDLE) | (state == NavState.FINISHED)
+            stalled = np.where(s.alive[:n], np.where(standing, 1.0, slow), 0.0)
+            stalled[ids] = 0.0                            # a unit is no jam to itself
             planning_grid = self._groups.traffic.jam_grid(s.position[:n], stalled)
         for k, i in enumerate(ids.tolist()):
             target = s.target[i].copy()
@@ -255,10 +260,11 @@ class Orders:
             if goal_cells is not None:
                 target[:2] = grid.cell_to_world(*goal)[:2]
             start = grid.world_to_cell(*s.position[i, :2])
-            s.clear_path(i)
-            s.nav_state[i, 0] = NavState.PLANNING
-            s.mode[i] = Mode.PATH                         # groups leave it alone from now on
-            s.velocity[i] = 0.0
+            if not (around_jams and s.nav_state[i, 0] == NavState.FOLLOWING):
+                s.clear_path(i)
+                s.nav_state[i, 0] = NavState.PLANNING
+                s.mode[i] = Mode.PATH                     # groups leave it alone from now on
+                s.velocity[i] = 0.0
             self._queue.submit(("agent", i), self._planning.astar(start, goal, target, grid=planning_grid))
 
     def recover(self, stuck: np.ndarray, frozen: np.ndarray | None = None) -> None:
