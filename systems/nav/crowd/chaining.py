@@ -1,7 +1,7 @@
 """Arrival chaining: single units sent to one point spread around it instead of stacking.
 
-A unit on the last leg of its path that touches a unit already arrived at the same target cell
-has arrived too (``SPACING_RADII`` radii, as groups settle). One pass over the agent table in
+A walking unit close to its target, or held up, that touches a unit already arrived at the same
+target cell has arrived too (``SPACING_RADII`` radii, as groups settle). One pass over the agent table in
 numba: with 100,000 agents and thousands arrived, the numpy version (masks, ``isin``, fancy
 indexing over the whole table) cost ~11 ms on every tick in which a unit came close.
 """
@@ -71,7 +71,7 @@ def _in_sorted(keys, key):
 
 @njit(cache=True)
 def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radius, still_for, has_target, view):
-    """``chained_arrivals``' kernel: candidates (last leg, and close to the target or held up),
+    """``chained_arrivals``' kernel: candidates (close to the target or held up),
     those whose target cell has arrived units (binary search in their sorted keys), then the
     touch test on those few."""
     n = nav_state.shape[0]
@@ -80,8 +80,8 @@ def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radiu
     walking = np.empty(n, dtype=np.int64)
     w = 0
     for i in range(n):
-        if not (nav_state[i] == _FOLLOWING and mode[i] == _PATH and alive[i] and path_len[i] > 0
-                and path_idx[i] >= path_len[i] - 1):
+        # (not only on its last leg: a re-plan around the crowd at its goal has waypoints left)
+        if not (nav_state[i] == _FOLLOWING and mode[i] == _PATH and alive[i] and path_len[i] > 0):
             continue
         near = 3 * SPACING_RADII * radius[i] + cell_size
         dx = position[i, 0] - target[i, 0]
