@@ -133,6 +133,8 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
     p_south = np.zeros(count_p)
     passage = np.full(n, -1, dtype=np.int64)
     entering = np.zeros(n, dtype=np.bool_)
+    at_x = np.zeros(n)                                     # where the look ahead met the passage
+    at_y = np.zeros(n)
     if count_p > 0:
         for i in range(n):
             if hx[i] == 0.0 and hy[i] == 0.0:
@@ -143,6 +145,8 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
                 if p >= 0:
                     passage[i] = p
                     entering[i] = a > 0
+                    at_x[i] = pos[i, 0] + hx[i] * d
+                    at_y[i] = pos[i, 1] + hy[i] * d
                     break
             p = passage[i]
             if p >= 0:
@@ -172,11 +176,14 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
                     pref[i, 1] = -hx[i] * speed * ASIDE_SPEED
                     turned += 1
                 continue
-            # two lanes: keep to the right half; a unit in the left half moves over, slowly
+            # two lanes: keep to the right half; a unit in the left half moves over, slowly. The
+            # half is that of the passage's cross-section where the unit is or will enter it
             reach = (widths[p] + 2.0) * cs
-            right = _free_run(passable, pos[i, 0], pos[i, 1], hy[i], -hx[i], reach, cs, gx, gy)
-            left = _free_run(passable, pos[i, 0], pos[i, 1], -hy[i], hx[i], reach, cs, gx, gy)
-            if left + LANE_SLACK * cs < right:
+            right = _free_run(passable, at_x[i], at_y[i], hy[i], -hx[i], reach, cs, gx, gy)
+            left = _free_run(passable, at_x[i], at_y[i], -hy[i], hx[i], reach, cs, gx, gy)
+            # the unit's offset to the right of the cross-section's middle
+            offset = (pos[i, 0] - at_x[i]) * hy[i] - (pos[i, 1] - at_y[i]) * hx[i] - 0.5 * (right - left)
+            if offset < -LANE_SLACK * cs:
                 _turn(pref, i, -WRONG_SIDE_TURN, WRONG_SIDE_SPEED)
             else:
                 _turn(pref, i, -RIGHT_SIDE_TURN, 1.0)
