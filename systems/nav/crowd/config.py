@@ -82,6 +82,9 @@ class CrowdConfig:
         lanes: a walking unit with traffic coming toward it a little way ahead keeps to its
             right (``steering/lanes.py``), so opposing flows pass a passage in two lanes; a
             flow alone keeps the whole width. False: only avoidance's own right-hand bias.
+        density_speed: a walking unit with packed ground just ahead walks at the pace of the
+            crowd there (Continuum Crowds' speed field, ``steering/density.py``) instead of
+            pressing into it. False: every unit asks for its full speed.
         quick_steps: a single unit whose plan waits in the queue walks meanwhile a short
             route toward its target from a bounded A* (``crowd/quick_steps.py``): an order is
             answered in the tick it is given. False: it stands until its plan lands.
@@ -127,6 +130,7 @@ class CrowdConfig:
     wall_clearance: bool = True
     quick_steps: bool = True
     lanes: bool = True
+    density_speed: bool = True
     team_contacts: bool = True
     rebuild_worker: bool = True
     dstar_agents: int = 8

@@ -221,6 +221,9 @@ class Crowd:
             self._grid_changed()
         s, orders = self.agents, self._orders
         orders.refuse_bad_agents()
+        if s.spawned and movement == "rtsnav":
+            self._motion.separate()                     # new bodies standing on each other move apart
+        s.spawned = False
         orders.take()
         for key, job in self.queue.service():
             orders.finished(key, job)

@@ -9,6 +9,7 @@ import numpy as np
 from ..grid import Grid
 from ..kernels.threads import threads_for
 from ..steering.contacts import resolve_contacts
+from ..steering.density import cap_speed_by_density
 from ..steering.lanes import keep_right
 from ..steering.movement import keep_off_walls, move_agents
 from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
@@ -23,6 +24,8 @@ __all__ = ["Motion", "LEAD_CELLS", "STALLED"]
 #: 39 units × 24 runs: 0.3 drains it in 32 s on average with no failed order; equal shares 45 s
 #: with 80 failed; 1 cell, 43 s with 10 failed).
 LEAD_CELLS = 0.3
+#: Contact rounds at most that pull apart agents spawned on top of each other (``separate``).
+SPAWN_ROUNDS = 100
 #: A walking agent that achieved less than this share of its speed last tick is held up: it yields
 #: to moving ones in avoidance and contacts, as a standing one does.
 STALLED = 0.2
@@ -52,6 +55,10 @@ class Motion:
         # unit: a waiting crowd makes way for the flow coming out of a passage
         priority = np.where(walking & ~self._stalled(n), 1.0, cfg.idle_priority)
         preferred = s.velocity[:n, :2].copy()
+        previous = self._last_velocity if len(self._last_velocity) == n else preferred
+        if cfg.density_speed:
+            # packed ground ahead: walk at the pace of the crowd there, not into it
+            cap_speed_by_density(s.position[:n], preferred, previous, s.radius[:n], present, active & walking)
         if cfg.lanes:
             # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
             keep_right(s.position[:n], preferred, active & walking, s.radius[:n],
@@ -61,17 +68,46 @@ class Motion:
         lead = -np.hypot(*(s.target[:n, :2] - s.position[:n, :2]).T) / (LEAD_CELLS * grid.cell_size)
         lead[~np.isfinite(lead)] = 0.0
         self._wanted = preferred
-        previous = self._last_velocity if len(self._last_velocity) == n else preferred
         safe = np.empty((n, 2))
         agents = OrcaAgents(np.ascontiguousarray(s.position[:n, :2]), previous, preferred,
                             np.ascontiguousarray(s.radius[:n]),
                             np.ascontiguousarray(s.max_speed[:n]), priority, lead,
-                            np.ascontiguousarray(s.flock_group[:n, 0]), active, present)
+                            self._avoid_groups(n), active, present)
         settings = OrcaSettings(float(cfg.avoidance_distance * grid.cell_size), int(cfg.avoidance_neighbours),
                                 float(cfg.avoidance_horizon), float(cfg.avoidance_wall_horizon))
         with threads_for(int(active.sum())):
             orca_velocities(agents, settings, grid.view, dt, safe)
         s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
+
+    def separate(self) -> None:
+        """Push apart bodies that overlap where they stand (agents spawned on top of each
+        other): contact rounds until none is left, at most ``SPAWN_ROUNDS``. Run before a tick
+        that follows an ``add_agents``."""
+        s, grid = self._agents, self._grid
+        n = s.size
+        bodies = s.alive[:n] & (s.radius[:n] <= self._config.max_radius_cells * grid.cell_size) \
+            & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
+        if not self._config.contacts or bodies.sum() < 2:
+            return
+        pos = s.position[:n]
+        rank = np.where(s.paused[:n], -1.0, np.inf)             # all stand: even shares, held ones stay
+        group = np.zeros(n, dtype=np.int64)
+        radius = np.ascontiguousarray(s.radius[:n])
+        for _ in range(SPAWN_ROUNDS):
+            if not resolve_contacts(pos, radius, rank, group, bodies, grid.view, True):
+                break
+        if self._config.wall_clearance:
+            keep_off_walls(pos, radius, bodies & ~s.paused[:n], grid.view)
+
+    def _avoid_groups(self, n: int) -> np.ndarray:
+        """Flock groups for avoidance: mates steered together do not avoid each other (their
+        flocking spaces them); a member walking its own path (a split, a recovery) avoids
+        everyone, like a single unit."""
+        s = self._agents
+        group = s.flock_group[:n, 0].copy()
+        alone = s.mode[:n] == Mode.PATH
+        group[alone] = -1 - np.flatnonzero(alone)
+        return group
 
     def _stalled(self, n: int) -> np.ndarray:
         """Agents that moved slower than ``STALLED`` of their speed last tick (none on the first)."""
@@ -96,30 +132,34 @@ class Motion:
         before = pos[:, :2].copy() if contacts else pos[:0, :2]
         with threads_for(n):
             move_agents(pos, vel, np.ascontiguousarray(s.max_speed[:n]), dt, grid.view)
+        # bodies: an absurd radius (refused with a reason by the orders) takes no part
+        sane = s.alive[:n] & (s.radius[:n] <= self._config.max_radius_cells * grid.cell_size)
         if contacts:
-            self._push_apart(pos, vel, before, ~still, dt)
+            self._push_apart(pos, vel, before, sane, dt)
         if movement == "rtsnav" and self._config.wall_clearance:
             # last: a body never ends a tick inside a wall, whatever the contacts pushed
             with threads_for(n):
-                keep_off_walls(pos, np.ascontiguousarray(s.radius[:n]), ~still, grid.view)
+                keep_off_walls(pos, np.ascontiguousarray(s.radius[:n]), sane & ~still, grid.view)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
         self._wanted = np.zeros((0, 2))
 
-    def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, moving: np.ndarray,
+    def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, bodies: np.ndarray,
                     dt: float) -> None:
         """Hard contacts (Detour's collision pass): ORCA keeps groups apart but cannot promise it
         in a jam, and flocking spaces mates only softly, so overlapping agents are pushed apart —
-        between groups always (``team_contacts``), between mates with ``contacts``."""
+        between groups always (``team_contacts``), between mates with ``contacts``. ``bodies``:
+        the agents that take part (paused ones too: others are pushed off them)."""
         s, grid = self._agents, self._grid
         n = s.size
         mates = self._config.contacts
         # all flock members and avoiding units; with team contacts only, the avoiding ones
-        agents = moving & (((s.flock_group[:n, 0] >= 0) & mates) | s.avoidance[:n]) \
+        agents = bodies & (((s.flock_group[:n, 0] >= 0) & mates) | s.avoidance[:n]) \
             & np.isfinite(pos[:, 0]) & np.isfinite(pos[:, 1])
         if not agents.any():
             return
         walking = (s.nav_state[:n, 0] == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK)
         rank = np.where(walking & ~self._stalled(n), np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
+        rank[s.paused[:n]] = -1.0                    # held (paused): a body others are pushed off
         flock = s.flock_group[:n, 0]
         group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group
         wanted = self._wanted if len(self._wanted) == n else vel[:, :2]

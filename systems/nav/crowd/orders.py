@@ -240,9 +240,9 @@ class Orders:
 
     def _walk_alone(self, ids: np.ndarray, goal_cells: np.ndarray | None = None, around_jams: bool = False) -> None:
         """Agents leave their group's steering and plan their own A* path (mode PATH);
-        ``around_jams``: on the grid with jammed places made dearer (``Traffic.jam_grid``), and
-        a walking agent walks on as it does until the new path lands (Detour keeps its corridor
-        while it re-plans: a queue must not stop to think)."""
+        ``around_jams``: on the grid with jammed places made dearer (``Traffic.jam_grid``). A
+        walking agent walks on as it does until the new path lands (Detour keeps its corridor
+        while it re-plans: a crowd must not stop to think)."""
         s, grid = self._agents, self._grid
         planning_grid = grid
         if around_jams and len(ids):
@@ -260,7 +260,7 @@ class Orders:
             if goal_cells is not None:
                 target[:2] = grid.cell_to_world(*goal)[:2]
             start = grid.world_to_cell(*s.position[i, :2])
-            if not (around_jams and s.nav_state[i, 0] == NavState.FOLLOWING):
+            if s.nav_state[i, 0] != NavState.FOLLOWING:
                 s.clear_path(i)
                 s.nav_state[i, 0] = NavState.PLANNING
                 s.mode[i] = Mode.PATH                     # groups leave it alone from now on

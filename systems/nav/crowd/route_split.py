@@ -87,7 +87,7 @@ class RouteSplits:
     """Splits big ``"leader"`` group orders over two passages (see the module docs): when the
     leader's route runs through a narrow passage, a second route with that passage closed is
     searched under the budget (``consider``); when it lands (``done``), the share of the group
-    that makes both routes equally quick walks it, each member on its own A* path there."""
+    that makes both routes equally quick walks it (one search for all of them)."""
 
     def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig, level: LevelCache, queue: PlanQueue,
                  planning: Planning) -> None:
@@ -114,13 +114,13 @@ class RouteSplits:
 
     def done(self, key: tuple, job: GridJob, members: np.ndarray) -> np.ndarray:
         """The second route of ``key`` landed: the members (ids, walking with the group now)
-        that take it are sent on their own paths; returns them."""
+        that take it walk it from its point nearest each; returns them."""
         pending = self._pending.pop(key, None)
         route = job.route
         none = np.zeros(0, dtype=np.int64)
         if pending is None or route is None or not route.found or len(members) == 0:
             return none
-        entry_1, width_1, length_1, blocked = pending
+        entry_1, width_1, length_1, _ = pending
         s, cs = self._agents, self._grid.cell_size
         cells = job.search.result().cells if job.search is not None else np.zeros((0, 2), dtype=np.int64)
         narrow, width_2 = narrow_part(cells, self._level.clearance(), self._config.congestion_narrow)
@@ -131,15 +131,17 @@ class RouteSplits:
         if count == 0:
             return none
         chosen = members[pick_members(s.position[members, :2], entry_1, entry_2, count)]
-        grid = self._grid
+        # every chosen member walks the second route at once, joining it at its point nearest
+        # the member (one search for all; one that finds a wall in the way re-plans as usual)
+        points = route.points.copy()
         for i in chosen.tolist():
-            s.clear_path(i)
-            s.nav_state[i, 0] = NavState.PLANNING
+            k = int(np.argmin(np.hypot(*(points[:, :2] - s.position[i, :2]).T)))
+            path = np.concatenate([s.position[i:i + 1], points[k:]])
+            path[:, 2] = s.position[i, 2] if self._grid.heights is None else path[:, 2]
+            path[-1, :2] = s.target[i, :2]
+            s.set_path(i, path, 1)
             s.mode[i] = Mode.PATH                         # the group's steering leaves it alone
-            s.velocity[i] = 0.0
-            start = grid.world_to_cell(*s.position[i, :2])
-            goal = grid.world_to_cell(*s.target[i, :2])
-            self._queue.submit(("agent", i), self._planning.astar(start, goal, s.target[i].copy(), grid=blocked))
+            s.nav_state[i, 0] = NavState.FOLLOWING
         return chosen
 
     def forget(self, key: tuple) -> None:

@@ -203,6 +203,7 @@ class CrowdState:
     flock_y: np.ndarray
 
     def __init__(self, capacity: int = 64) -> None:
+        self.spawned = False                    # agents were added since the crowd last ticked
         self.size = 0                                  # rows ever used (ids < size)
         self.capacity = 0
         self._free: list[int] = []
@@ -242,7 +243,9 @@ class CrowdState:
         return self.size - len(self._free)
 
     def allocate(self, count: int) -> np.ndarray:
-        """Ids for ``count`` new agents (freed ids first, then new rows), rows reset to defaults."""
+        """Ids for ``count`` new agents (freed ids first, then new rows), rows reset to defaults;
+        ``spawned`` is set (the crowd's next tick pulls apart bodies standing on each other)."""
+        self.spawned = True
         reuse = [self._free.pop() for _ in range(min(count, len(self._free)))]
         fresh = count - len(reuse)
         if self.size + fresh > self.capacity:

@@ -52,8 +52,13 @@ PAIR_SKIN = 0.5
 #: × the penetration to their right in each of the first ``SLIDE_PASSES`` passes.
 OPPOSED = 0.5
 SLIDE = 0.5
-#: The most a tick's solve moves an agent, in its radii (a shove, not a jump through a crowd).
-MAX_SHIFT = 0.5
+#: Rounds of pair collection and passes per tick at most: another round while pairs closer than
+#: ``DEEP`` × the sum of their radii are left (a squeeze whose pushes hit ``MAX_SHIFT``).
+CONTACT_ROUNDS = 4
+DEEP = 0.9
+#: The most a round moves an agent, in its radii: half the pair skin, so no contact goes unseen (a
+#: shove, not a jump through a crowd).
+MAX_SHIFT = 0.25
 #: Passes that slide; the rest only separate (so sliding never leaves an overlap behind).
 SLIDE_PASSES = CONTACT_ITERATIONS // 2
 #: Share of the penetration removed per pass, split between the pair (Detour: 0.7).
@@ -66,7 +71,7 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
-    more; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
+    more; a unit of negative ``rank`` is held (paused) and never pushed; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
     different groups (a few, where groups meet). ``heading`` (``(n, 2)``, unit or zero): where
     each agent wants to go; two agents in contact heading opposite ways also slide to their
     right, past each other (a file meeting a file in a passage turns into two lanes instead of
@@ -77,9 +82,17 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
         heading = np.zeros((len(radius), 2))
     skin = float(PAIR_SKIN * radius[active].max())
     reach = float(2.0 * CONTACT_MARGIN * radius[active].max()) + skin
-    order, first, other = contact_pairs(position, radius, active, reach, skin, None if mates else group)
-    return int(_resolve_in_bucket_order(position, radius, rank, group, np.ascontiguousarray(heading, dtype=np.float64),
-                                        order, first, other, view))
+    heading = np.ascontiguousarray(heading, dtype=np.float64)
+    found = 0
+    # each round's pair list holds while nobody moves more than the skin allows (``MAX_SHIFT``);
+    # a dense squeeze that needs more gets another round from where the last one left it
+    for round_ in range(CONTACT_ROUNDS):
+        order, first, other = contact_pairs(position, radius, active, reach, skin, None if mates else group)
+        pairs, left = _resolve_in_bucket_order(position, radius, rank, group, heading, order, first, other, view)
+        found = found if round_ else int(pairs)
+        if left == 0:
+            break
+    return found
 
 
 def contact_pairs(position: np.ndarray, radius: np.ndarray, active: np.ndarray, cell: float,
@@ -143,11 +156,11 @@ def _resolve_in_bucket_order(position, radius, rank, group, heading, order, firs
     for k in range(m):
         pos[k, 0] = position[order[k], 0]
         pos[k, 1] = position[order[k], 1]
-    pairs = _resolve(pos, radius[order], rank[order], group[order], heading[order], first, other, view)
+    pairs, left = _resolve(pos, radius[order], rank[order], group[order], heading[order], first, other, view)
     for k in range(m):
         position[order[k], 0] = pos[k, 0]
         position[order[k], 1] = pos[k, 1]
-    return pairs
+    return pairs, left
 
 
 @njit(cache=True)
@@ -165,6 +178,7 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
     limit = 0.49 * cell_size                                # never jump a cell in one push
     inv_cell = 1.0 / cell_size
     first_pairs = 0
+    last_pairs = 0
     visits = 0
     for it in range(CONTACT_ITERATIONS):
         now[:] = False
@@ -215,6 +229,7 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
             now[j] = True
         if it == 0:
             first_pairs = pairs
+        last_pairs = pairs
         if pairs == 0:
             break
         # walls are constraints of the same solve: an agent pushed against one is put back off
@@ -223,7 +238,16 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
             if now[k]:
                 push_off_walls(position, k, radius[k], passable, cell_size, origin_x, origin_y)
         moved[:] = now
-    return first_pairs
+    # pairs still deeper than DEEP × their contact distance: another round is worth it
+    deep = 0
+    if last_pairs > 0:
+        for p in range(first.shape[0]):
+            i = first[p]
+            j = other[p]
+            near = DEEP * (radius[i] + radius[j])
+            if (position[i, 0] - position[j, 0]) ** 2 + (position[i, 1] - position[j, 1]) ** 2 < near * near:
+                deep += 1
+    return first_pairs, deep
 
 
 @njit(cache=True, inline="always")
@@ -232,6 +256,8 @@ def _share(a, b, mates, settled_weight, rank_weight, scale):
     for a walking one (mates or not); between walking mates the one further from its goal gives
     way (a queue's pressure does not pass forward; at a gap's mouth the nearer unit goes on
     instead of an arch forming)."""
+    if a < 0.0 or b < 0.0:                              # a held unit is not pushed
+        return 0.5 if (a < 0.0 and b < 0.0) else (0.0 if a < 0.0 else 1.0)
     if math.isinf(a) and math.isinf(b):
         return 0.5
     if math.isinf(a):                                   # standing units make room, whoever passes
