@@ -39,6 +39,11 @@ __all__ = ["LevelCache", "TILES_ABOVE_CELLS"]
 TILES_ABOVE_CELLS = 256 * 256
 
 
+#: Blocked regions of at least this many cells make passages (smaller ones are pillars and rocks
+#: that units walk round, not through).
+PASSAGE_WALL_CELLS = 16
+
+
 class LevelCache:
     """The planning structures of one level (see the module docs). ``queue`` is the crowd's
     planning queue: a tile update after an edit runs there under the budget."""
@@ -131,17 +136,23 @@ class LevelCache:
         return cached[1]
 
     def passages(self, narrow: float) -> tuple[np.ndarray, np.ndarray]:
-        """The level's narrow passages — open cells within ``narrow`` cells of a wall in places at
-        most ``2 · narrow + 1`` cells wide (a place's width: twice the clearance of its middle,
+        """The level's narrow passages — open cells within ``narrow`` cells of a long wall (a
+        blocked region of ``PASSAGE_WALL_CELLS`` cells or more, or the map's edge) in places at
+        under ``2 · narrow + 1`` cells wide (a place's width: twice the clearance of its middle,
         the widest clearance across it) — as ``(labels, widths)``: each cell's passage number
         (int32, -1 outside any) and each passage's narrowest width in cells. Cached per grid
         version (a few milliseconds on a 1024² map)."""
         cached = self._passages_cache
         if cached is None or cached[0] != (self.grid.version, narrow):
-            clearance = self.clearance()
+            # between long walls only: the room around a pillar or a rock in the open is no passage
+            blocked = ~self.grid.passable
+            parts, count = label(blocked, structure=np.ones((3, 3), dtype=bool))
+            size = np.bincount(parts.ravel(), minlength=count + 1)
+            long_walls = blocked & (size[parts] >= PASSAGE_WALL_CELLS)
+            clearance = distance_transform_edt(np.pad(~long_walls, 1, constant_values=False))[1:-1, 1:-1]
             reach = int(math.ceil(narrow))
             width = 2.0 * maximum_filter(clearance, size=2 * reach + 1, mode="constant") - 1.0
-            mask = (width <= 2.0 * narrow + 1.0) & (clearance <= narrow) & self.grid.passable
+            mask = (width < 2.0 * narrow + 1.0) & (clearance <= narrow) & self.grid.passable
             labels, count = label(mask, structure=np.ones((3, 3), dtype=bool))
             labels = labels.astype(np.int32) - 1
             widths = np.full(count, np.inf)

@@ -212,15 +212,8 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
                 uy = 0.0
             si = min(give_i * total, limit)
             sj = min((1.0 - give_i) * total, limit)
-            hix = heading[i, 0]
-            hiy = heading[i, 1]
-            hjx = heading[j, 0]
-            hjy = heading[j, 1]
-            if it < SLIDE_PASSES and hix * hjx + hiy * hjy < -OPPOSED:
-                # heading opposite ways: each also steps to its own right, so they slide past
-                slide = min(SLIDE * total, limit)
-                _push(position, i, hiy * slide, -hix * slide, passable, inv_cell, origin_x, origin_y)
-                _push(position, j, hjy * slide, -hjx * slide, passable, inv_cell, origin_x, origin_y)
+            if it < SLIDE_PASSES:
+                _slide_past(position, heading, i, j, min(SLIDE * total, limit), passable, inv_cell, origin_x, origin_y)
             _push(position, i, ux * si, uy * si, passable, inv_cell, origin_x, origin_y)
             _push(position, j, -ux * sj, -uy * sj, passable, inv_cell, origin_x, origin_y)
             _cap(position, start, i, MAX_SHIFT * radius[i])
@@ -238,16 +231,32 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
             if now[k]:
                 push_off_walls(position, k, radius[k], passable, cell_size, origin_x, origin_y)
         moved[:] = now
-    # pairs still deeper than DEEP × their contact distance: another round is worth it
+    return first_pairs, (_deep_pairs(position, radius, first, other) if last_pairs > 0 else 0)
+
+
+@njit(cache=True)
+def _deep_pairs(position, radius, first, other):
+    """Pairs still closer than ``DEEP`` × the sum of their radii (another round is worth it)."""
     deep = 0
-    if last_pairs > 0:
-        for p in range(first.shape[0]):
-            i = first[p]
-            j = other[p]
-            near = DEEP * (radius[i] + radius[j])
-            if (position[i, 0] - position[j, 0]) ** 2 + (position[i, 1] - position[j, 1]) ** 2 < near * near:
-                deep += 1
-    return first_pairs, deep
+    for p in range(first.shape[0]):
+        i = first[p]
+        j = other[p]
+        near = DEEP * (radius[i] + radius[j])
+        if (position[i, 0] - position[j, 0]) ** 2 + (position[i, 1] - position[j, 1]) ** 2 < near * near:
+            deep += 1
+    return deep
+
+
+@njit(cache=True, inline="always")
+def _slide_past(position, heading, i, j, slide, passable, inv_cell, origin_x, origin_y):
+    """Two agents heading opposite ways each step ``slide`` to their own right (they pass)."""
+    hix = heading[i, 0]
+    hiy = heading[i, 1]
+    hjx = heading[j, 0]
+    hjy = heading[j, 1]
+    if hix * hjx + hiy * hjy < -OPPOSED:
+        _push(position, i, hiy * slide, -hix * slide, passable, inv_cell, origin_x, origin_y)
+        _push(position, j, hjy * slide, -hjx * slide, passable, inv_cell, origin_x, origin_y)
 
 
 @njit(cache=True, inline="always")

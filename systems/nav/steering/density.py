@@ -20,7 +20,7 @@ from numba import njit
 __all__ = ["cap_speed_by_density", "DENSITY_CELL", "DENSE_FROM", "DENSE_FULL", "MIN_SPEED", "MOVING"]
 
 #: Edge of a block, world units (a few bodies across).
-DENSITY_CELL = 2.0
+DENSITY_CELL = 3.0
 #: The share of a block covered by bodies from which the crowd's own speed starts to count, and
 #: where it rules alone (hexagonal packing at contact is ~0.9).
 DENSE_FROM = 0.45

@@ -74,23 +74,70 @@ def keep_right(position: np.ndarray, preferred: np.ndarray, walking: np.ndarray,
 @njit(cache=True)
 def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, widths, passable, cs, gx, gy):
     n = pos.shape[0]
+    hx, hy, count = _headings(pos, pref, walking)
+    if count < 2:
+        return 0
+    east, west, north, south, ox, oy, size, cols, rows = _block_traffic(pos, hx, hy, ahead[ahead.shape[0] - 1] * cell,
+                                                                      cell, count)
+    passage, entering, at_x, at_y, p_east, p_west, p_north, p_south = _passage_traffic(pos, hx, hy, labels,
+                                                                                       widths.shape[0], cs, gx, gy)
+    turned = 0
+    for i in range(n):
+        if hx[i] == 0.0 and hy[i] == 0.0:
+            continue
+        p = passage[i]
+        if p >= 0:
+            if _against(hx[i], hy[i], p_east, p_west, p_north, p_south, p) >= PASSAGE_ONCOMING:
+                turned += _in_passage(pos, pref, i, hx[i], hy[i], radius[i], widths[p], entering[i], at_x[i],
+                                      at_y[i], passable, cs, gx, gy)
+            continue                                         # a flow alone keeps the whole width
+        oncoming = 0.0
+        for a in range(ahead.shape[0]):
+            c = int((pos[i, 0] + hx[i] * ahead[a] * cell - ox) / size)
+            r = int((pos[i, 1] + hy[i] * ahead[a] * cell - oy) / size)
+            if 0 <= c < cols and 0 <= r < rows:
+                oncoming += _against(hx[i], hy[i], east, west, north, south, r * cols + c)
+        if oncoming > 0.0:
+            _turn(pref, i, -most * min(oncoming / full, 1.0), 1.0)   # negative: clockwise, to the right
+            turned += 1
+    return turned
+
+
+@njit(cache=True)
+def _headings(pos, pref, walking):
+    """Unit headings of the walkers with a finite position and a speed (zero for the others),
+    and how many there are."""
+    n = pos.shape[0]
+    hx = np.zeros(n)
+    hy = np.zeros(n)
+    count = 0
+    for i in range(n):
+        if not walking[i]:
+            continue
+        s = math.sqrt(pref[i, 0] ** 2 + pref[i, 1] ** 2)
+        if s > 1e-9 and math.isfinite(pos[i, 0]) and math.isfinite(pos[i, 1]):
+            hx[i] = pref[i, 0] / s
+            hy[i] = pref[i, 1] / s
+            count += 1
+    return hx, hy, count
+
+
+@njit(cache=True)
+def _block_traffic(pos, hx, hy, reach, cell, count):
+    """The walkers' headings summed per block, split by sign per axis (a block where both flows
+    mix still shows each one the other). The blocks span the walkers' box plus ``reach``, at most
+    ~8 per walker: a sparse crowd over a huge map gets coarser blocks, never a huge array."""
+    n = pos.shape[0]
     min_x = np.inf
     min_y = np.inf
     max_x = -np.inf
     max_y = -np.inf
-    count = 0
     for i in range(n):
-        if walking[i] and math.isfinite(pos[i, 0]) and math.isfinite(pos[i, 1]):
+        if hx[i] != 0.0 or hy[i] != 0.0:
             min_x = min(min_x, pos[i, 0])
             min_y = min(min_y, pos[i, 1])
             max_x = max(max_x, pos[i, 0])
             max_y = max(max_y, pos[i, 1])
-            count += 1
-    if count < 2:
-        return 0
-    # the field spans the walkers' box (plus the look-ahead), at most ~8 blocks per walker: a
-    # sparse crowd over a huge map gets coarser blocks, never a huge array
-    reach = ahead[ahead.shape[0] - 1] * cell
     span_x = max_x - min_x + 2 * reach
     span_y = max_y - min_y + 2 * reach
     size = cell
@@ -100,111 +147,89 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
     oy = min_y - reach
     cols = int(span_x / size) + 1
     rows = int(span_y / size) + 1
-    # each block's headings split by sign per axis, so a block where both flows mix still shows
-    # each one the other (a plain sum would show only the larger)
     east = np.zeros(rows * cols)
     west = np.zeros(rows * cols)
     north = np.zeros(rows * cols)
     south = np.zeros(rows * cols)
-    hx = np.zeros(n)
-    hy = np.zeros(n)
     for i in range(n):
-        if not walking[i]:
-            continue
-        s = math.sqrt(pref[i, 0] ** 2 + pref[i, 1] ** 2)
-        if not (s > 1e-9) or not (math.isfinite(pos[i, 0]) and math.isfinite(pos[i, 1])):
-            continue
-        hx[i] = pref[i, 0] / s
-        hy[i] = pref[i, 1] / s
-        k = int((pos[i, 1] - oy) / size) * cols + int((pos[i, 0] - ox) / size)
-        if hx[i] > 0.0:
-            east[k] += hx[i]
-        else:
-            west[k] -= hx[i]
-        if hy[i] > 0.0:
-            north[k] += hy[i]
-        else:
-            south[k] -= hy[i]
-    # the passage each walker is in or about to enter, and each passage's traffic by direction
-    count_p = widths.shape[0]
+        if hx[i] != 0.0 or hy[i] != 0.0:
+            _add_heading(east, west, north, south, int((pos[i, 1] - oy) / size) * cols + int((pos[i, 0] - ox) / size),
+                         hx[i], hy[i])
+    return east, west, north, south, ox, oy, size, cols, rows
+
+
+@njit(cache=True)
+def _passage_traffic(pos, hx, hy, labels, count_p, cs, gx, gy):
+    """The passage each walker is in or about to enter (-1: none; ``entering``; where its look
+    ahead met it) and each passage's headings summed by direction."""
+    n = pos.shape[0]
     p_east = np.zeros(count_p)
     p_west = np.zeros(count_p)
     p_north = np.zeros(count_p)
     p_south = np.zeros(count_p)
     passage = np.full(n, -1, dtype=np.int64)
     entering = np.zeros(n, dtype=np.bool_)
-    at_x = np.zeros(n)                                     # where the look ahead met the passage
+    at_x = np.zeros(n)
     at_y = np.zeros(n)
-    if count_p > 0:
-        for i in range(n):
-            if hx[i] == 0.0 and hy[i] == 0.0:
-                continue
-            for a in range(ENTER_STEPS + 1):
-                d = a * ENTER_STEP * cs
-                p = _label_at(labels, pos[i, 0] + hx[i] * d, pos[i, 1] + hy[i] * d, cs, gx, gy)
-                if p >= 0:
-                    passage[i] = p
-                    entering[i] = a > 0
-                    at_x[i] = pos[i, 0] + hx[i] * d
-                    at_y[i] = pos[i, 1] + hy[i] * d
-                    break
-            p = passage[i]
-            if p >= 0:
-                if hx[i] > 0.0:
-                    p_east[p] += hx[i]
-                else:
-                    p_west[p] -= hx[i]
-                if hy[i] > 0.0:
-                    p_north[p] += hy[i]
-                else:
-                    p_south[p] -= hy[i]
-    turned = 0
+    if count_p == 0:
+        return passage, entering, at_x, at_y, p_east, p_west, p_north, p_south
     for i in range(n):
         if hx[i] == 0.0 and hy[i] == 0.0:
             continue
-        p = passage[i]
-        if p >= 0:
-            against = (max(hx[i], 0.0) * p_west[p] + max(-hx[i], 0.0) * p_east[p]
-                       + max(hy[i], 0.0) * p_south[p] + max(-hy[i], 0.0) * p_north[p])
-            if against < PASSAGE_ONCOMING:
-                continue                                     # a flow alone keeps the whole width
-            speed = math.sqrt(pref[i, 0] ** 2 + pref[i, 1] ** 2)
-            if widths[p] * cs < ONE_LANE * 2.0 * radius[i]:
-                if entering[i]:
-                    # a one-lane passage with the other flow in it: wait, stepped aside to the right
-                    pref[i, 0] = hy[i] * speed * ASIDE_SPEED
-                    pref[i, 1] = -hx[i] * speed * ASIDE_SPEED
-                    turned += 1
-                continue
-            # two lanes: keep to the right half; a unit in the left half moves over, slowly. The
-            # half is that of the passage's cross-section where the unit is or will enter it
-            reach = (widths[p] + 2.0) * cs
-            right = _free_run(passable, at_x[i], at_y[i], hy[i], -hx[i], reach, cs, gx, gy)
-            left = _free_run(passable, at_x[i], at_y[i], -hy[i], hx[i], reach, cs, gx, gy)
-            # the unit's offset to the right of the cross-section's middle
-            offset = (pos[i, 0] - at_x[i]) * hy[i] - (pos[i, 1] - at_y[i]) * hx[i] - 0.5 * (right - left)
-            if offset < -LANE_SLACK * cs:
-                _turn(pref, i, -WRONG_SIDE_TURN, WRONG_SIDE_SPEED)
-            else:
-                _turn(pref, i, -RIGHT_SIDE_TURN, 1.0)
-            turned += 1
-            continue
-        oncoming = 0.0
-        for a in range(ahead.shape[0]):
-            x = pos[i, 0] + hx[i] * ahead[a] * cell
-            y = pos[i, 1] + hy[i] * ahead[a] * cell
-            c = int((x - ox) / size)
-            r = int((y - oy) / size)
-            if c < 0 or r < 0 or c >= cols or r >= rows:
-                continue
-            k = r * cols + c
-            oncoming += (max(hx[i], 0.0) * west[k] + max(-hx[i], 0.0) * east[k]
-                         + max(hy[i], 0.0) * south[k] + max(-hy[i], 0.0) * north[k])
-        if oncoming <= 0.0:
-            continue
-        _turn(pref, i, -most * min(oncoming / full, 1.0), 1.0)   # negative: clockwise, to the right
-        turned += 1
-    return turned
+        for a in range(ENTER_STEPS + 1):
+            d = a * ENTER_STEP * cs
+            p = _label_at(labels, pos[i, 0] + hx[i] * d, pos[i, 1] + hy[i] * d, cs, gx, gy)
+            if p >= 0:
+                passage[i] = p
+                entering[i] = a > 0
+                at_x[i] = pos[i, 0] + hx[i] * d
+                at_y[i] = pos[i, 1] + hy[i] * d
+                _add_heading(p_east, p_west, p_north, p_south, p, hx[i], hy[i])
+                break
+    return passage, entering, at_x, at_y, p_east, p_west, p_north, p_south
+
+
+@njit(cache=True)
+def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passable, cs, gx, gy):
+    """Turn agent ``i``, in or entering a passage with the other flow in it; 1 when it turned."""
+    speed = math.sqrt(pref[i, 0] ** 2 + pref[i, 1] ** 2)
+    if width * cs < ONE_LANE * 2.0 * radius:
+        if not entering:
+            return 0
+        # a one-lane passage with the other flow in it: wait, stepped aside to the right
+        pref[i, 0] = hy * speed * ASIDE_SPEED
+        pref[i, 1] = -hx * speed * ASIDE_SPEED
+        return 1
+    # two lanes: keep to the right half; a unit in the left half moves over, slowly. The half is
+    # that of the passage's cross-section where the unit is or will enter it
+    reach = (width + 2.0) * cs
+    right = _free_run(passable, at_x, at_y, hy, -hx, reach, cs, gx, gy)
+    left = _free_run(passable, at_x, at_y, -hy, hx, reach, cs, gx, gy)
+    offset = (pos[i, 0] - at_x) * hy - (pos[i, 1] - at_y) * hx - 0.5 * (right - left)   # right of the middle
+    if offset < -LANE_SLACK * cs:
+        _turn(pref, i, -WRONG_SIDE_TURN, WRONG_SIDE_SPEED)
+    else:
+        _turn(pref, i, -RIGHT_SIDE_TURN, 1.0)
+    return 1
+
+
+@njit(cache=True, inline="always")
+def _add_heading(east, west, north, south, k, hx, hy):
+    if hx > 0.0:
+        east[k] += hx
+    else:
+        west[k] -= hx
+    if hy > 0.0:
+        north[k] += hy
+    else:
+        south[k] -= hy
+
+
+@njit(cache=True, inline="always")
+def _against(hx, hy, east, west, north, south, k):
+    """How much of slot ``k``'s traffic comes against heading ``(hx, hy)``."""
+    return (max(hx, 0.0) * west[k] + max(-hx, 0.0) * east[k]
+            + max(hy, 0.0) * south[k] + max(-hy, 0.0) * north[k])
 
 
 @njit(cache=True, inline="always")
