@@ -8,7 +8,7 @@ import numpy as np
 
 from ..grid import Grid
 from ..kernels.threads import threads_for
-from ..steering.contacts import resolve_contacts
+from ..steering.contacts import HELD_UP, resolve_contacts
 from ..steering.density import cap_speed_by_density
 from ..steering.lanes import keep_right
 from ..steering.movement import keep_off_walls, move_agents
@@ -158,7 +158,8 @@ class Motion:
         if not agents.any():
             return
         walking = (s.nav_state[:n, 0] == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK)
-        rank = np.where(walking & ~self._stalled(n), np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
+        rank = np.where(walking, np.hypot(*(s.target[:n, :2] - pos[:, :2]).T), np.inf)
+        rank[walking & self._stalled(n)] = HELD_UP   # makes room for moving units, not for standing ones
         rank[s.paused[:n]] = -1.0                    # held (paused): a body others are pushed off
         flock = s.flock_group[:n, 0]
         group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group

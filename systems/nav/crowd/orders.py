@@ -221,6 +221,10 @@ class Orders:
             points[:, 2] = s.position[i, 2]
             if math.isfinite(s.target[i, 2]) and route.status is PathStatus.FOUND:
                 points[-1, 2] = s.target[i, 2]
+        if s.mode[i] == Mode.QUICK and len(points) > 2 and not route.links:
+            # it walked a quick route meanwhile: it joins the plan at the plan's point nearest it
+            k = int(np.argmin(np.hypot(*(points[:, :2] - s.position[i, :2]).T)))
+            points = np.concatenate([s.position[i:i + 1], points[max(k, 1):]])
         s.set_path(i, points, 1 if len(points) > 1 else 0)
         if route.links:
             s.links[i] = dict(route.links)
@@ -268,13 +272,16 @@ class Orders:
             self._queue.submit(("agent", i), self._planning.astar(start, goal, target, grid=planning_grid))
 
     def recover(self, stuck: np.ndarray, frozen: np.ndarray | None = None) -> None:
-        """Recover agents without progress (see ``progress``): those waiting in a moving queue
-        re-plan around the jams (another passage if one is near enough), their count kept; the
+        """Recover agents without progress (see ``progress``): units on their own paths waiting
+        in a moving queue re-plan around the jams (another passage if one is near enough), their
+        count kept; the
         ``frozen`` ones (default: all) one step further each time — around the jams twice, then
         to the reachable point nearest the target — and fail after ``max_recoveries``."""
         s = self._agents
         frozen = stuck if frozen is None else frozen
         queued = np.setdiff1d(stuck, frozen, assume_unique=True)
+        # a group's member in its moving queue stays with its group (it was split at the order)
+        queued = queued[s.mode[queued] == Mode.PATH]
         s.recoveries[frozen] += 1
         tries = s.recoveries[frozen]
         give_up = frozen[tries > self._config.max_recoveries]

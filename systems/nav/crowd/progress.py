@@ -7,12 +7,13 @@ the path (waypoints passed, then the distance to the next) while really moving t
 unit steered by a group's field, a new lowest cost to go on that field (by
 ``PROGRESS_DISTANCE``); for others, moving ``PROGRESS_DISTANCE`` cells from the anchor.
 
-An agent without progress for ``stuck_after`` seconds gets a ``stuck`` event (with where it
-stands) and re-plans around the jams (``Orders.recover``), whether it waits in a moving queue or
-not: a long wait is worth another passage when one is near. Only a *frozen* agent's recoveries
-count toward failure — one not waiting in a moving queue (within reach of a unit heading the
-same way that just progressed, or of one waiting behind such a unit, and so on back: a queue
-behind a gap is a chain; in a true deadlock nobody progresses, so nobody is excused). A frozen
+An agent without progress for ``stuck_after`` seconds re-plans around the jams
+(``Orders.recover``), whether it waits in a moving queue or not: a long wait is worth another
+passage when one is near. A *frozen* agent — one not waiting in a moving queue — also gets a
+``stuck`` event (with where it stands) and its recoveries count toward failure. A unit waits in
+a moving queue when it stands within reach of a unit heading the same way that just progressed,
+or of one waiting behind such a unit, and so on back (a queue behind a gap is a chain; in a
+true deadlock nobody progresses, so nobody is excused). A frozen
 agent's tries: an own A* path around the jams, twice, then the reachable point nearest its
 target; after ``max_recoveries`` the order fails with ``path_failed`` and a reason. Coming
 ``RESET_DISTANCE`` cells closer to its target than ever on this order resets the count.
@@ -52,9 +53,10 @@ QUEUE_HOPS = 12
 
 def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: float,
                    tick: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Update every walking agent's anchor. Returns ``(stuck, frozen)``: the ids without
-    progress for ``stuck_after`` now (their clocks restart; each gets a ``stuck`` event), and
-    those of them not waiting in a moving queue (their recoveries escalate toward failure)."""
+    """Update every walking agent's anchor. Returns ``(waited, frozen)``: the ids without
+    progress for ``stuck_after`` now (their clocks restart; each re-plans around the jams), and
+    those of them not waiting in a moving queue (stuck: each gets a ``stuck`` event and its
+    recoveries escalate toward failure)."""
     s = state
     n = s.size
     none = np.zeros(0, dtype=np.int64)

@@ -19,7 +19,7 @@ from ..grid import GridView
 from .movement import push_off_walls
 from .proximity_grid import build_proximity_grid, cell_window
 
-__all__ = ["resolve_contacts", "contact_pairs", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK",
+__all__ = ["resolve_contacts", "HELD_UP", "contact_pairs", "CONTACT_ITERATIONS", "RESOLVE_FACTOR", "CONTACT_MARGIN", "SLACK",
            "PAIR_SKIN", "PAIR_VISITS", "MIN_PASSES"]
 
 #: Passes per tick at most (Detour uses 4; at a one-cell gap 24 were not always enough to keep a
@@ -39,12 +39,15 @@ SLACK = 0.02
 #: Of two walking mates, the one further from the goal takes up to 0.5 + this of the push (a
 #: queue's pressure mostly stays at its back; at a gap's mouth the nearer unit goes on instead of
 #: an arch of equals forming). Kept mild: an even split settles a dense squeeze in fewer passes.
-RANK_WEIGHT = 0.25
+RANK_WEIGHT = 0.45
 #: A settled unit takes 0.5 + this of the push from a walking mate: it makes room and its slot
 #: pulls it back.
 SETTLED_WEIGHT = 0.45
+#: Ranks from this value up mark walkers held up by the crowd: they make room for moving units
+#: but still push standing ones aside.
+HELD_UP = 1e29
 #: How sharply the rank decides who gives way (in units of the pair's contact distance).
-RANK_SCALE = 0.25
+RANK_SCALE = 0.1
 #: Pairs are collected once per tick out to the contact distance plus this multiple of the largest
 #: radius, so that pushes during the passes bring nobody into contact unseen.
 PAIR_SKIN = 0.5
@@ -71,7 +74,8 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
-    more; a unit of negative ``rank`` is held (paused) and never pushed; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
+    more; a unit of negative ``rank`` is held (paused) and never pushed; a walker held up by the
+    crowd (``rank`` ≥ ``HELD_UP``) makes room for moving units but not for standing ones; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
     different groups (a few, where groups meet). ``heading`` (``(n, 2)``, unit or zero): where
     each agent wants to go; two agents in contact heading opposite ways also slide to their
     right, past each other (a file meeting a file in a passage turns into two lanes instead of
@@ -273,6 +277,8 @@ def _share(a, b, mates, settled_weight, rank_weight, scale):
         return 0.5 + settled_weight
     if math.isinf(b):
         return 0.5 - settled_weight
+    if (a >= HELD_UP) != (b >= HELD_UP):                # a held-up walker makes room for a moving one
+        return 0.5 + settled_weight if a >= HELD_UP else 0.5 - settled_weight
     if not mates:
         return 0.5
     return 0.5 + rank_weight * _soft_sign((a - b) / scale)

@@ -105,7 +105,7 @@ def cape_long(cape):
 def test_budgeted_grid_plans_span_ticks_and_equal_the_one_shot_result(planner, cape, cape_long):
     s = cape_long[0]
     budget = 200 if planner in ("jps", "jps+") else 2_000       # jump searches need far fewer units
-    crowd = Crowd(cape, CrowdConfig(planning_units=budget))
+    crowd = Crowd(cape, CrowdConfig(planning_units=budget, quick_steps=False))    # it stands where it planned from
     (a,) = crowd.add_agents([cape.cell_to_world(*s.start)])
     crowd.move([a], cape.cell_to_world(*s.goal), planner=planner)
     one_shot = find_path(cape, s.start, s.goal, method=planner)
@@ -140,7 +140,7 @@ def test_a_jps_plus_order_builds_the_jump_table_in_budgeted_steps(cape, cape_lon
 def test_budgeted_hierarchy_plans_span_ticks_and_equal_the_one_shot_result(cape, cape_long):
     s = cape_long[1]
     h = Hierarchy.build(cape)
-    crowd = Crowd(cape, CrowdConfig(planning_units=2_000), hierarchy=h)
+    crowd = Crowd(cape, CrowdConfig(planning_units=2_000, quick_steps=False), hierarchy=h)
     (a,) = crowd.add_agents([cape.cell_to_world(*s.start)])
     crowd.move([a], cape.cell_to_world(*s.goal), planner="hierarchy")
     ticks = 0
@@ -162,7 +162,7 @@ def test_an_area_cost_navmesh_query_spans_ticks_and_equals_the_one_shot_result(c
     labels = grid.components()
     ys, xs = np.nonzero(labels == np.bincount(labels[labels >= 0]).argmax())
     start, goal = grid.cell_to_world(int(xs[0]), int(ys[0])), grid.cell_to_world(int(xs[-1]), int(ys[-1]))
-    crowd = Crowd(grid, CrowdConfig(planning_units=2_000))
+    crowd = Crowd(grid, CrowdConfig(planning_units=2_000, quick_steps=False))
     (a,) = crowd.add_agents([start])
     crowd.move([a], goal, planner="navmesh")
     ticks = 0
@@ -177,13 +177,14 @@ def test_an_area_cost_navmesh_query_spans_ticks_and_equals_the_one_shot_result(c
 
 @pytest.mark.parametrize("planner", ["navmesh", "waypoints"])
 def test_single_step_planners_wait_their_turn_and_answer_the_one_shot_result(planner, arena):
-    crowd = Crowd(arena, CrowdConfig(planning_units=1_000))
+    crowd = Crowd(arena, CrowdConfig(planning_units=1_000, quick_steps=False))
     start, goal = arena.cell_to_world(3, 10), arena.cell_to_world(40, 30)
     ids = crowd.add_agents([start, start])
     crowd.move(ids[:1], goal, planner="dijkstra")              # a long grid plan ahead of it
     crowd.move(ids[1:], goal, planner=planner)
     crowd.update(1 / 60)
     assert crowd.states[ids[1]] == NavState.PLANNING   # its step was too big for what was left
+    start = crowd.positions[ids[1]].copy()             # (the first tick pulled the two bodies apart)
     _run(crowd, 60, until_idle=False)
     one_shot = (crowd.level.navmesh() if planner == "navmesh" else crowd.level.waypoints()).find_path(start, goal)
     expected = one_shot.points if planner == "navmesh" else arena.cells_to_world(one_shot.cells)
@@ -291,7 +292,8 @@ def test_an_agent_with_no_way_forward_gets_stuck_events_then_fails():
         if len(ev.failed):
             failed = ev.reasons[0]
             break
-    assert len(stuck_ticks) >= 2 and failed is not None
+    # its first recovery re-plans and learns the goal is cut off: it fails with that reason
+    assert len(stuck_ticks) >= 1 and failed is not None
     assert "no progress" in failed or "not reachable" in failed
 
 
