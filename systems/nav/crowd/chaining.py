@@ -1,4 +1,4 @@
-"""Arrival chaining: single units sent to one point spread around it instead of stacking.
+"""Arrival chaining: units sent to one point spread around it instead of stacking.
 
 A walking unit close to its target, or held up, that touches a unit already arrived at the same
 target cell has arrived too (``SPACING_RADII`` radii, as groups settle). One pass over the agent table in
@@ -23,6 +23,7 @@ __all__ = ["chained_arrivals", "settle_chained"]
 #: Slots of the arrived-target-cell filter (a power of two).
 _FILTER = 1 << 16
 _FOLLOWING, _FINISHED, _PATH = int(NavState.FOLLOWING), int(NavState.FINISHED), int(Mode.PATH)
+_FLOW, _CORRIDOR = int(Mode.FLOW), int(Mode.CORRIDOR)
 
 
 def settle_chained(state: CrowdState, view: GridView) -> np.ndarray:
@@ -81,7 +82,10 @@ def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radiu
     w = 0
     for i in range(n):
         # (not only on its last leg: a re-plan around the crowd at its goal has waypoints left)
-        if not (nav_state[i] == _FOLLOWING and mode[i] == _PATH and alive[i] and path_len[i] > 0):
+        # units on their own paths, and group members steered by their group's field (a member
+        # held outside a packed crowd of settled mates settles at its edge, as units do)
+        own_path = mode[i] == _PATH and path_len[i] > 0
+        if not (nav_state[i] == _FOLLOWING and alive[i] and (own_path or mode[i] == _FLOW or mode[i] == _CORRIDOR)):
             continue
         near = 3 * SPACING_RADII * radius[i] + cell_size
         dx = position[i, 0] - target[i, 0]
