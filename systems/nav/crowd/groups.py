@@ -131,7 +131,7 @@ class GroupSteering:
         #: the routes of congestion-aware group orders
         self.traffic = Traffic(grid, config, level)
         #: big leader groups split over two passages
-        self.splits = RouteSplits(agents, grid, config, level, queue, planning)
+        self.splits = RouteSplits(agents, grid, config, level, queue, planning, self.traffic)
         self.orders: dict[tuple[int, int, int, int], GroupOrder] = {}
         level.in_use = self.live_goals                 # fields of live orders stay cached
         self.detours = Detours(agents, grid, config, queue, planning, outcomes, self)

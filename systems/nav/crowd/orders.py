@@ -27,6 +27,8 @@ from .state import CrowdState, Mode, NavState
 
 __all__ = ["Orders", "ORDERS_PER_TICK"]
 
+#: The least weight of a walking unit in a jam map (``Traffic.jam_grid``), against 1 standing.
+BUSY = 0.5
 #: Single units' orders whose plans are queued in one tick (the rest wait a tick or more).
 ORDERS_PER_TICK = 150
 
@@ -253,7 +255,9 @@ class Orders:
             n = s.size
             state = s.nav_state[:n, 0]
             speed = np.hypot(s.velocity[:n, 0], s.velocity[:n, 1]) / np.maximum(s.max_speed[:n], 1e-9)
-            slow = np.where(state == NavState.FOLLOWING, np.clip(1.0 - speed, 0.0, 1.0), 0.0)
+            # a walker counts by how slow it is, at least BUSY (a passage full of traffic, even
+            # moving, is slow to cross against or behind)
+            slow = np.where(state == NavState.FOLLOWING, np.clip(1.0 - speed, BUSY, 1.0), 0.0)
             standing = (state == NavState.IDLE) | (state == NavState.FINISHED)
             stalled = np.where(s.alive[:n], np.where(standing, 1.0, slow), 0.0)
             stalled[ids] = 0.0                            # a unit is no jam to itself

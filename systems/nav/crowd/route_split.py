@@ -18,6 +18,7 @@ from scipy.ndimage import binary_dilation, maximum_filter
 
 from ..grid import Grid
 from .config import CrowdConfig
+from .congestion import Traffic
 from .level_cache import LevelCache
 from .planners import GridJob, PlanQueue, Route
 from .planning import Planning
@@ -87,12 +88,13 @@ class RouteSplits:
     """Splits big ``"leader"`` group orders over two passages (see the module docs): when the
     leader's route runs through a narrow passage, a second route with that passage closed is
     searched under the budget (``consider``); when it lands (``done``), the share of the group
-    that makes both routes equally quick walks it (one search for all of them)."""
+    that makes both routes equally quick walks it (one search for all of them) — unless another
+    group's route runs through its passage (no counterflow made on purpose)."""
 
     def __init__(self, agents: CrowdState, grid: Grid, config: CrowdConfig, level: LevelCache, queue: PlanQueue,
-                 planning: Planning) -> None:
+                 planning: Planning, traffic: Traffic) -> None:
         self._agents, self._grid, self._config, self._level = agents, grid, config, level
-        self._queue, self._planning = queue, planning
+        self._queue, self._planning, self._traffic = queue, planning, traffic
         self._pending: dict[tuple, tuple[np.ndarray, float, float, Grid]] = {}
 
     def consider(self, key: tuple, route_cells: np.ndarray, route: Route, members: int, target: np.ndarray) -> None:
@@ -124,6 +126,8 @@ class RouteSplits:
         s, cs = self._agents, self._grid.cell_size
         cells = job.search.result().cells if job.search is not None else np.zeros((0, 2), dtype=np.int64)
         narrow, width_2 = narrow_part(cells, self._level.clearance(), self._config.congestion_narrow)
+        if narrow.any() and self._traffic.map[cells[narrow, 1], cells[narrow, 0]].max() > 0:
+            return none                     # another group's route runs there: no counterflow made on purpose
         entry_2 = (np.asarray(self._grid.cell_to_world(*cells[narrow][0])[:2]) if narrow.any()
                    else route.points[len(route.points) // 2, :2])
         count = second_share(len(members), length_1, width_1, _length(route.points), width_2 * cs,

@@ -57,7 +57,7 @@ OPPOSED = 0.5
 SLIDE = 0.5
 #: Rounds of pair collection and passes per tick at most: another round while pairs closer than
 #: ``DEEP`` × the sum of their radii are left (a squeeze whose pushes hit ``MAX_SHIFT``).
-CONTACT_ROUNDS = 4
+CONTACT_ROUNDS = 8
 DEEP = 0.9
 #: The most a round moves an agent, in its radii: half the pair skin, so no contact goes unseen (a
 #: shove, not a jump through a crowd).
