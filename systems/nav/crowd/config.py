@@ -59,7 +59,9 @@ class CrowdConfig:
             vector-field article's rule; see ``FlowField.build``).
         flow_acceleration: 0 = group units take the field's direction as their velocity (today's
             steering); > 0 = the vector-field article's steering: the direction is an acceleration
-            of this many world units/s², the velocity capped at the unit's speed.
+            of this many world units/s², the velocity capped at the unit's speed. (With hard
+            contacts between mates the force model's momentum swirls in a narrow passage's
+            mouth; use it with ``contacts=False``.)
         leader_fallback: how a ``"leader"`` group's follower gets back to its group
             (``crowd/detours.py``): ``"field"`` (the corridor's return field near it, the
             whole-map field beyond), ``"astar"`` (the flocking article's fallback: its own A* that

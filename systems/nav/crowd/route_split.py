@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.ndimage import binary_dilation, maximum_filter
+from scipy.ndimage import binary_dilation
 
 from ..grid import Grid
 from .config import CrowdConfig
@@ -36,20 +36,19 @@ FLOW_EFFICIENCY = 0.5
 SPLIT_SHARE_MIN = 0.15
 
 
-def narrow_part(route: np.ndarray, clearance: np.ndarray, narrow: float) -> tuple[np.ndarray, float]:
-    """The cells of ``route`` (``(k, 2)`` x y) in its bottleneck — the narrowest passage it
-    runs through, if that is narrow (no wider than ``2 · narrow + 1`` cells) — and the
-    passage's width there in cells (``inf`` when the route has no narrow passage)."""
+def narrow_part(route: np.ndarray, passages: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
+    """The cells of ``route`` (``(k, 2)`` x y) in its bottleneck — the narrowest of the level's
+    passages (``LevelCache.passages``: ``labels, widths``) it runs through — and that passage's
+    width in cells (``inf`` when the route crosses none)."""
+    labels, widths = passages
     if len(route) == 0:
         return np.zeros(0, dtype=bool), math.inf
-    # a passage's width near each route cell: twice the clearance of its middle, the widest
-    # clearance across it
-    middle = maximum_filter(clearance, size=2 * int(math.ceil(narrow)) + 1, mode="constant")
-    width = 2.0 * middle[route[:, 1], route[:, 0]] - 1.0
-    tight = float(width.min())
-    if tight > 2.0 * narrow + 1.0:
+    on = labels[route[:, 1], route[:, 0]]
+    crossed = np.unique(on[on >= 0])
+    if len(crossed) == 0:
         return np.zeros(len(route), dtype=bool), math.inf
-    return (width <= tight + 0.5) & (clearance[route[:, 1], route[:, 0]] <= narrow), max(tight, 1.0)
+    tight = crossed[np.argmin(widths[crossed])]
+    return on == tight, float(widths[tight])
 
 
 def blocked_grid(grid: Grid, cells: np.ndarray) -> Grid:
@@ -102,7 +101,7 @@ class RouteSplits:
         self._pending.pop(key, None)
         if not self._config.congestion or members < SPLIT_MIN or len(route_cells) < 2:
             return
-        narrow, width = narrow_part(route_cells, self._level.clearance(), self._config.congestion_narrow)
+        narrow, width = narrow_part(route_cells, self._level.passages(self._config.congestion_narrow))
         if not narrow.any():
             return
         blocked = blocked_grid(self._grid, route_cells[narrow])
@@ -125,7 +124,7 @@ class RouteSplits:
         entry_1, width_1, length_1, _ = pending
         s, cs = self._agents, self._grid.cell_size
         cells = job.search.result().cells if job.search is not None else np.zeros((0, 2), dtype=np.int64)
-        narrow, width_2 = narrow_part(cells, self._level.clearance(), self._config.congestion_narrow)
+        narrow, width_2 = narrow_part(cells, self._level.passages(self._config.congestion_narrow))
         if narrow.any() and self._traffic.map[cells[narrow, 1], cells[narrow, 0]].max() > 0:
             return none                     # another group's route runs there: no counterflow made on purpose
         entry_2 = (np.asarray(self._grid.cell_to_world(*cells[narrow][0])[:2]) if narrow.any()

@@ -216,7 +216,7 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
                 uy = 0.0
             si = min(give_i * total, limit)
             sj = min((1.0 - give_i) * total, limit)
-            if it < SLIDE_PASSES:
+            if it < SLIDE_PASSES and group[i] != group[j]:      # (mates facing each other swirl: no slide)
                 _slide_past(position, heading, i, j, min(SLIDE * total, limit), passable, inv_cell, origin_x, origin_y)
             _push(position, i, ux * si, uy * si, passable, inv_cell, origin_x, origin_y)
             _push(position, j, -ux * sj, -uy * sj, passable, inv_cell, origin_x, origin_y)
