@@ -10,7 +10,9 @@ unit steered by a group's field, a new lowest cost to go on that field (by
 An agent without progress for ``stuck_after`` seconds re-plans around the jams
 (``Orders.recover``), whether it waits in a moving queue or not: a long wait is worth another
 passage when one is near. A *frozen* agent — one not waiting in a moving queue — also gets a
-``stuck`` event (with where it stands) and its recoveries count toward failure. A unit waits in
+``stuck`` event (with where it stands) and its recoveries count toward failure — unless the
+traffic around it moves (units close by progress, whatever their way: a churning crossing, not a
+dead end), when its count is held. A unit waits in
 a moving queue when it stands within reach of a unit heading the same way that just progressed,
 or of one waiting behind such a unit, and so on back (a queue behind a gap is a chain; in a
 true deadlock nobody progresses, so nobody is excused). A frozen
@@ -27,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.threads import threads_for
-from ..steering.proximity_grid import near_any_in_group
+from ..steering.proximity_grid import near_any, near_any_in_group
 from .state import CrowdState
 
 __all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS"]
@@ -72,8 +74,15 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     stuck = old[s.still_for[old] >= stuck_after]
     if len(stuck) == 0:
         return none, none
-    waiting = _in_moving_queue(s, old, np.flatnonzero(kinds & 2), cell_size)
+    fresh = np.flatnonzero(kinds & 2)
+    waiting = _in_moving_queue(s, old, fresh, cell_size)
     frozen = stuck[~waiting[np.searchsorted(old, stuck)]]
+    # frozen in traffic that moves (other units progressing close by, any way): its count is
+    # kept, so a crossing that churns for a while does not fail orders; a dead stop escalates
+    reach = max(QUEUE_REACH_RADII * float(s.radius[frozen].max()), QUEUE_REACH_CELLS * cell_size) if len(frozen) else 0.0
+    churning = (near_any(np.ascontiguousarray(s.position[frozen, :2]), np.ascontiguousarray(s.position[fresh, :2]),
+                         reach) if len(frozen) and len(fresh) else np.zeros(len(frozen), dtype=bool))
+    s.recoveries[frozen[churning]] = np.maximum(s.recoveries[frozen[churning]] - 1, 0)
     s.still_for[stuck] = 0.0
     s.anchor_x[stuck] = s.position[stuck, 0]
     s.anchor_y[stuck] = s.position[stuck, 1]
