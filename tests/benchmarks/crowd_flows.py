@@ -19,7 +19,11 @@ Scenes (``Crowd`` only, no esper):
   centre came to a wall, in radii (target ≥ 0.95);
 * four-way — four groups of 50 crossing a plaza to the opposite sides;
 * corner — 250 units ordered into a 9×9 pocket that holds far fewer: settled, failed, still pushing;
-* cost — ms per tick of 2,000 and 10,000 avoiding agents walking (targets 4 and 16 ms).
+* cost — ms per tick of 2,000 and 10,000 avoiding agents walking (targets 4 and 16 ms), and the
+  5,000-agent circle against RVO2's C++ ORCA (pyrvo) in the same run;
+* demo river — the demo (offscreen) with 500 and 2,000 units, both teams ordered to the other
+  bank, by move and attack-move: overlaps (target: none under 0.5 ×, under 0.9 × at most 0.5% of
+  the units at the worst tick).
 Overlap columns: the most pairs closer than 0.9 × the radii sum at one tick (mates, others) and
 whether any pair came closer than 0.5 ×.
 """
@@ -330,15 +334,61 @@ def cost(counts=(2000, 10000)) -> dict:
         for i, g, fine in zip(ids.tolist(), near, ok):
             if fine:
                 crowd.move([i], g)
-        for _ in range(30):
-            crowd.update(DT)                                  # plans land, walking starts
+        for _ in range(300):                                  # orders taken (150 a tick), plans landed
+            crowd.update(DT)
+            if not (crowd.states == NavState.PLANNING).any():
+                break
         t = []
         for _ in range(60):
             t0 = time.perf_counter()
             crowd.update(DT)
             t.append((time.perf_counter() - t0) * 1e3)
         out[f"{n} agents"] = {"median_ms": round(float(np.median(t)), 2), "p95_ms": round(float(np.percentile(t, 95)), 2)}
+    # the same run: RVO2's C++ ORCA (pyrvo) and rtsnav on the 5,000-agent circle, 60 ticks each
+    from tests.benchmarks.crowd import circle_rtsnav, circle_rvo2
+
+    out["circle 5000 rtsnav"] = circle_rtsnav(5000, 60)["ms_per_tick"]
+    try:
+        out["circle 5000 RVO2 (pyrvo)"] = circle_rvo2(5000, 60)["ms_per_tick"]
+    except ImportError:
+        out["circle 5000 RVO2 (pyrvo)"] = "pyrvo missing: pip install -e .[bench]"
     return out
+
+
+def demo_armies(units: int, mode: str, seconds: float = 40.0) -> dict:
+    """The demo's river level with ``units`` in all (``rtsnav.game``, offscreen): both teams
+    ordered to the other bank (``mode`` ``"move"`` or ``"attack"``); the most pairs closer than
+    0.9 × the radii sum at one tick (mates, others), pair-ticks closer than 0.5 ×, arrivals."""
+    from rtsnav.game.__main__ import _apply
+    from rtsnav.game.app import RtsApp
+
+    app = RtsApp("river", units, headless=True, size=(320, 200))
+    try:
+        crowd, team, ids = app.navigation.crowd, app.army.team, app.army.ids
+        app.step(30)
+        w, h = app.level.grid.width, app.level.grid.height
+        for t in (1, 2):
+            _apply(app, "order", {"select": t, "target": [w - 12.5, h / 2] if t == 1 else [11.5, h / 2], "mode": mode})
+        radius = crowd.agents.radius[ids]
+        worst_mates = worst_others = under = 0
+        for _ in range(int(seconds / DT)):
+            app.step(1)
+            pos = crowd.agents.position[ids, :2]
+            pairs = np.array(sorted(cKDTree(pos).query_pairs(2 * radius.max())), dtype=np.int64).reshape(-1, 2)
+            if len(pairs):
+                d = np.hypot(*(pos[pairs[:, 0]] - pos[pairs[:, 1]]).T)
+                limit = radius[pairs[:, 0]] + radius[pairs[:, 1]]
+                same = team[pairs[:, 0]] == team[pairs[:, 1]]
+                worst_mates = max(worst_mates, int(((d < 0.9 * limit) & same).sum()))
+                worst_others = max(worst_others, int(((d < 0.9 * limit) & ~same).sum()))
+                under += int((d < 0.5 * limit).sum())
+        states = crowd.states[ids]
+        return {"units": units, "mode": mode, "worst_pairs_under_0.9_mates": worst_mates,
+                "worst_pairs_under_0.9_others": worst_others, "allowed_0.5%_of_units": round(0.005 * units, 1),
+                "pair_ticks_under_0.5": under, "finished": int((states == NavState.FINISHED).sum()),
+                "failed": int((states == NavState.FAILED).sum())}
+    finally:
+        app.destroy()
 
 
 def main(argv=None) -> int:
@@ -347,24 +397,31 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="10 and 40 a side only, no river armies")
     args = ap.parse_args(argv)
     rows: dict[str, dict] = {}
+
+    def put(name: str, row: dict) -> None:
+        rows[name] = row
+        print(f"{name:30s} {row}", flush=True)             # as it comes: a long run shows progress
+
     for n in (10, 40) if args.quick else (10, 40, 100):
         alone, both = bridge(n, False), bridge(n, True)
         complete = both["arrived"] == both["units"]
         both["time_vs_alone"] = round(both["last_arrival_s"] / alone["last_arrival_s"], 2) if complete else None
-        rows[f"bridge {n} alone"], rows[f"bridge {n} v {n}"] = alone, both
-    rows["gap one way"] = gap_flow(False)
-    rows["gap both ways"] = gap_flow(True)
+        put(f"bridge {n} alone", alone)
+        put(f"bridge {n} v {n}", both)
+    put("gap one way", gap_flow(False))
+    put("gap both ways", gap_flow(True))
     if not args.quick:
-        rows["river 200 v 200"] = river_armies()
-    rows["leader group over the river"] = bridge_shares()
-    rows["first steps 256^2"] = first_steps()
-    rows["spawn overlap"] = spawn_overlap()
-    rows["wall clearance"] = wall_clearance()
-    rows["four-way"] = four_way()
-    rows["corner"] = corner()
-    rows["cost"] = cost()
-    for name, row in rows.items():
-        print(f"{name:30s} {row}", flush=True)
+        put("river 200 v 200", river_armies())
+    put("leader group over the river", bridge_shares())
+    put("first steps 256^2", first_steps())
+    put("spawn overlap", spawn_overlap())
+    put("wall clearance", wall_clearance())
+    put("four-way", four_way())
+    put("corner", corner())
+    put("cost", cost())
+    if not args.quick:
+        for units, mode in ((500, "move"), (500, "attack"), (2000, "move"), (2000, "attack")):
+            put(f"demo river {units} {mode}", demo_armies(units, mode))
     save_json(args.json, rows)
     return 0
 

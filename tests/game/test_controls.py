@@ -225,8 +225,12 @@ def test_attack_move_fights_on_the_way_and_a_plain_move_does_not(tmp_path):
     for mode in ("move", "attack"):
         a = RtsApp("river", 120, headless=True, size=(320, 200))
         try:
-            # both armies walk into each other across the south bridge
+            # both armies walk into each other across the south bridge (the north one closed:
+            # congestion-aware routes would otherwise send the second army over the free bridge)
             play(a, tmp_path, f"""
+[[gate]]
+tick = 0
+name = "north bridge"
 [[order]]
 tick = 1
 select = 1

@@ -3,7 +3,7 @@ DETOUR, and QUICK: a planning unit's quick route, which ends without an arrival)
 
 An agent passes its waypoint within ``path_desired_distance``, but early only when the next
 waypoint is in sight from where it *really* stands — its centre and both sides of the body it
-keeps off walls (``wall_body``: half its ``radius`` up to half a cell, as avoidance does) — so
+keeps off walls (its whole ``radius``: the crowd keeps every disc that far from walls) — so
 cutting a corner never walks it into a wall; or, when the planner's own next leg grazes a corner
 (a path through a one-cell gap), with a clear centre line once within a radius of the waypoint or
 pushed past it (units up to half a cell wide). It arrives within
@@ -23,7 +23,6 @@ from numba import njit
 
 from ..flow.clearance import WIDE
 from ..grid import segment_clear
-from ..steering.orca import wall_body
 from .state import P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState
 
 __all__ = ["FollowResult", "follow_paths", "MAX_ADVANCES_PER_TICK", "DRIFT_CHECK_EVERY"]
@@ -122,7 +121,7 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
                 break
             nx, ny = points[s0 + idx + 1, 0], points[s0 + idx + 1, 1]
             if dist > AT_WAYPOINT and not _clear_with_body(passable, cs, ox, oy, px, py, nx, ny,
-                                                           wall_body(params[a, 1], cs)):
+                                                           params[a, 1]):
                 # the planner's own leg may graze a corner (a point path through a one-cell gap):
                 # within a radius of the waypoint, or pushed past it along the next leg, walking
                 # on needs only a clear line — else a crowd jostling around a waypoint at a gap's

@@ -129,22 +129,24 @@ class Motion:
         # hard contacts act on flock mates (``contacts``) or on avoiding units (``team_contacts``)
         contacts = movement == "rtsnav" and (self._config.contacts or (
             self._config.team_contacts and bool(s.avoidance[:n].any())))
-        before = pos[:, :2].copy() if contacts else pos[:0, :2]
+        walls = movement == "rtsnav" and self._config.wall_clearance
+        before = pos[:, :2].copy() if contacts or walls else pos[:0, :2]
         with threads_for(n):
             move_agents(pos, vel, np.ascontiguousarray(s.max_speed[:n]), dt, grid.view)
         # bodies: an absurd radius (refused with a reason by the orders) takes no part
         sane = s.alive[:n] & (s.radius[:n] <= self._config.max_radius_cells * grid.cell_size)
         if contacts:
-            self._push_apart(pos, vel, before, sane, dt)
-        if movement == "rtsnav" and self._config.wall_clearance:
+            self._push_apart(pos, sane)
+        if walls:
             # last: a body never ends a tick inside a wall, whatever the contacts pushed
             with threads_for(n):
                 keep_off_walls(pos, np.ascontiguousarray(s.radius[:n]), sane & ~still, grid.view)
+        if contacts or walls:
+            self._held_back(pos, vel, before, sane, dt)
         self._last_velocity = np.ascontiguousarray(vel[:, :2])      # achieved: what neighbours see next tick
         self._wanted = np.zeros((0, 2))
 
-    def _push_apart(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, bodies: np.ndarray,
-                    dt: float) -> None:
+    def _push_apart(self, pos: np.ndarray, bodies: np.ndarray) -> None:
         """Hard contacts (Detour's collision pass): ORCA keeps groups apart but cannot promise it
         in a jam, and flocking spaces mates only softly, so overlapping agents are pushed apart —
         between groups always (``team_contacts``), between mates with ``contacts``. ``bodies``:
@@ -163,14 +165,17 @@ class Motion:
         rank[s.paused[:n]] = -1.0                    # held (paused): a body others are pushed off
         flock = s.flock_group[:n, 0]
         group = np.where(flock >= 0, flock, -1 - np.arange(n))           # a single unit is its own group
-        wanted = self._wanted if len(self._wanted) == n else vel[:, :2]
+        wanted = self._wanted if len(self._wanted) == n else s.velocity[:n, :2]
         speed = np.hypot(wanted[:, 0], wanted[:, 1])
         heading = np.where((walking & (speed > 1e-9))[:, None], wanted / np.maximum(speed, 1e-9)[:, None], 0.0)
-        if resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents,
-                            grid.view, mates, heading):
-            # a unit held back by others slows down (the arrival stall clock sees it); its heading
-            # stays the steering's, so contact pushes do not make it jitter
-            wanted = np.hypot(vel[:, 0], vel[:, 1])
-            made = np.hypot(*((pos[:, :2] - before) / dt).T)
-            scale = np.where(agents & (wanted > made), made / np.maximum(wanted, 1e-12), 1.0)
-            vel[:, :2] *= scale[:, None]
+        resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading)
+
+    def _held_back(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, bodies: np.ndarray,
+                   dt: float) -> None:
+        """A unit held back by others or by a wall slows down to the pace it made (the arrival
+        stall clock and path following's "stopped" test see it); its heading stays the
+        steering's, so pushes do not make it jitter."""
+        wanted = np.hypot(vel[:, 0], vel[:, 1])
+        made = np.hypot(*((pos[:, :2] - before) / dt).T)
+        scale = np.where(bodies & (wanted > made), made / np.maximum(wanted, 1e-12), 1.0)
+        vel[:, :2] *= scale[:, None]

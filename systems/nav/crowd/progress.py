@@ -83,7 +83,9 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     churning = (near_any(np.ascontiguousarray(s.position[frozen, :2]), np.ascontiguousarray(s.position[fresh, :2]),
                          reach) if len(frozen) and len(fresh) else np.zeros(len(frozen), dtype=bool))
     s.recoveries[frozen[churning]] = np.maximum(s.recoveries[frozen[churning]] - 1, 0)
-    s.still_for[stuck] = 0.0
+    # the clocks restart just past FRESH: a unit reported is no "just progressed" unit that
+    # would excuse the ones around it (mutual excuses kept a dead end silent)
+    s.still_for[stuck] = FRESH + 1e-6
     s.anchor_x[stuck] = s.position[stuck, 0]
     s.anchor_y[stuck] = s.position[stuck, 1]
     return stuck, frozen

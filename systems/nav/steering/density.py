@@ -17,6 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .proximity_grid import bounding_box
+
 __all__ = ["cap_speed_by_density", "DENSITY_CELL", "DENSE_FROM", "DENSE_FULL", "MIN_SPEED", "MOVING"]
 
 #: Edge of a block, world units (a few bodies across).
@@ -48,20 +50,13 @@ def cap_speed_by_density(position: np.ndarray, preferred: np.ndarray, velocity: 
 @njit(cache=True)
 def _cap(pos, pref, vel, radius, bodies, walking, cell, dense_from, dense_full, least, moving):
     n = pos.shape[0]
-    min_x = np.inf
-    min_y = np.inf
-    max_x = -np.inf
-    max_y = -np.inf
     count = 0
     for i in range(n):
         if bodies[i] and math.isfinite(pos[i, 0]) and math.isfinite(pos[i, 1]):
-            min_x = min(min_x, pos[i, 0])
-            min_y = min(min_y, pos[i, 1])
-            max_x = max(max_x, pos[i, 0])
-            max_y = max(max_y, pos[i, 1])
             count += 1
     if count < 2:
         return 0
+    min_x, min_y, max_x, max_y = bounding_box(pos, bodies)
     reach = 2.0 * cell
     ox = min_x - reach
     oy = min_y - reach

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from ..grid import GridView
+from .proximity_grid import bounding_box
 
 __all__ = ["keep_right", "LANE_CELL", "LOOK_AHEAD", "ONCOMING_FULL", "KEEP_RIGHT_MAX"]
 
@@ -128,16 +129,7 @@ def _block_traffic(pos, hx, hy, reach, cell, count):
     mix still shows each one the other). The blocks span the walkers' box plus ``reach``, at most
     ~8 per walker: a sparse crowd over a huge map gets coarser blocks, never a huge array."""
     n = pos.shape[0]
-    min_x = np.inf
-    min_y = np.inf
-    max_x = -np.inf
-    max_y = -np.inf
-    for i in range(n):
-        if hx[i] != 0.0 or hy[i] != 0.0:
-            min_x = min(min_x, pos[i, 0])
-            min_y = min(min_y, pos[i, 1])
-            max_x = max(max_x, pos[i, 0])
-            max_y = max(max_y, pos[i, 1])
+    min_x, min_y, max_x, max_y = bounding_box(pos, (hx != 0.0) | (hy != 0.0))
     span_x = max_x - min_x + 2 * reach
     span_y = max_y - min_y + 2 * reach
     size = cell

@@ -7,7 +7,8 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["build_proximity_grid", "build_proximity_grid_xy", "cell_window", "near_any", "near_any_in_group"]
+__all__ = ["build_proximity_grid", "build_proximity_grid_xy", "bounding_box", "cell_window", "near_any",
+           "near_any_in_group"]
 
 
 @njit(cache=True)
@@ -25,16 +26,7 @@ def build_proximity_grid_xy(points, active, cell_x, cell_y):
     """``build_proximity_grid`` with buckets ``cell_x`` wide and ``cell_y`` tall (narrow buckets
     let a scan read a row's run of neighbours close to the circle it needs)."""
     n = points.shape[0]
-    min_x = np.inf
-    min_y = np.inf
-    max_x = -np.inf
-    max_y = -np.inf
-    for i in range(n):
-        if active[i]:
-            min_x = min(min_x, points[i, 0])
-            min_y = min(min_y, points[i, 1])
-            max_x = max(max_x, points[i, 0])
-            max_y = max(max_y, points[i, 1])
+    min_x, min_y, max_x, max_y = bounding_box(points, active)
     if not (min_x <= max_x):
         return np.zeros(0, dtype=np.int64), np.zeros(2, dtype=np.int64), 0.0, 0.0, 1, 1
     cols = int((max_x - min_x) / cell_x) + 1
@@ -59,6 +51,23 @@ def build_proximity_grid_xy(points, active, cell_x, cell_y):
             order[fill[k]] = i
             fill[k] += 1
     return order, starts, min_x, min_y, cols, rows
+
+
+@njit(cache=True)
+def bounding_box(points, active):
+    """``(min_x, min_y, max_x, max_y)`` of the ``active`` rows of ``points`` with finite
+    coordinates (``inf, inf, -inf, -inf`` when there is none)."""
+    min_x = np.inf
+    min_y = np.inf
+    max_x = -np.inf
+    max_y = -np.inf
+    for i in range(points.shape[0]):
+        if active[i] and math.isfinite(points[i, 0]) and math.isfinite(points[i, 1]):
+            min_x = min(min_x, points[i, 0])
+            min_y = min(min_y, points[i, 1])
+            max_x = max(max_x, points[i, 0])
+            max_y = max(max_y, points[i, 1])
+    return min_x, min_y, max_x, max_y
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,136 @@
+"""Where flows meet, with default settings (units avoid each other, as a game sets them): bodies
+never stack, opposing files pass a bridge, orders answer at once, bodies keep off walls, a big
+leader group uses both bridges, and nobody waits in silence. Scenes from
+``tests/benchmarks/crowd_flows.py`` (which measures them at full size)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.ndimage import distance_transform_edt
+from scipy.spatial import cKDTree
+
+from rtsnav.names import NavState
+from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav.crowd import Crowd, CrowdConfig
+from tests.benchmarks.crowd_flows import DT, Watch, _block, bridge, bridge_shares, first_steps
+
+
+def _closest(crowd: Crowd, radius: float) -> float:
+    """The closest pair's distance over the radii sum now."""
+    pos = crowd.positions[:, :2]
+    d, _ = cKDTree(pos).query(pos, k=2)
+    return float(d[:, 1].min()) / (2 * radius)
+
+
+@pytest.mark.parametrize("n", [10, 40])
+def test_opposing_files_cross_a_three_cell_bridge(n):
+    alone, both = bridge(n, False), bridge(n, True)
+    assert both["arrived"] == both["units"]
+    assert both["last_arrival_s"] <= 2.5 * alone["last_arrival_s"]
+    assert both["pair_ticks_under_half"] == 0 and both["silent_stuck"] <= 0.05 * both["units"]
+
+
+def test_units_spawned_on_top_of_each_other_stand_apart_after_one_tick():
+    crowd = Crowd(Grid(np.ones((40, 40), dtype=bool)))
+    rng = np.random.default_rng(2)
+    crowd.add_agents(20 + rng.uniform(-3, 3, (200, 2)), radius=0.4, avoidance=True, group=1)
+    crowd.update(DT)
+    assert _closest(crowd, 0.4) >= 0.9
+    for _ in range(90):                                        # and stay apart while idle
+        crowd.update(DT)
+    assert _closest(crowd, 0.4) >= 0.9
+
+
+def test_single_units_answer_an_order_at_once():
+    assert first_steps(120)["moving_toward_target_within_0.3s"] >= 0.95
+
+
+@pytest.mark.parametrize("radius", [0.3, 1.5])
+def test_bodies_keep_their_radius_off_walls(radius):
+    room = np.ones((60, 60), dtype=bool)
+    room[20:40, 30] = False                                    # a wall to walk round, and the map edge
+    room[30, 10:30] = False
+    grid = Grid(room)
+    crowd = Crowd(grid)
+    clear = distance_transform_edt(np.pad(room, 1))[1:-1, 1:-1] > radius + 1
+    cells = np.argwhere(clear)[:, ::-1]
+    rng = np.random.default_rng(4)
+    ids = crowd.add_agents(cells[rng.choice(len(cells), 16, replace=False)] + 0.5, radius=radius, avoidance=True)
+    goals = cells[rng.choice(len(cells), 16, replace=False)] + 0.5
+    for i, g in zip(ids.tolist(), goals):
+        crowd.move([i], g)
+    fine = 8
+    wall_dist = distance_transform_edt(np.kron(np.pad(room, 0), np.ones((fine, fine), dtype=bool))) / fine
+    worst = np.inf
+    for _ in range(600):
+        crowd.update(DT)
+        k = np.clip((crowd.positions[:, :2] * fine).astype(np.int64), 0, np.array(wall_dist.shape[::-1]) - 1)
+        worst = min(worst, float(wall_dist[k[:, 1], k[:, 0]].min()) / radius)
+    assert worst >= 0.95
+
+
+def test_a_big_leader_group_uses_both_bridges():
+    row = bridge_shares(250)
+    assert row["north_share"] >= 0.25 and row["south_share"] >= 0.25
+    assert CrowdConfig(congestion=False).congestion is False         # the option that turns it off
+
+
+def test_a_frozen_unit_is_reported_with_where_it_stands_and_a_moving_queue_is_not():
+    # two files head-on in a one-cell corridor: nobody can pass; both are told, with the place
+    p = np.zeros((5, 40), dtype=bool)
+    p[2, :] = True
+    crowd = Crowd(Grid(p), CrowdConfig(stuck_after=1.0))
+    a = crowd.add_agents(_block(2, 2, 3, 3, 1.0)[:, :2], radius=0.4, avoidance=True)
+    b = crowd.add_agents(_block(35, 2, 3, 3, 1.0)[:, :2], radius=0.4, avoidance=True)
+    for i in a.tolist():
+        crowd.move([i], (38.5, 2.5))
+    for i in b.tolist():
+        crowd.move([i], (1.5, 2.5))
+    reported = {}
+    for _ in range(int(10 / DT)):
+        ev = crowd.update(DT)
+        reported.update(zip(ev.stuck.tolist(), ev.stuck_at[:, :2].tolist()))
+        assert len(ev.stuck_at) == len(ev.stuck)
+    assert reported, "a deadlock nobody reports"
+    assert all(2.0 <= y <= 3.0 for _, y in reported.values())  # where they stand: in the corridor
+    # one file walking through a one-cell gap: the queue moves, nobody is reported stuck
+    gap = np.ones((20, 40), dtype=bool)
+    gap[:, 20] = False
+    gap[10, 20] = True
+    crowd = Crowd(Grid(gap))
+    ids = crowd.add_agents(_block(2, 4, 30, 6, 1.0), radius=0.4, avoidance=True)
+    for i in ids.tolist():
+        crowd.move([i], (37.5, 10.5))
+    watch = Watch(crowd, np.zeros(len(ids), dtype=np.int64), np.full(len(ids), 0.4))
+    arrived = set()
+    for _ in range(int(60 / DT)):
+        ev = crowd.update(DT)
+        watch.tick(ev.stuck)
+        arrived |= set(ev.reached.tolist())
+    assert len(arrived) == len(ids)
+    assert watch.row()["pair_ticks_under_half"] == 0
+
+
+def test_two_armies_of_mixed_planners_swap_banks():
+    from tests.benchmarks.crowd_flows import river_armies
+
+    row = river_armies(100)                                    # 100 v 100 (the benchmark runs 200 v 200)
+    assert row["arrived"] >= 0.98 * row["units"]
+    assert row["pair_ticks_under_half"] == 0
+
+
+def test_an_order_into_a_pocket_ends_with_every_unit_settled_or_told():
+    p = np.ones((40, 40), dtype=bool)
+    p[30:40, 30] = False
+    p[30, 30:40] = False
+    p[30, 34:37] = True                                       # a pocket behind a 3-cell door
+    crowd = Crowd(Grid(p))
+    ids = crowd.add_agents(_block(2, 2, 120, 12, 1.0), radius=0.5, max_speed=4.0, group=1, avoidance=True)
+    crowd.move(ids, (35.5, 35.5), planner="flowfield")
+    failed = set()
+    for _ in range(int(60 / DT)):
+        failed |= set(crowd.update(DT).failed.tolist())
+    states = crowd.states[ids]
+    walking = states == NavState.FOLLOWING
+    assert int(walking.sum()) == 0 or set(ids[walking].tolist()) <= failed
