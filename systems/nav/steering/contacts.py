@@ -39,7 +39,7 @@ SLACK = 0.02
 #: Of two walking mates, the one further from the goal takes up to 0.5 + this of the push (a
 #: queue's pressure mostly stays at its back; at a gap's mouth the nearer unit goes on instead of
 #: an arch of equals forming). Kept mild: an even split settles a dense squeeze in fewer passes.
-RANK_WEIGHT = 0.45
+RANK_WEIGHT = 0.25
 #: A settled unit takes 0.5 + this of the push from a walking mate: it makes room and its slot
 #: pulls it back.
 SETTLED_WEIGHT = 0.45
@@ -47,7 +47,7 @@ SETTLED_WEIGHT = 0.45
 #: but still push standing ones aside.
 HELD_UP = 1e29
 #: How sharply the rank decides who gives way (in units of the pair's contact distance).
-RANK_SCALE = 0.1
+RANK_SCALE = 0.25
 #: Pairs are collected once per tick out to the contact distance plus this multiple of the largest
 #: radius, so that pushes during the passes bring nobody into contact unseen.
 PAIR_SKIN = 0.5
@@ -91,8 +91,7 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
     heading = np.ascontiguousarray(heading, dtype=np.float64)
     found = 0
     # each round's pair list holds while nobody moves more than the skin allows (``MAX_SHIFT``);
-    # a dense squeeze that needs more gets another round from where the last one left it, over
-    # the agents two contacts or fewer from a pair still too close (the rest are settled)
+    # a dense squeeze that needs more gets another round from where the last one left it
     involved = active
     everyone = None
     for round_ in range(CONTACT_ROUNDS):
@@ -103,7 +102,6 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
         found = found if round_ else int(pairs)
         if not deep.any():
             break
-        involved = active & deep
     if everyone is not None and round_ > 0:
         # a press that took more than one round: no pair of the tick's list stays stacked (closer
         # than FLOOR × its contact distance), whatever the caps — an even push, walls respected

@@ -70,8 +70,8 @@ def test_the_readme_group_example_runs_through_the_crowd(planner):
     crowd = Crowd(Grid(passable))
     ids = crowd.add_agents([(5.5 + i % 10, 5.5 + i // 10) for i in range(100)], group=1)
     crowd.move(ids, (50.5, 10.5), planner=planner)
-    log = _run(crowd, 1500)
-    assert len(log["reached"]) == 100 and not log["stuck"] and _wall_free(crowd)
+    log = _run(crowd, 2700)           # hard contacts: one body at a time through the gap, no squeezing
+    assert len(log["reached"]) == 100 and not log["failed"] and _wall_free(crowd)
 
 
 def test_pause_and_stop():
