@@ -5,6 +5,7 @@ owns what the avoidance of the next tick needs to remember: the velocities agent
 from __future__ import annotations
 
 import numpy as np
+from scipy.ndimage import binary_dilation
 
 from ..grid import Grid
 from ..kernels.threads import threads_for
@@ -24,6 +25,11 @@ __all__ = ["Motion", "LEAD_CELLS", "STALLED"]
 #: 39 units × 24 runs: 0.3 drains it in 32 s on average with no failed order; equal shares 45 s
 #: with 80 failed; 1 cell, 43 s with 10 failed).
 LEAD_CELLS = 0.3
+#: Agents in a narrow passage or this many cells from one are ``tight`` for the contact pass
+#: (its share rule: the front goes first at a passage's mouth).
+TIGHT_CELLS = 2.0
+#: ... and agents this close to any wall (a gap's mouth in a short wall is no labelled passage).
+TIGHT_WALL_CELLS = 1.5
 #: Contact rounds at most that pull apart agents spawned on top of each other (``separate``).
 SPAWN_ROUNDS = 100
 #: A walking agent that achieved less than this share of its speed last tick is held up: it yields
@@ -38,6 +44,7 @@ class Motion:
         self._agents, self._grid, self._config, self._level = agents, grid, config, level
         self._last_velocity = np.zeros((0, 2))
         self._wanted = np.zeros((0, 2))             # this tick's steered velocities, before avoidance
+        self._tight_cells: tuple[int, np.ndarray] | None = None
 
     def avoid(self, dt: float) -> None:
         """Reciprocal avoidance (ORCA) between every agent with ``avoidance_enabled``: the
@@ -168,7 +175,23 @@ class Motion:
         wanted = self._wanted if len(self._wanted) == n else s.velocity[:n, :2]
         speed = np.hypot(wanted[:, 0], wanted[:, 1])
         heading = np.where((walking & (speed > 1e-9))[:, None], wanted / np.maximum(speed, 1e-9)[:, None], 0.0)
-        resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading)
+        cells = grid.world_to_cells(np.nan_to_num(pos[:, :2]))
+        h, w = grid.shape
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+        tight = inside & self._near_passages()[np.clip(cells[:, 1], 0, h - 1), np.clip(cells[:, 0], 0, w - 1)]
+        resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading,
+                         tight)
+
+    def _near_passages(self) -> np.ndarray:
+        """Cells in or within ``TIGHT_CELLS`` of a narrow passage (``LevelCache.passages``),
+        cached per grid version."""
+        version = self._grid.version
+        if self._tight_cells is None or self._tight_cells[0] != version:
+            labels, _ = self._level.passages(self._config.congestion_narrow)
+            near = binary_dilation(labels >= 0, iterations=int(TIGHT_CELLS)) if (labels >= 0).any() else labels >= 0
+            near |= self._level.clearance() <= TIGHT_WALL_CELLS          # and right by any wall
+            self._tight_cells = (version, near)
+        return self._tight_cells[1]
 
     def _held_back(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, bodies: np.ndarray,
                    dt: float) -> None:

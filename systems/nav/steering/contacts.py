@@ -40,6 +40,11 @@ SLACK = 0.02
 #: queue's pressure mostly stays at its back; at a gap's mouth the nearer unit goes on instead of
 #: an arch of equals forming). Kept mild: an even split settles a dense squeeze in fewer passes.
 RANK_WEIGHT = 0.25
+#: Near walls (``tight`` agents) the share leans harder on the rank: at a gap's mouth the unit in
+#: front goes on (an arch of equals jams it); in the open the soft share above spreads a press
+#: (the firm one stacked a 2,000-unit army: 314 pairs under 0.9 × at the worst tick against 27).
+TIGHT_RANK_WEIGHT = 0.45
+TIGHT_RANK_SCALE = 0.1
 #: A settled unit takes 0.5 + this of the push from a walking mate: it makes room and its slot
 #: pulls it back.
 SETTLED_WEIGHT = 0.45
@@ -78,13 +83,14 @@ RESOLVE_FACTOR = 1.0
 
 def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray, group: np.ndarray,
                      active: np.ndarray, view: GridView, mates: bool = True,
-                     heading: np.ndarray | None = None) -> int:
+                     heading: np.ndarray | None = None, tight: np.ndarray | None = None) -> int:
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
     more; a unit of negative ``rank`` is held (paused) and never pushed; a walker held up by the
     crowd (``rank`` ≥ ``HELD_UP``) makes room for moving units but not for standing ones; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
-    different groups (a few, where groups meet). ``heading`` (``(n, 2)``, unit or zero): where
+    different groups (a few, where groups meet). ``tight`` (bool per agent): near walls, where the
+    rank decides more firmly. ``heading`` (``(n, 2)``, unit or zero): where
     each agent wants to go; two agents in contact heading opposite ways also slide to their
     right, past each other (a file meeting a file in a passage turns into two lanes instead of
     a plug). Returns the pairs in contact in the first pass."""
@@ -92,6 +98,8 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
         return 0
     if heading is None:
         heading = np.zeros((len(radius), 2))
+    if tight is None:
+        tight = np.zeros(len(radius), dtype=np.bool_)
     skin = float(PAIR_SKIN * radius[active].max())
     reach = float(2.0 * CONTACT_MARGIN * radius[active].max()) + skin
     heading = np.ascontiguousarray(heading, dtype=np.float64)
@@ -106,7 +114,8 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
         order, first, other = contact_pairs(position, radius, involved, reach, skin, None if mates else group)
         if round_ == 0:
             everyone = (order, first, other)
-        pairs, deep = _resolve_in_bucket_order(position, radius, rank, group, heading, order, first, other, view)
+        pairs, deep = _resolve_in_bucket_order(position, radius, rank, group, heading, tight, order, first, other,
+                                               view)
         found = found if round_ else int(pairs)
         if not deep.any():
             break
@@ -177,14 +186,15 @@ def _collect_pairs(pos2, radius, active, cell, skin, capacity, group, cross):
 
 
 @njit(cache=True)
-def _resolve_in_bucket_order(position, radius, rank, group, heading, order, first, other, view):
+def _resolve_in_bucket_order(position, radius, rank, group, heading, tight, order, first, other, view):
     """``_resolve`` on copies in bucket order (neighbours close in memory), written back."""
     m = order.shape[0]
     pos = np.empty((m, 2))
     for k in range(m):
         pos[k, 0] = position[order[k], 0]
         pos[k, 1] = position[order[k], 1]
-    pairs, deep_local = _resolve(pos, radius[order], rank[order], group[order], heading[order], first, other, view)
+    pairs, deep_local = _resolve(pos, radius[order], rank[order], group[order], heading[order], tight[order], first,
+                                 other, view)
     deep = np.zeros(position.shape[0], dtype=np.bool_)
     for k in range(m):
         deep[order[k]] = deep_local[k]
@@ -195,7 +205,7 @@ def _resolve_in_bucket_order(position, radius, rank, group, heading, order, firs
 
 
 @njit(cache=True)
-def _resolve(position, radius, rank, group, heading, first, other, view):
+def _resolve(position, radius, rank, group, heading, tight, first, other, view):
     """Gauss-Seidel passes over the pair list (each pair moved at once: converges in far fewer
     passes than summing displacements). After the first pass only pairs with an agent moved in
     the previous one are looked at: the rest cannot have come into contact."""
@@ -232,8 +242,12 @@ def _resolve(position, radius, rank, group, heading, first, other, view):
             if reach - d < SLACK * reach:                   # settled to within the slack
                 continue
             pairs += 1
-            give_i = _share(rank[i], rank[j], group[i] == group[j], settled_weight, rank_weight,
-                            rank_scale * reach)
+            if tight[i] or tight[j]:                        # near walls: the front goes first, firmly
+                give_i = _share(rank[i], rank[j], group[i] == group[j], settled_weight, TIGHT_RANK_WEIGHT,
+                                TIGHT_RANK_SCALE * reach)
+            else:
+                give_i = _share(rank[i], rank[j], group[i] == group[j], settled_weight, rank_weight,
+                                rank_scale * reach)
             total = factor * (reach - d)
             if d > 1e-9:
                 ux = dx / d
