@@ -238,12 +238,12 @@ class Crowd:
         apply_flocking(s, self.grid, self.config.wall_avoidance, self.tick)
         self._motion.avoid(dt)
         self._motion.move(dt, movement)
-        waited, stuck = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after, self.tick)
+        waited, stuck, churning = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after, self.tick)
         if len(waited):
             waited = self.groups.settle_if_near(waited)
             stuck = np.intersect1d(stuck, waited, assume_unique=True)
         if len(waited):
-            orders.recover(waited, stuck)
+            orders.recover(waited, stuck, churning)
         self.tick += 1
         n = s.size
         moving = (np.flatnonzero(s.nav_state[:n, 0] == NavState.FOLLOWING) if velocities

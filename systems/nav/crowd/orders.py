@@ -275,18 +275,19 @@ class Orders:
                 s.velocity[i] = 0.0
             self._queue.submit(("agent", i), self._planning.astar(start, goal, target, grid=planning_grid))
 
-    def recover(self, stuck: np.ndarray, frozen: np.ndarray | None = None) -> None:
+    def recover(self, stuck: np.ndarray, frozen: np.ndarray | None = None, held: np.ndarray | None = None) -> None:
         """Recover agents without progress (see ``progress``): units on their own paths waiting
         in a moving queue re-plan around the jams (another passage if one is near enough), their
         count kept; the
         ``frozen`` ones (default: all) one step further each time — around the jams twice, then
-        to the reachable point nearest the target — and fail after ``max_recoveries``."""
+        to the reachable point nearest the target — and fail after ``max_recoveries``; the
+        ``held`` ones among them (frozen in churning traffic) take their step, count unchanged."""
         s = self._agents
         frozen = stuck if frozen is None else frozen
         queued = np.setdiff1d(stuck, frozen, assume_unique=True)
         # a group's member in its moving queue stays with its group (it was split at the order)
         queued = queued[s.mode[queued] == Mode.PATH]
-        s.recoveries[frozen] += 1
+        s.recoveries[frozen if held is None else np.setdiff1d(frozen, held, assume_unique=True)] += 1
         tries = s.recoveries[frozen]
         give_up = frozen[tries > self._config.max_recoveries]
         for i in give_up.tolist():

@@ -54,16 +54,16 @@ QUEUE_HOPS = 12
 
 
 def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: float,
-                   tick: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Update every walking agent's anchor. Returns ``(waited, frozen)``: the ids without
-    progress for ``stuck_after`` now (their clocks restart; each re-plans around the jams), and
-    those of them not waiting in a moving queue (stuck: each gets a ``stuck`` event and its
-    recoveries escalate toward failure)."""
+                   tick: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Update every walking agent's anchor. Returns ``(waited, frozen, churning)``: the ids
+    without progress for ``stuck_after`` now (their clocks restart; each re-plans around the
+    jams), those of them not waiting in a moving queue (stuck: each gets a ``stuck`` event), and
+    those of the frozen whose traffic around moves (their recovery count is held)."""
     s = state
     n = s.size
     none = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return none, none
+        return none, none, none
     kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
     with threads_for(n):
         _watch(s.alive, s.nav_state[:, 0], s.paused[:], s.position, s.target, s.anchor_x, s.anchor_y,
@@ -73,22 +73,21 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     old = np.flatnonzero(kinds & 4)
     stuck = old[s.still_for[old] >= stuck_after]
     if len(stuck) == 0:
-        return none, none
+        return none, none, none
     fresh = np.flatnonzero(kinds & 2)
     waiting = _in_moving_queue(s, old, fresh, cell_size)
     frozen = stuck[~waiting[np.searchsorted(old, stuck)]]
     # frozen in traffic that moves (other units progressing close by, any way): its count is
-    # kept, so a crossing that churns for a while does not fail orders; a dead stop escalates
+    # held, so a crossing that churns for a while does not fail orders; a dead stop escalates
     reach = max(QUEUE_REACH_RADII * float(s.radius[frozen].max()), QUEUE_REACH_CELLS * cell_size) if len(frozen) else 0.0
     churning = (near_any(np.ascontiguousarray(s.position[frozen, :2]), np.ascontiguousarray(s.position[fresh, :2]),
                          reach) if len(frozen) and len(fresh) else np.zeros(len(frozen), dtype=bool))
-    s.recoveries[frozen[churning]] = np.maximum(s.recoveries[frozen[churning]] - 1, 0)
     # the clocks restart just past FRESH: a unit reported is no "just progressed" unit that
     # would excuse the ones around it (mutual excuses kept a dead end silent)
     s.still_for[stuck] = FRESH + 1e-6
     s.anchor_x[stuck] = s.position[stuck, 0]
     s.anchor_y[stuck] = s.position[stuck, 1]
-    return stuck, frozen
+    return stuck, frozen, frozen[churning]
 
 
 def _in_moving_queue(s: CrowdState, old: np.ndarray, fresh: np.ndarray, cell_size: float) -> np.ndarray:

@@ -94,7 +94,7 @@ class RouteSplits:
                  planning: Planning, traffic: Traffic) -> None:
         self._agents, self._grid, self._config, self._level = agents, grid, config, level
         self._queue, self._planning, self._traffic = queue, planning, traffic
-        self._pending: dict[tuple, tuple[np.ndarray, float, float, Grid]] = {}
+        self._pending: dict[tuple, tuple[np.ndarray, float, float]] = {}
 
     def consider(self, key: tuple, route_cells: np.ndarray, route: Route, members: int, target: np.ndarray) -> None:
         """A group order's leader route landed: search a second route if it is worth one."""
@@ -110,7 +110,7 @@ class RouteSplits:
             return
         cs = self._grid.cell_size
         entry = np.asarray(self._grid.cell_to_world(*route_cells[narrow][0])[:2])
-        self._pending[key] = (entry, width * cs, _length(route.points), blocked)
+        self._pending[key] = (entry, width * cs, _length(route.points))
         self._queue.submit(("split", key), self._planning.astar(start, goal, target.copy(), grid=blocked))
 
     def done(self, key: tuple, job: GridJob, members: np.ndarray) -> np.ndarray:
@@ -121,7 +121,7 @@ class RouteSplits:
         none = np.zeros(0, dtype=np.int64)
         if pending is None or route is None or not route.found or len(members) == 0:
             return none
-        entry_1, width_1, length_1, _ = pending
+        entry_1, width_1, length_1 = pending
         s, cs = self._agents, self._grid.cell_size
         cells = job.search.result().cells if job.search is not None else np.zeros((0, 2), dtype=np.int64)
         narrow, width_2 = narrow_part(cells, self._level.passages(self._config.congestion_narrow))
