@@ -277,11 +277,16 @@ def circle_rtsnav(n: int, max_ticks: int) -> dict:
     from scipy.spatial import cKDTree
 
     size, start, goal, ring = _circle(n)
-    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)), CrowdConfig(planning_units=10**9, smoothing=None))
+    crowd = Crowd(Grid(np.ones((size, size), dtype=bool)), CrowdConfig(planning_units=10**9))
     ids = crowd.add_agents(start, radius=0.5, max_speed=2.0, avoidance=True, target_desired_distance=0.5)
     for i in ids:
         crowd.move([i], goal[i])
-    crowd.update(DT)                                           # plans (straight lines) made
+    # RVO2 is handed straight-line preferred velocities: time the steering once the plans (straight
+    # lines) have landed, not the orders' searches
+    for _ in range(1000):
+        crowd.update(DT)
+        if not (crowd.states == NavState.PLANNING).any():
+            break
     ticks, overlaps, reached = [], 0, set()
     for tick in range(max_ticks):
         t = time.perf_counter()

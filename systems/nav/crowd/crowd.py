@@ -227,6 +227,7 @@ class Crowd:
         orders.take()
         for key, job in self.queue.service():
             orders.finished(key, job)
+        self._motion.rest()
         followed = follow_paths(s, self.grid, dt, self.tick, waypoints)
         self.groups.detours_ended(followed)
         self._outcomes.arrive(followed.arrived)

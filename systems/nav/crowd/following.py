@@ -1,17 +1,18 @@
 """Path following, one numba pass over every agent that walks its own path (modes PATH, LEADER,
 DETOUR, and QUICK: a planning unit's quick route, which ends without an arrival).
 
-An agent passes its waypoint within ``path_desired_distance``, but early only when the next
-waypoint is in sight from where it *really* stands — its centre and both sides of the body it
-keeps off walls (its whole ``radius``: the crowd keeps every disc that far from walls) — so
-cutting a corner never walks it into a wall; or, when the planner's own next leg grazes a corner
+An agent passes its waypoint within ``path_desired_distance`` (and, every few ticks, within
+``LOOK_CELLS``), but early only when the next waypoint is in sight from where it *really*
+stands — its centre and both sides of the body it keeps off walls (its whole ``radius``: the
+crowd keeps every disc that far from walls) — so cutting a corner never walks it into a wall; or, when the planner's own next leg grazes a corner
 (a path through a one-cell gap), with a clear centre line once within a radius of the waypoint or
 pushed past it (units up to half a cell wide). It arrives within
 ``target_desired_distance`` of the last one. Its speed is capped at ``distance / dt`` so it never
 steps past a waypoint and oscillates around it. Every ``DRIFT_CHECK_EVERY`` ticks an agent farther
-than ``path_max_distance`` from the segment it walks is reported to re-plan, and so is a stopped
-one whose waypoint is hidden from it by a wall (pushed off its line into a corner). Off-mesh links: an
-agent stops advancing at a link's start; the caller carries it across.
+than ``path_max_distance`` from the legs it walks (the current one, and those it passed early
+by looking ahead) is reported to re-plan, and so is a stopped one whose waypoint is hidden from
+it by a wall (pushed off its line into a corner). Off-mesh links: an agent stops advancing at a
+link's start; the caller carries it across.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ DRIFT_CHECK_EVERY = 4
 #: An agent slower than this fraction of its speed whose waypoint a wall hides from where it
 #: stands re-plans (a unit pushed into a wall corner by its crowd otherwise presses into it).
 STOPPED = 0.1
+#: Every ``LOOK_EVERY`` ticks (staggered over the agents) a unit walking its own path (not a
+#: group's leader, whose corridor the group follows) within ``LOOK_CELLS`` of its waypoint passes
+#: it as soon as the next one is in sight of its whole body: a crowd heading for a gap's corner
+#: waypoint no longer converges on it from everywhere (the units beside it walk straight
+#: through; the flow through a 3-cell gap went from one file to two lanes).
+LOOK_CELLS = 8.0
+LOOK_EVERY = 4
 _NO_LINK = np.iinfo(np.int64).max
 
 
@@ -65,7 +73,7 @@ def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: 
     flags = np.zeros(n, dtype=np.uint8)          # 1 arrived, 2 at a link start, 4 drifted
     _follow(s.alive, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
             s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, grid.passable, grid.cell_size,
-            grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags)
+            grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick)
     out.arrived = np.flatnonzero(flags & 1)
     out.drifted = np.flatnonzero(flags & 4)
     points = s.paths.points
@@ -100,7 +108,7 @@ def _clear_with_body(passable, cs, ox, oy, ax, ay, bx, by, radius):
 
 @njit(cache=True)
 def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path_len, path_idx, params, points,
-            link_at, passable, cs, ox, oy, dt, check_drift, flags):
+            link_at, passable, cs, ox, oy, dt, check_drift, flags, tick):
     for a in range(alive.shape[0]):
         walks_a_path = mode[a] == 1 or mode[a] == 3 or mode[a] == 5
         quick = mode[a] == 6 and nav_state[a] == 1          # planning: walks its quick route meanwhile
@@ -112,6 +120,8 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
         last = path_len[a] - 1
         idx = path_idx[a]
         reach = params[a, 2]
+        if (mode[a] == 1 or quick) and (a + tick) % LOOK_EVERY == 0:   # a look further ahead, staggered
+            reach = max(reach, LOOK_CELLS * cs)
         for _ in range(MAX_ADVANCES_PER_TICK):
             if idx >= last:
                 break
@@ -155,18 +165,35 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
         velocity[a, 1] = oy_ * scale
         velocity[a, 2] = 0.0
         if check_drift and not quick:
-            j = idx - 1 if idx > 0 else 0
-            ax, ay = points[s0 + j, 0], points[s0 + j, 1]
             bx, by = points[s0 + idx, 0], points[s0 + idx, 1]
-            abx, aby = bx - ax, by - ay
-            l2 = abx * abx + aby * aby
-            t = ((px - ax) * abx + (py - ay) * aby) / l2 if l2 > 0.0 else 0.0
-            t = min(max(t, 0.0), 1.0)
-            qx, qy = px - (ax + abx * t), py - (ay + aby * t)
-            if qx * qx + qy * qy > params[a, 4] * params[a, 4]:
+            off = _off_path(points, s0, idx, px, py, LOOK_CELLS * cs + params[a, 4])
+            if off > params[a, 4]:
                 flags[a] |= 4
             elif was_stopped and not segment_clear(passable, cs, ox, oy, px, py, bx, by):
                 flags[a] |= 4            # pushed where a wall hides its waypoint: walking on would wedge it
+
+
+@njit(cache=True)
+def _off_path(points, s0, idx, px, py, back):
+    """The distance from ``(px, py)`` to the legs of the path (starting at ``s0``) that end at
+    waypoint ``idx`` or at one passed up to ``back`` along the path before it (a look ahead
+    passes waypoints in sight early: the agent may walk a little behind them)."""
+    best = np.inf
+    walked = 0.0
+    k = idx
+    while True:
+        j = k - 1 if k > 0 else 0
+        ax, ay = points[s0 + j, 0], points[s0 + j, 1]
+        bx, by = points[s0 + k, 0], points[s0 + k, 1]
+        abx, aby = bx - ax, by - ay
+        l2 = abx * abx + aby * aby
+        t = ((px - ax) * abx + (py - ay) * aby) / l2 if l2 > 0.0 else 0.0
+        t = min(max(t, 0.0), 1.0)
+        best = min(best, math.hypot(px - (ax + abx * t), py - (ay + aby * t)))
+        walked += math.sqrt(l2)
+        if k == 0 or walked > back:
+            return best
+        k -= 1
 
 
 # the indices the kernel reads, stated once (``_follow`` uses literals for numba)

@@ -3,7 +3,8 @@
 Every walking agent has an anchor: where it last made progress. Progress is getting nearer the
 goal along the way it walks, never mere movement (a crowd jostling in a plug moves but gets
 nowhere): for a unit on its own path, coming ``PROGRESS_DISTANCE`` cells nearer its goal along
-the path (waypoints passed, then the distance to the next) while really moving that far; for a
+the path (waypoints passed, then the distance to the next) while really moving that far, half
+of it toward the waypoint; for a
 unit steered by a group's field, a new lowest cost to go on that field (by
 ``PROGRESS_DISTANCE``); for others, moving ``PROGRESS_DISTANCE`` cells from the anchor.
 
@@ -137,10 +138,11 @@ def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still
             if math.isinf(path_best[a]):
                 path_best[a] = left                  # a new path: measured from here, not progress
                 still_for[a] += dt
-            elif left <= path_best[a] - progress_distance and (
-                    (px - anchor_x[a]) ** 2 + (py - anchor_y[a]) ** 2 >= progress_distance * progress_distance):
-                # nearer the goal along its path, and really moved (a re-plan's waypoints passed
-                # where it stands are no progress)
+            elif left <= path_best[a] - progress_distance and _moved_on(
+                    px - anchor_x[a], py - anchor_y[a], points[k, 0] - anchor_x[a], points[k, 1] - anchor_y[a],
+                    progress_distance):
+                # nearer the goal along its path, and really moved on (a re-plan's waypoints, or
+                # ones passed early while jostling by a corner, are no progress)
                 path_best[a] = left
                 anchor_x[a] = px
                 anchor_y[a] = py
@@ -170,3 +172,13 @@ def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still
             kinds[a] |= 2
         else:
             kinds[a] |= 4
+
+
+@njit(cache=True, inline="always")
+def _moved_on(dx, dy, wx, wy, distance):
+    """Moved ``distance`` from the anchor, half of it toward the waypoint (``(wx, wy)`` from the
+    anchor): jostling beside a queue while passing waypoints is no progress."""
+    if dx * dx + dy * dy < distance * distance:
+        return False
+    w = math.sqrt(wx * wx + wy * wy)
+    return w < 1e-9 or (dx * wx + dy * wy) / w >= 0.5 * distance
