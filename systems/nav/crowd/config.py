@@ -23,7 +23,8 @@ class CrowdConfig:
         flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
             (tiles above 256×256 cells).
         sector_size: sector edge for tiles, cells, ≥ 4.
-        corridor_width: leader corridor half-width, cells, ≥ 1.
+        corridor_width: leader corridor half-width, cells, ≥ 1 (at least: a big group gets a band as
+            wide as the radius of its packing).
         wall_avoidance: weight of the push away from walls for group units, ≥ 0.
         flow_cache_bytes: memory for flow fields of goals no order uses any more (LRU), bytes.
         navmesh_radius: agent radius the default navmesh is eroded by, world units, ≥ 0.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -22,6 +23,10 @@ class LeaderPlan(CallJob):
     def __init__(self, search: GridJob, traffic: Traffic, config: CrowdConfig, order) -> None:
         self.search, self.order = search, order
         self._traffic, self._config = traffic, config
+        # the band holds the group abreast: at least the radius of its packing (a 7-cell band
+        # squeezed a 1,000-unit army sideways into itself and against the map's edge)
+        pack = float(order.pack_radius) / traffic.grid.cell_size
+        self.width = max(config.corridor_width, pack if math.isfinite(pack) else 0.0)
         self.corridor: CorridorField | None = None
         self._stages: Iterator[CorridorField | None] | None = None
         self.step_units = 1
@@ -44,7 +49,7 @@ class LeaderPlan(CallJob):
                     self.done = True
                 else:                                        # the corridor's three stages are next
                     traffic.add_route(self.order.key, raw_cells(self.search), self.order.members)
-                    band = len(raw_cells(self.search)) * (2 * self._config.corridor_width + 1)
+                    band = len(raw_cells(self.search)) * (2 * self.width + 1)
                     self.step_units = int(UNIT_RATES["corridor_per_cell"] * max(band, 1) * 8)
                 if traffic.searching == self.order.key:
                     traffic.searching = None
@@ -53,7 +58,7 @@ class LeaderPlan(CallJob):
         try:
             if self._stages is None:                             # band, field, return field: one a step
                 self._stages = CorridorField.stages(self._traffic.grid, raw_cells(self.search),
-                                                    width=self._config.corridor_width)
+                                                    width=self.width)
             built = next(self._stages)
         except Exception as e:                               # noqa: BLE001
             self.route = Route(PathStatus.UNREACHABLE, reason=f"corridor failed ({type(e).__name__}: {e})")

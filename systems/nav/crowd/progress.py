@@ -150,8 +150,10 @@ def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still
             else:
                 still_for[a] += dt
         elif not math.isnan(togo[a]):
-            # on a group field: progress is a new lowest cost to go (jostling in place is not)
-            if togo[a] <= best_togo[a] - progress_distance:
+            # on a group field: progress is a new lowest cost to go (jostling in place is not),
+            # having moved on (a field rebuilt around it lowers its cost where it stands)
+            if togo[a] <= best_togo[a] - progress_distance and (
+                    (px - anchor_x[a]) ** 2 + (py - anchor_y[a]) ** 2 >= progress_distance * progress_distance):
                 best_togo[a] = togo[a]
                 anchor_x[a] = px
                 anchor_y[a] = py

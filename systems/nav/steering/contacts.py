@@ -70,8 +70,9 @@ BUCKETS_PER_AGENT = 4
 #: ~1 ms per 1,000 packed bodies).
 ROUNDS_UP_TO = 3000
 BIG_CROWD_ROUNDS = 2
-#: After a press, pairs closer than this × the sum of their radii are pushed to it.
+#: After a press, pairs closer than this × the sum of their radii are pushed to it (passes at most).
 FLOOR = 0.6
+FLOOR_PASSES = 4
 #: The most a round moves an agent, in its radii: half the pair skin, so no contact goes unseen (a
 #: shove, not a jump through a crowd).
 MAX_SHIFT = 0.25
@@ -255,8 +256,8 @@ def _resolve(position, radius, rank, group, heading, tight, first, other, view):
             else:                                           # exactly on top: split along x
                 ux = 1.0
                 uy = 0.0
-            si = min(give_i * total, limit)
-            sj = min((1.0 - give_i) * total, limit)
+            si, sj = _split(position, radius, i, j, ux, uy, give_i * total, (1.0 - give_i) * total, limit,
+                            passable, inv_cell, origin_x, origin_y)
             if it < SLIDE_PASSES and group[i] != group[j]:      # (mates facing each other swirl: no slide)
                 _slide_past(position, heading, i, j, min(SLIDE * total, limit), passable, inv_cell, origin_x, origin_y)
             _push(position, i, ux * si, uy * si, passable, inv_cell, origin_x, origin_y)
@@ -284,22 +285,31 @@ def _resolve(position, radius, rank, group, heading, tight, first, other, view):
 @njit(cache=True)
 def _floor_pass(position, radius, order, first, other, view):
     """Every pair of the list closer than ``FLOOR`` × the sum of its radii pushed apart to it,
-    evenly (agents in bucket order ``order``)."""
+    evenly, each body then put back off the walls (the walls are constraints here too: a body
+    pressed against one is not left for the wall pass to push back into its neighbour), up to
+    ``FLOOR_PASSES`` times (agents in bucket order ``order``)."""
     passable, cell_size, origin_x, origin_y, _, _ = view
     inv_cell = 1.0 / cell_size
-    for p in range(first.shape[0]):
-        i = order[first[p]]
-        j = order[other[p]]
-        floor = FLOOR * (radius[i] + radius[j])
-        dx = position[i, 0] - position[j, 0]
-        dy = position[i, 1] - position[j, 1]
-        d = math.sqrt(dx * dx + dy * dy)
-        if d >= floor:
-            continue
-        ux, uy = (dx / d, dy / d) if d > 1e-9 else (1.0, 0.0)
-        half = 0.5 * (floor - d)
-        _push(position, i, ux * half, uy * half, passable, inv_cell, origin_x, origin_y)
-        _push(position, j, -ux * half, -uy * half, passable, inv_cell, origin_x, origin_y)
+    for _ in range(FLOOR_PASSES):
+        pushed = False
+        for p in range(first.shape[0]):
+            i = order[first[p]]
+            j = order[other[p]]
+            floor = FLOOR * (radius[i] + radius[j])
+            dx = position[i, 0] - position[j, 0]
+            dy = position[i, 1] - position[j, 1]
+            d = math.sqrt(dx * dx + dy * dy)
+            if d >= floor:
+                continue
+            ux, uy = (dx / d, dy / d) if d > 1e-9 else (1.0, 0.0)
+            half = 0.5 * (floor - d)
+            _push(position, i, ux * half, uy * half, passable, inv_cell, origin_x, origin_y)
+            _push(position, j, -ux * half, -uy * half, passable, inv_cell, origin_x, origin_y)
+            push_off_walls(position, i, radius[i], passable, cell_size, origin_x, origin_y)
+            push_off_walls(position, j, radius[j], passable, cell_size, origin_x, origin_y)
+            pushed = True
+        if not pushed:
+            break
 
 
 @njit(cache=True)
@@ -323,6 +333,22 @@ def _near_deep_pairs(position, radius, first, other):
                 grown[other[p]] = True
         mark = grown
     return mark
+
+
+@njit(cache=True, inline="always")
+def _split(position, radius, i, j, ux, uy, si, sj, limit, passable, inv_cell, origin_x, origin_y):
+    """The two pushes of a pair (``i`` along ``(ux, uy)``, ``j`` against it), each capped at
+    ``limit``; a body with a wall right behind it cannot give way, so the other takes its share
+    (the back of a crowd pressed against a wall otherwise stays stacked on it)."""
+    si = min(si, limit)
+    sj = min(sj, limit)
+    if si > 0.0 and not _open(passable, (position[i, 0] + ux * (si + radius[i]) - origin_x) * inv_cell,
+                              (position[i, 1] + uy * (si + radius[i]) - origin_y) * inv_cell):
+        return 0.0, min(sj + si, limit)
+    if sj > 0.0 and not _open(passable, (position[j, 0] - ux * (sj + radius[j]) - origin_x) * inv_cell,
+                              (position[j, 1] - uy * (sj + radius[j]) - origin_y) * inv_cell):
+        return min(si + sj, limit), 0.0
+    return si, sj
 
 
 @njit(cache=True, inline="always")
