@@ -88,7 +88,8 @@ class CrowdConfig:
             flow alone keeps the whole width. False: only avoidance's own right-hand bias.
         density_speed: a walking unit with packed ground just ahead walks at the pace of the
             crowd there (Continuum Crowds' speed field, ``steering/density.py``) instead of
-            pressing into it. False: every unit asks for its full speed.
+            pressing into it — but not near a narrow passage, where the queue's pressure drives
+            it through. False: every unit asks for its full speed.
         quick_steps: a single unit whose plan waits in the queue walks meanwhile a short
             route toward its target from a bounded A* (``crowd/quick_steps.py``): an order is
             answered in the tick it is given. False: it stands until its plan lands.

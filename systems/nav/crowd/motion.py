@@ -30,6 +30,8 @@ LEAD_CELLS = 0.3
 TIGHT_CELLS = 2.0
 #: ... and agents this close to any wall (a gap's mouth in a short wall is no labelled passage).
 TIGHT_WALL_CELLS = 1.5
+#: Agents within this many cells of a narrow passage walk without the crowd-density cap.
+MOUTH_CELLS = 6
 #: Contact rounds at most that pull apart agents spawned on top of each other (``separate``).
 SPAWN_ROUNDS = 100
 #: A walking agent that achieved less than this share of its speed last tick is held up: it yields
@@ -45,7 +47,7 @@ class Motion:
         self._last_velocity = np.zeros((0, 2))      # what each unit walked at (avoidance's velocity)
         self._last_pace = np.zeros((0, 2))          # ... and what it made of it after contacts and walls
         self._wanted = np.zeros((0, 2))             # this tick's steered velocities, before avoidance
-        self._tight_cells: tuple[int, np.ndarray] | None = None
+        self._tight_cells: tuple[int, np.ndarray, np.ndarray] | None = None
 
     def rest(self) -> None:
         """Agents with nowhere to walk (idle, arrived, failed, waiting for a plan without a quick
@@ -78,7 +80,10 @@ class Motion:
         if cfg.density_speed:
             # packed ground ahead: walk at the pace of the crowd there, not into it
             pace = self._last_pace if len(self._last_pace) == n else preferred
-            cap_speed_by_density(s.position[:n], preferred, pace, s.radius[:n], present, active & walking)
+            # not at a passage's mouth: there the pressure of the queue is what drives it through
+            # (a one-way flow through a 3-cell gap: 55% of its limit capped, 71% not)
+            capped = active & walking & ~self._at_passages(s.position[:n])
+            cap_speed_by_density(s.position[:n], preferred, pace, s.radius[:n], present, capped)
         if cfg.lanes:
             # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
             keep_right(s.position[:n], preferred, active & walking, s.radius[:n],
@@ -211,16 +216,24 @@ class Motion:
         resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading,
                          tight)
 
-    def _near_passages(self) -> np.ndarray:
-        """Cells in or within ``TIGHT_CELLS`` of a narrow passage (``LevelCache.passages``),
-        cached per grid version."""
+    def _near_passages(self, walls: bool = True) -> np.ndarray:
+        """Cells in or within ``TIGHT_CELLS`` of a narrow passage (``LevelCache.passages``) and,
+        with ``walls``, those within ``TIGHT_WALL_CELLS`` of any wall; cached per grid version."""
         version = self._grid.version
         if self._tight_cells is None or self._tight_cells[0] != version:
             labels, _ = self._level.passages(self._config.congestion_narrow)
             near = binary_dilation(labels >= 0, iterations=int(TIGHT_CELLS)) if (labels >= 0).any() else labels >= 0
-            near |= self._level.clearance() <= TIGHT_WALL_CELLS          # and right by any wall
-            self._tight_cells = (version, near)
-        return self._tight_cells[1]
+            mouth = binary_dilation(labels >= 0, iterations=int(MOUTH_CELLS)) if (labels >= 0).any() else near
+            self._tight_cells = (version, near | (self._level.clearance() <= TIGHT_WALL_CELLS), mouth)
+        return self._tight_cells[1] if walls else self._tight_cells[2]
+
+    def _at_passages(self, pos: np.ndarray) -> np.ndarray:
+        """Which agents stand in or near a narrow passage (``_near_passages(walls=False)``)."""
+        grid = self._grid
+        cells = grid.world_to_cells(np.nan_to_num(pos[:, :2]))
+        h, w = grid.shape
+        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
+        return inside & self._near_passages(False)[np.clip(cells[:, 1], 0, h - 1), np.clip(cells[:, 0], 0, w - 1)]
 
     def _held_back(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, bodies: np.ndarray,
                    dt: float) -> None:
