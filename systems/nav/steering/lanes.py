@@ -7,8 +7,10 @@ traffic comes toward it a little way ahead; it turns its preferred velocity to t
 formation). In a narrow passage (``LevelCache.passages``), and on the way into one, the traffic
 that counts is the whole passage's, seen from end to end: with the other flow in it, a unit keeps
 to the right half (one in the left half moves over behind its mates, slowly), so each flow takes
-one lane before they meet; a passage too narrow for two lanes is taken in turns (a unit about to
-enter steps aside while the other flow is in it). A flow alone keeps the whole width. Cost
+one lane before they meet; a passage too narrow for two lanes (its cross-section where the unit
+meets it) is taken in turns: the flow with less traffic there gives way (a unit about to enter
+steps aside; one inside backs out when the other flow is more than twice its own). A flow alone
+keeps the whole width. Cost
 O(agents + blocks) a tick.
 """
 
@@ -88,9 +90,11 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
             continue
         p = passage[i]
         if p >= 0:
-            if _against(hx[i], hy[i], p_east, p_west, p_north, p_south, p) >= PASSAGE_ONCOMING:
+            theirs = _against(hx[i], hy[i], p_east, p_west, p_north, p_south, p)
+            if theirs >= PASSAGE_ONCOMING:
+                mine = _against(-hx[i], -hy[i], p_east, p_west, p_north, p_south, p)
                 turned += _in_passage(pos, pref, i, hx[i], hy[i], radius[i], widths[p], entering[i], at_x[i],
-                                      at_y[i], passable, cs, gx, gy)
+                                      at_y[i], passable, cs, gx, gy, mine, theirs)
             continue                                         # a flow alone keeps the whole width
         oncoming = 0.0
         for a in range(ahead.shape[0]):
@@ -182,21 +186,31 @@ def _passage_traffic(pos, hx, hy, labels, count_p, cs, gx, gy):
 
 
 @njit(cache=True)
-def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passable, cs, gx, gy):
-    """Turn agent ``i``, in or entering a passage with the other flow in it; 1 when it turned."""
+def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passable, cs, gx, gy, mine, theirs):
+    """Turn agent ``i``, in or entering a passage with the other flow in it (``mine`` / ``theirs``:
+    the two flows' traffic there); 1 when it turned. The passage's width is its cross-section
+    where the unit is or will enter it (a gap in a thin wall is as wide as the gap, whatever room
+    lies beside it)."""
     speed = math.sqrt(pref[i, 0] ** 2 + pref[i, 1] ** 2)
-    if width * cs < ONE_LANE * 2.0 * radius:
-        if not entering:
-            return 0
-        # a one-lane passage with the other flow in it: wait, stepped aside to the right
-        pref[i, 0] = hy * speed * ASIDE_SPEED
-        pref[i, 1] = -hx * speed * ASIDE_SPEED
-        return 1
-    # two lanes: keep to the right half; a unit in the left half moves over, slowly. The half is
-    # that of the passage's cross-section where the unit is or will enter it
     reach = (width + 2.0) * cs
     right = _free_run(passable, at_x, at_y, hy, -hx, reach, cs, gx, gy)
     left = _free_run(passable, at_x, at_y, -hy, hx, reach, cs, gx, gy)
+    if right + left < ONE_LANE * 2.0 * radius:
+        # one lane, taken in turns: the flow with less traffic there gives way (ties: the one
+        # heading west, or south); a unit about to enter waits stepped aside to the right, one
+        # inside backs out only when the other flow is more than twice its own
+        gives_way = theirs > mine or (theirs == mine and (hx < -1e-9 or (abs(hx) <= 1e-9 and hy < 0.0)))
+        if entering and gives_way:
+            pref[i, 0] = hy * speed * ASIDE_SPEED
+            pref[i, 1] = -hx * speed * ASIDE_SPEED
+            return 1
+        if not entering and theirs > 2.0 * mine:
+            pref[i, 0] = -hx * speed * ASIDE_SPEED
+            pref[i, 1] = -hy * speed * ASIDE_SPEED
+            return 1
+        return 0
+    # two lanes: keep to the right half; a unit in the left half moves over, slowly. The half is
+    # that of the passage's cross-section where the unit is or will enter it
     offset = (pos[i, 0] - at_x) * hy - (pos[i, 1] - at_y) * hx - 0.5 * (right - left)   # right of the middle
     if offset < -LANE_SLACK * cs:
         _turn(pref, i, -WRONG_SIDE_TURN, WRONG_SIDE_SPEED)

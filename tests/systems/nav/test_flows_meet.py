@@ -164,3 +164,25 @@ def test_a_big_leader_group_leaves_its_bank_without_stacking():
         watch.tick(crowd.update(DT).stuck)
     assert watch.under_half == 0
     assert watch.worst_mates <= 0.01 * n
+
+
+def test_a_one_cell_door_is_taken_in_turns():
+    """30 single units each way through a one-cell door in a thin wall (one lane, whatever the room
+    beside it): the flow with less traffic there gives way, so the door changes hands instead of
+    holding a plug (83 s when the door counted as two lanes; one way alone takes ~20 s)."""
+    p = np.ones((40, 60), dtype=bool)
+    p[:, 30] = False
+    p[20, 30] = True
+    crowd = Crowd(Grid(p))
+    a = crowd.add_agents(_block(10, 14, 30, 8), radius=0.35, max_speed=4.0, avoidance=True)
+    b = crowd.add_agents(_block(42, 14, 30, 8), radius=0.35, max_speed=4.0, avoidance=True)
+    for i in a.tolist():
+        crowd.move([i], (50.5, 20.5))
+    for i in b.tolist():
+        crowd.move([i], (9.5, 20.5))
+    ids = np.concatenate([a, b])
+    for _ in range(int(75 / DT)):
+        crowd.update(DT)
+        if (crowd.states[ids] == NavState.FINISHED).all():
+            break
+    assert (crowd.states[ids] == NavState.FINISHED).all()
