@@ -101,7 +101,7 @@ def _in_moving_queue(s: CrowdState, old: np.ndarray, fresh: np.ndarray, cell_siz
     waiting = np.zeros(len(old), dtype=bool)
     # a queue is units heading the same way (a unit waiting while the other flow passes is not
     # in a moving queue): the bearing to the target in sectors, twice half a sector apart
-    bearing = np.arctan2(*(s.target[:n, 1::-1] - s.position[:n, 1::-1]).T) / (2 * np.pi / QUEUE_SECTORS)
+    bearing = np.nan_to_num(np.arctan2(*(s.target[:n, 1::-1] - s.position[:n, 1::-1]).T)) / (2 * np.pi / QUEUE_SECTORS)
     sectors = [np.floor(bearing).astype(np.int64) % QUEUE_SECTORS,
                np.floor(bearing + 0.5).astype(np.int64) % QUEUE_SECTORS]
     here = np.ascontiguousarray(s.position[old, :2])

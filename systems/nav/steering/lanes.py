@@ -8,10 +8,10 @@ formation). In a narrow passage (``LevelCache.passages``), and on the way into o
 that counts is the whole passage's, seen from end to end: with the other flow in it, a unit keeps
 to the right half (one in the left half moves over behind its mates, slowly), so each flow takes
 one lane before they meet; a passage too narrow for two lanes (its cross-section where the unit
-meets it) is taken in turns: the flow with less traffic there gives way (a unit about to enter
-steps aside; one inside backs out when the other flow is more than twice its own). A flow alone
-keeps the whole width. Cost
-O(agents + blocks) a tick.
+meets it) is taken in turns: the flow inside holds it (when both or neither are, the one with
+more traffic there); the other's units about to enter step aside and back from the mouth, one
+inside backs out when the other flow is more than twice its own. A flow alone keeps the whole
+width. Cost O(agents + blocks) a tick.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
         return 0
     east, west, north, south, ox, oy, size, cols, rows = _block_traffic(pos, hx, hy, ahead[ahead.shape[0] - 1] * cell,
                                                                       cell, count)
-    passage, entering, at_x, at_y, p_east, p_west, p_north, p_south = _passage_traffic(pos, hx, hy, labels,
-                                                                                       widths.shape[0], cs, gx, gy)
+    passage, entering, at_x, at_y, p_east, p_west, p_north, p_south, inside = _passage_traffic(
+        pos, hx, hy, labels, widths.shape[0], cs, gx, gy)
     turned = 0
     for i in range(n):
         if hx[i] == 0.0 and hy[i] == 0.0:
@@ -93,8 +93,11 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
             theirs = _against(hx[i], hy[i], p_east, p_west, p_north, p_south, p)
             if theirs >= PASSAGE_ONCOMING:
                 mine = _against(-hx[i], -hy[i], p_east, p_west, p_north, p_south, p)
+                # who holds it: the flow with units inside, when only one has
+                held = int(_against(-hx[i], -hy[i], inside[0], inside[1], inside[2], inside[3], p) > 0.0) \
+                    - int(_against(hx[i], hy[i], inside[0], inside[1], inside[2], inside[3], p) > 0.0)
                 turned += _in_passage(pos, pref, i, hx[i], hy[i], radius[i], widths[p], entering[i], at_x[i],
-                                      at_y[i], passable, cs, gx, gy, mine, theirs)
+                                      at_y[i], passable, cs, gx, gy, mine, theirs, held)
             continue                                         # a flow alone keeps the whole width
         oncoming = 0.0
         for a in range(ahead.shape[0]):
@@ -157,18 +160,20 @@ def _block_traffic(pos, hx, hy, reach, cell, count):
 @njit(cache=True)
 def _passage_traffic(pos, hx, hy, labels, count_p, cs, gx, gy):
     """The passage each walker is in or about to enter (-1: none; ``entering``; where its look
-    ahead met it) and each passage's headings summed by direction."""
+    ahead met it) and each passage's headings summed by direction (of all of them, and of those
+    inside: ``inside[k]`` east, west, north, south)."""
     n = pos.shape[0]
     p_east = np.zeros(count_p)
     p_west = np.zeros(count_p)
     p_north = np.zeros(count_p)
     p_south = np.zeros(count_p)
+    inside = np.zeros((4, count_p))                       # the same, of the walkers inside only
     passage = np.full(n, -1, dtype=np.int64)
     entering = np.zeros(n, dtype=np.bool_)
     at_x = np.zeros(n)
     at_y = np.zeros(n)
     if count_p == 0:
-        return passage, entering, at_x, at_y, p_east, p_west, p_north, p_south
+        return passage, entering, at_x, at_y, p_east, p_west, p_north, p_south, inside
     for i in range(n):
         if hx[i] == 0.0 and hy[i] == 0.0:
             continue
@@ -181,14 +186,18 @@ def _passage_traffic(pos, hx, hy, labels, count_p, cs, gx, gy):
                 at_x[i] = pos[i, 0] + hx[i] * d
                 at_y[i] = pos[i, 1] + hy[i] * d
                 _add_heading(p_east, p_west, p_north, p_south, p, hx[i], hy[i])
+                if a == 0:
+                    _add_heading(inside[0], inside[1], inside[2], inside[3], p, hx[i], hy[i])
                 break
-    return passage, entering, at_x, at_y, p_east, p_west, p_north, p_south
+    return passage, entering, at_x, at_y, p_east, p_west, p_north, p_south, inside
 
 
 @njit(cache=True)
-def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passable, cs, gx, gy, mine, theirs):
+def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passable, cs, gx, gy, mine, theirs,
+                held):
     """Turn agent ``i``, in or entering a passage with the other flow in it (``mine`` / ``theirs``:
-    the two flows' traffic there); 1 when it turned. The passage's width is its cross-section
+    the two flows' traffic there; ``held``: 1 when only its own flow is inside, -1 when only the
+    other is, else 0); 1 when it turned. The passage's width is its cross-section
     where the unit is or will enter it (a gap in a thin wall is as wide as the gap, whatever room
     lies beside it)."""
     speed = math.sqrt(pref[i, 0] ** 2 + pref[i, 1] ** 2)
@@ -199,10 +208,12 @@ def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passa
         # one lane, taken in turns: the flow with less traffic there gives way (ties: the one
         # heading west, or south); a unit about to enter waits stepped aside to the right, one
         # inside backs out only when the other flow is more than twice its own
-        gives_way = theirs > mine or (theirs == mine and (hx < -1e-9 or (abs(hx) <= 1e-9 and hy < 0.0)))
+        gives_way = held < 0 or (held == 0 and (theirs > mine or (theirs == mine and (
+            hx < -1e-9 or (abs(hx) <= 1e-9 and hy < 0.0)))))
         if entering and gives_way:
-            pref[i, 0] = hy * speed * ASIDE_SPEED
-            pref[i, 1] = -hx * speed * ASIDE_SPEED
+            # out of the way of those coming out: aside to the right and back from the mouth
+            pref[i, 0] = (hy - hx) * speed * ASIDE_SPEED
+            pref[i, 1] = (-hx - hy) * speed * ASIDE_SPEED
             return 1
         if not entering and theirs > 2.0 * mine:
             pref[i, 0] = -hx * speed * ASIDE_SPEED
