@@ -15,15 +15,17 @@ from numba import njit
 
 from ..grid import GridView
 from ..steering.proximity_grid import near_any_in_group
-from .groups import SPACING_RADII
+from .groups import HEX_DENSITY, SPACING_RADII
 from .state import CrowdState, Mode, NavState
 
-__all__ = ["chained_arrivals", "settle_chained"]
+__all__ = ["chained_arrivals", "settle_chained", "settle_in_crowd", "CROWD_CELLS"]
 
 #: Slots of the arrived-target-cell filter (a power of two).
 _FILTER = 1 << 16
 _FOLLOWING, _FINISHED, _PATH = int(NavState.FOLLOWING), int(NavState.FINISHED), int(Mode.PATH)
 _FLOW, _CORRIDOR = int(Mode.FLOW), int(Mode.CORRIDOR)
+#: Arrived units within this many cells of a stuck unit's target make the crowd it may settle in.
+CROWD_CELLS = 4.0
 
 
 def settle_chained(state: CrowdState, view: GridView) -> np.ndarray:
@@ -136,3 +138,29 @@ def _chained(nav_state, mode, alive, path_len, path_idx, position, target, radiu
         points[k, 1] = position[done[k], 1]
     touching = near_any_in_group(queries, walking_key, points, done_key, reach)
     return walking[touching]
+
+
+def settle_in_crowd(state: CrowdState, agents: np.ndarray, cell_size: float) -> np.ndarray:
+    """Single units among ``agents`` (without progress for a while) whose target lies inside a
+    crowd of arrived units, that touch one of them and stand within the disc that crowd would
+    pack into around the target, have arrived: they are part of it (as group units settle in
+    their arrival disc) instead of pressing on until their order fails. Stops them; returns them."""
+    s = state
+    n = s.size
+    alone = agents[(s.mode[agents] == Mode.PATH) & (s.flock_group[agents, 0] < 0)]
+    done = np.flatnonzero((s.nav_state[:n, 0] == NavState.FINISHED) & s.alive[:n])
+    if len(alone) == 0 or len(done) == 0:
+        return agents[:0]
+    here = s.position[done, :2]
+    settled = []
+    for agent in alone.tolist():
+        target, pos, r = s.target[agent, :2], s.position[agent, :2], float(s.radius[agent])
+        around = int((np.hypot(*(here - target).T) <= CROWD_CELLS * cell_size).sum())
+        disc = 0.5 * SPACING_RADII * r * math.sqrt((around + 1) / HEX_DENSITY) + 0.5 * cell_size
+        touching = bool((np.hypot(*(here - pos).T) <= (SPACING_RADII + 0.5) * r).any())
+        if around and touching and math.hypot(*(pos - target)) <= disc:
+            settled.append(agent)
+    arrived = np.array(settled, dtype=np.int64)
+    if len(arrived):
+        s.velocity[arrived] = 0.0
+    return arrived

@@ -31,7 +31,7 @@ from rtsnav.names import GROUP_PLANNERS, PLANNERS, canonical_planner, unknown_na
 from ..errors import NavError
 from ..grid import Grid
 from .agent_checks import agent_ids, check_settings, check_targets, check_tick
-from .chaining import settle_chained
+from .chaining import settle_chained, settle_in_crowd
 from .config import CrowdConfig
 from .events import CrowdEvents, Outcomes
 from .following import follow_paths
@@ -242,6 +242,10 @@ class Crowd:
         waited, stuck, churning = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after, self.tick)
         if len(waited):
             waited = self.groups.settle_if_near(waited)
+            arrived = settle_in_crowd(s, waited, self.grid.cell_size)
+            if len(arrived):
+                self._outcomes.arrive(arrived)
+                waited = np.setdiff1d(waited, arrived)
             stuck = np.intersect1d(stuck, waited, assume_unique=True)
         if len(waited):
             orders.recover(waited, stuck, churning)
