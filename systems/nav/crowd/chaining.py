@@ -152,15 +152,12 @@ def settle_in_crowd(state: CrowdState, agents: np.ndarray, cell_size: float) -> 
     if len(alone) == 0 or len(done) == 0:
         return agents[:0]
     here = s.position[done, :2]
-    settled = []
-    for agent in alone.tolist():
-        target, pos, r = s.target[agent, :2], s.position[agent, :2], float(s.radius[agent])
-        around = int((np.hypot(*(here - target).T) <= CROWD_CELLS * cell_size).sum())
-        disc = 0.5 * SPACING_RADII * r * math.sqrt((around + 1) / HEX_DENSITY) + 0.5 * cell_size
-        touching = bool((np.hypot(*(here - pos).T) <= (SPACING_RADII + 0.5) * r).any())
-        if around and touching and math.hypot(*(pos - target)) <= disc:
-            settled.append(agent)
-    arrived = np.array(settled, dtype=np.int64)
+    target, pos, r = s.target[alone, :2], s.position[alone, :2], s.radius[alone]
+    # a few units a tick (each reported at most once per ``stuck_after``): all pairs at once
+    around = (np.hypot(*(here[None] - target[:, None]).transpose(2, 0, 1)) <= CROWD_CELLS * cell_size).sum(axis=1)
+    touching = (np.hypot(*(here[None] - pos[:, None]).transpose(2, 0, 1)) <= ((SPACING_RADII + 0.5) * r)[:, None]).any(axis=1)
+    disc = 0.5 * SPACING_RADII * r * np.sqrt((around + 1) / HEX_DENSITY) + 0.5 * cell_size
+    arrived = alone[(around > 0) & touching & (np.hypot(*(pos - target).T) <= disc)]
     if len(arrived):
         s.velocity[arrived] = 0.0
     return arrived

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -25,8 +24,7 @@ class LeaderPlan(CallJob):
         self._traffic, self._config = traffic, config
         # the band holds the group abreast: at least the radius of its packing (a 7-cell band
         # squeezed a 1,000-unit army sideways into itself and against the map's edge)
-        pack = float(order.pack_radius) / traffic.grid.cell_size
-        self.width = max(config.corridor_width, pack if math.isfinite(pack) else 0.0)
+        self.width = max(config.corridor_width, order.pack_radius / traffic.grid.cell_size)
         self.corridor: CorridorField | None = None
         self._stages: Iterator[CorridorField | None] | None = None
         self.step_units = 1

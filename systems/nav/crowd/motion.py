@@ -82,7 +82,7 @@ class Motion:
             pace = self._last_pace if len(self._last_pace) == n else preferred
             # not at a passage's mouth: there the pressure of the queue is what drives it through
             # (a one-way flow through a 3-cell gap: 55% of its limit capped, 71% not)
-            capped = active & walking & ~self._at_passages(s.position[:n])
+            capped = active & walking & ~self._on_cells(s.position[:n], self._passage_cells()[1])
             cap_speed_by_density(s.position[:n], preferred, pace, s.radius[:n], present, capped)
         if cfg.lanes:
             # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
@@ -209,31 +209,28 @@ class Motion:
         wanted = self._wanted if len(self._wanted) == n else s.velocity[:n, :2]
         speed = np.hypot(wanted[:, 0], wanted[:, 1])
         heading = np.where((walking & (speed > 1e-9))[:, None], wanted / np.maximum(speed, 1e-9)[:, None], 0.0)
-        cells = grid.world_to_cells(np.nan_to_num(pos[:, :2]))
-        h, w = grid.shape
-        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
-        tight = inside & self._near_passages()[np.clip(cells[:, 1], 0, h - 1), np.clip(cells[:, 0], 0, w - 1)]
+        tight = self._on_cells(pos, self._passage_cells()[0])
         resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading,
                          tight)
 
-    def _near_passages(self, walls: bool = True) -> np.ndarray:
-        """Cells in or within ``TIGHT_CELLS`` of a narrow passage (``LevelCache.passages``) and,
-        with ``walls``, those within ``TIGHT_WALL_CELLS`` of any wall; cached per grid version."""
+    def _passage_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(tight, mouth)`` cell masks, cached per grid version: ``tight``, cells in or within
+        ``TIGHT_CELLS`` of a narrow passage (``LevelCache.passages``) or within
+        ``TIGHT_WALL_CELLS`` of any wall; ``mouth``, cells within ``MOUTH_CELLS`` of a passage."""
         version = self._grid.version
         if self._tight_cells is None or self._tight_cells[0] != version:
-            labels, _ = self._level.passages(self._config.congestion_narrow)
-            near = binary_dilation(labels >= 0, iterations=int(TIGHT_CELLS)) if (labels >= 0).any() else labels >= 0
-            mouth = binary_dilation(labels >= 0, iterations=int(MOUTH_CELLS)) if (labels >= 0).any() else near
+            passage = self._level.passages(self._config.congestion_narrow)[0] >= 0
+            near = binary_dilation(passage, iterations=int(TIGHT_CELLS)) if passage.any() else passage
+            mouth = binary_dilation(passage, iterations=int(MOUTH_CELLS)) if passage.any() else passage
             self._tight_cells = (version, near | (self._level.clearance() <= TIGHT_WALL_CELLS), mouth)
-        return self._tight_cells[1] if walls else self._tight_cells[2]
+        return self._tight_cells[1], self._tight_cells[2]
 
-    def _at_passages(self, pos: np.ndarray) -> np.ndarray:
-        """Which agents stand in or near a narrow passage (``_near_passages(walls=False)``)."""
-        grid = self._grid
-        cells = grid.world_to_cells(np.nan_to_num(pos[:, :2]))
-        h, w = grid.shape
+    def _on_cells(self, pos: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Which agents stand on a cell of ``mask`` (off the grid or not finite: none)."""
+        cells = self._grid.world_to_cells(np.nan_to_num(pos[:, :2]))
+        h, w = mask.shape
         inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) & (cells[:, 1] < h)
-        return inside & self._near_passages(False)[np.clip(cells[:, 1], 0, h - 1), np.clip(cells[:, 0], 0, w - 1)]
+        return inside & mask[np.clip(cells[:, 1], 0, h - 1), np.clip(cells[:, 0], 0, w - 1)]
 
     def _held_back(self, pos: np.ndarray, vel: np.ndarray, before: np.ndarray, bodies: np.ndarray,
                    dt: float) -> None:
