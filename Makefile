@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test bench clean x11-tools
+.PHONY: demo test test-slow bench clean x11-tools
 
 $(VENV)/.installed-%: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,10 +36,14 @@ x11-tools:
 		echo "could not install $(X11_PACKAGES): the real-window test will skip"; \
 	else echo "no Xvfb/xdotool: the real-window test will skip (sudo apt-get install $(X11_PACKAGES))"; fi
 
-test: $(VENV)/.installed-test x11-tools
+# The suite on every core, without the long scenes (those: `make test-slow`; CI runs both).
+test: $(VENV)/.installed-test
 	$(PY) -m ruff check .
 	$(PY) -m mypy rtsnav
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal -m "not slow"
+
+test-slow: $(VENV)/.installed-test x11-tools
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal -m slow
 
 bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/grid_search.py --json bench-results/grid_search.json
@@ -58,6 +62,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/steering_variants.py --json bench-results/steering_variants.json
 	$(PY) tests/benchmarks/gap_jam.py --json bench-results/gap_jam.json
 	$(PY) tests/benchmarks/paper_flowfield.py --json bench-results/paper_flowfield.json --picture docs/paper_flowfield.png
+	$(PY) tests/benchmarks/write_docs.py
 
 clean:
 	rm -rf $(VENV) bench-results .pytest_cache

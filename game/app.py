@@ -11,6 +11,7 @@ Panda3D nodes.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -95,6 +96,15 @@ class RtsApp:
     def _spawn(self, units: int, seed: int, avoidance: bool) -> list[int]:
         rng = np.random.default_rng(seed)
         teams = sorted(self.level.spawns)
+        # about two bodies a cell of the open ground the spawns stand on (a tiny map cannot hold
+        # the army: its bodies would be pressed into one heap)
+        labels = self.level.grid.components()
+        reached = np.unique(np.concatenate([labels[c[:, 1], c[:, 0]] for c in self.level.spawns.values()]))
+        room = 2 * int(np.isin(labels, reached[reached >= 0]).sum())
+        if units > room:
+            print(f"note: the open ground of {self.level.name!r} holds about {room} units: spawning {room} of {units}",
+                  file=sys.stderr)
+            units = room
         ents = []
         for i in range(units):
             team = teams[i % len(teams)]

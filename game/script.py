@@ -26,6 +26,7 @@ import tomllib
 from pathlib import Path
 
 from rtsnav.levels.errors import LevelError
+from rtsnav.levels.level_file import check_keys
 
 __all__ = ["load_orders", "OVERLAY_NUMBERS"]
 
@@ -62,11 +63,13 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
     (team numbers, gate names, map bounds)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         raise LevelError(p, 0, 0, f"cannot read orders file: {getattr(e, 'strerror', None) or e}") from None
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise LevelError(p, 0, 0, "not valid TOML here: tables or arrays nested too deeply") from None
     except tomllib.TOMLDecodeError as e:
         raise LevelError(p, 0, 0, f"not valid TOML: {e}") from None
     unknown = sorted(set(data) - set(_KINDS))
@@ -84,6 +87,9 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
             def bad(message: str, line: int = line, kind: str = kind, k: int = k) -> LevelError:
                 return LevelError(p, line, 1 if line else 0, f"{kind} #{k + 1}: {message}")
 
+            if not isinstance(table, dict):
+                raise bad(f"must be a table, got {table!r}")
+            check_keys(lambda _line, message, bad=bad: bad(message), line, "", table, _KEYS[kind])
             tick = table.get("tick")
             if not isinstance(tick, int) or isinstance(tick, bool) or tick < 0:
                 raise bad(f"needs tick = a whole number >= 0, got {tick!r}")
@@ -152,6 +158,12 @@ def _check_overlay(table: dict, level, bad) -> None:
     if number not in OVERLAY_NUMBERS or isinstance(number, bool):
         raise bad(f"number must be 0..{OVERLAY_NUMBERS[-1]}, got {number!r}")
 
+
+#: The keys each table kind may have (anything else is a typo: "did you mean").
+_KEYS = {"order": ("tick", "select", "box", "group", "mode", "queue", "formation", "target", "click", "minimap"),
+         "command": ("tick", "do", "group", "minimap", "planner"),
+         "gate": ("tick", "name"),
+         "overlay": ("tick", "number")}
 
 #: The check of each table kind (raises ``bad(message)`` naming the table).
 _CHECKS = {"order": _check_order, "command": _check_command, "gate": _check_gate, "overlay": _check_overlay}

@@ -42,10 +42,27 @@ def _bar(desc: str, unit: str = "cluster"):
     return progress
 
 
+def _check_writable(folder: Path) -> None:
+    """``bake`` saves into ``folder``: refuse at once (``error:``, exit 2) when it cannot be
+    written, rather than baking into memory and saying "cached"."""
+    import tempfile
+
+    from rtsnav.systems.nav import NavError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
+    except OSError as e:
+        raise NavError(f"cannot write the cache folder {folder}: {e.strerror or e} (bake saves its results there; "
+                       "pass --cache with a folder you can write)") from None
+
+
 def bake(args) -> int:
     from rtsnav.systems.nav.flow.sectors import SectorGraph
     from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 
+    _check_writable(args.cache)
     grid = load_level(args.map).grid
     t = time.perf_counter()
     h = Hierarchy.cached(grid, args.cache, levels=args.levels, cluster_size=args.cluster_size,
@@ -163,7 +180,7 @@ def show(args) -> int:
                                  f"team {team} spawn", radius=max(2.0, grid.width / 40) * grid.cell_size)
     a: tuple[int, int] | None = None                    # a route from team 1's spawn to team 2's
     b: tuple[int, int] = (0, 0)
-    if len(teams) >= 2:
+    if len(teams) >= 2 and all(len(level.spawns[t]) for t in teams[:2]):
         sa, sb = level.spawns[teams[0]], level.spawns[teams[1]]
         a = (int(sa[len(sa) // 2][0]), int(sa[len(sa) // 2][1]))
         b = (int(sb[len(sb) // 2][0]), int(sb[len(sb) // 2][1]))

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rtsnav.names import unknown_name
 from rtsnav.systems.nav.grid import Grid
 
 from .errors import LevelError
@@ -54,6 +55,13 @@ __all__ = ["Level", "Gate", "TerrainType", "load_level", "parse_level", "BUILTIN
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+#: The keys each part of a level file may have (anything else is a mistake: "did you mean").
+KEYS = {"level": ("name", "description", "cell_size", "height_scale", "legend", "terrain", "elevation", "spawn",
+                  "waypoint", "gate"),
+        "legend": ("walkable", "cost", "color", "height"),
+        "spawn": ("team", "area", "cells", "cell"),
+        "waypoint": ("area", "cells", "cell"),
+        "gate": ("name", "area", "cells", "cell", "open")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,13 +132,15 @@ def load_level(name_or_path: str | Path) -> Level:
         else:
             raise LevelError(p, 0, 0, f"no such level file or built-in level (built-ins: {', '.join(builtin_levels())})")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")          # a BOM (some Windows editors write one) is fine
     except (OSError, UnicodeDecodeError) as e:
         raise LevelError(p, 0, 0, f"cannot read level file: {e}") from None
     return parse_level(text, str(p))
 
 
 def _flat_level(grid: Grid) -> Level:
+    if not grid.passable.any():
+        raise LevelError(grid.name, 0, 0, f"the {grid.width}x{grid.height} map has no open cell: nothing can walk on it")
     colors = np.where(grid.passable[..., None], np.array([0.42, 0.56, 0.28]), np.array([0.35, 0.35, 0.35]))
     ground = np.where(grid.passable, 0.0, 1.5).astype(np.float32)
     cells = np.argwhere(grid.passable)[:, ::-1]
@@ -139,7 +149,8 @@ def _flat_level(grid: Grid) -> Level:
     main = cells[labels[cells[:, 1], cells[:, 0]] == big]
     order = np.lexsort((main[:, 1], main[:, 0]))
     half = len(order) // 2
-    spawns = {1: main[order[:half]][:4000], 2: main[order[half:]][-4000:]}
+    # two teams on the two halves of the biggest open region (one team when it is one cell)
+    spawns = {1: main[order[:half]][:4000], 2: main[order[half:]][-4000:]} if half else {1: main}
     return Level(grid.name, "Moving AI benchmark map", grid, colors.astype(np.float32), ground,
                  spawns, np.zeros((0, 2), dtype=np.int64), {}, {}, grid.name)
 
@@ -230,9 +241,19 @@ def _parse_color(source: _Source, line: int, char: str, value) -> tuple[float, f
     return tuple(int(value[i:i + 2], 16) / 255.0 for i in (1, 3, 5))  # type: ignore[return-value]
 
 
+def check_keys(error, line: int, where: str, table: dict, known: tuple[str, ...]) -> None:
+    """Raise ``error(line, message)`` for the first key of ``table`` not in ``known`` (a typo
+    such as ``opne`` is a mistake, not something to ignore), with the closest known key."""
+    for key in table:
+        if key not in known:
+            raise error(line, (f"{where}: " if where else "") + unknown_name("key", key, known))
+
+
 def _read_toml(text: str, src: str) -> dict:
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except RecursionError:
+        raise LevelError(src, 0, 0, "not valid TOML here: tables or arrays nested too deeply") from None
     except tomllib.TOMLDecodeError as e:
         message = str(e).split(" (at")[0]
         m = re.search(r"line (\d+), column (\d+)", str(e))
@@ -257,6 +278,7 @@ def _parse_legend(source: _Source, data: dict) -> dict[str, TerrainType]:
             raise source.error(line, f"legend keys must be single characters, got {char!r}")
         if not isinstance(entry, dict) or "walkable" not in entry:
             raise source.error(line, f"legend '{char}' needs at least walkable = true/false")
+        check_keys(source.error, line, f"legend '{char}'", entry, KEYS["legend"])
         walkable = _boolean(source, line, f"legend '{char}': walkable", entry["walkable"])
         cost = _number(source, line, f"legend '{char}': cost", entry.get("cost", 1.0), minimum=1.0,
                        hint="; use walkable = false to block")
@@ -333,6 +355,7 @@ def _parse_spawns(source: _Source, data: dict, walk: np.ndarray) -> dict[int, np
     headers = source.headers("spawn")
     for k, entry in enumerate(_tables(source, data, "spawn")):
         line = headers[k] if k < len(headers) else 0
+        check_keys(source.error, line, "spawn", entry, KEYS["spawn"])
         team = entry.get("team")
         if not isinstance(team, int) or isinstance(team, bool) or team < 1:
             raise source.error(line, f"spawn: team must be an integer >= 1, got {team!r}")
@@ -356,6 +379,7 @@ def _parse_waypoints(source: _Source, data: dict, walk: np.ndarray) -> np.ndarra
     waypoints = []
     for k, entry in enumerate(_tables(source, data, "waypoint")):
         line = headers[k] if k < len(headers) else 0
+        check_keys(source.error, line, "waypoint", entry, KEYS["waypoint"])
         c = _cells_of(source, entry, "waypoint", line, walk.shape)
         blocked = ~walk[c[:, 1], c[:, 0]]
         if blocked.any():
@@ -375,8 +399,14 @@ def _parse_gates(source: _Source, data: dict, walk: np.ndarray, spawns: dict[int
             raise source.error(line, f"gate needs a name (a non-empty string), got {name!r}")
         if name in gates:
             raise source.error(line, f"gate {name!r} is defined twice (gate names must be unique)")
+        check_keys(source.error, line, f"gate {name!r}", entry, KEYS["gate"])
         c = _cells_of(source, entry, f"gate {name!r}", line, walk.shape)
         cells_line = source.key_line(line, ("cells", "cell", "area"))
+        for other in gates.values():
+            shared = (other.cells[:, None, :] == c[None, :, :]).all(axis=2).any(axis=1)
+            if shared.any():
+                raise source.error(cells_line, f"gate {name!r}: cell {_cell(other.cells[shared][0])} is already in "
+                                   f"gate {other.name!r} (a cell belongs to one gate at most)")
         blocked = ~walk[c[:, 1], c[:, 0]]
         if blocked.any():
             raise source.error(cells_line, f"gate {name!r}: cell {_cell(c[blocked][0])} is not walkable terrain "
@@ -401,11 +431,16 @@ def _tables(source: _Source, data: dict, key: str) -> list[dict]:
 
 def parse_level(text: str, src: str = "<level>") -> Level:
     """Parse level TOML ``text`` (``src`` names it in errors)."""
+    text = text.removeprefix("\ufeff")
     data = _read_toml(text, src)
     source = _Source(text, src)
     for key in ("name", "legend", "terrain"):
         if key not in data:
             raise source.error(1, f"missing required key '{key}'")
+    check_keys(source.error, 1, "level", data, KEYS["level"])
+    for key in ("name", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise source.error(source.line_of(key), f"{key} must be a string, got {data[key]!r}")
     cell_size = _number(source, source.line_of("cell_size"), "cell_size", data.get("cell_size", 1.0),
                         minimum=0.0, strict=True)
     height_scale = _number(source, source.line_of("height_scale"), "height_scale", data.get("height_scale", 0.5),

@@ -50,10 +50,29 @@ def scenario_sets():
     }
 
 
-def pytest_collection_finish(session):
-    """Start the installed-wheel test's long run (a fresh copy compiling its kernels) in the
-    background when that test is selected: it uses the core the suite leaves idle."""
-    if any(item.name == "test_installed_wheel_runs_beside_a_game_with_its_own_packages" for item in session.items):
-        from tests.test_wheel import start_installed_run
+def pytest_configure(config):
+    """The suite's workers share the cores: each runs numba's parallel kernels on one thread (two
+    workers of two threads each on two cores made every test ~60% slower). A test of the
+    threaded kernels asks for its threads itself."""
+    if hasattr(config, "workerinput"):
+        import numba
 
-        start_installed_run()
+        numba.set_num_threads(1)
+
+
+def pytest_sessionstart(session):
+    """On an empty numba cache, compile every kernel once, in two processes, before the suite's
+    workers start (each worker would otherwise compile all of them itself)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    from rtsnav.systems.nav.crowd.warmup import kernels_compiled
+
+    if not kernels_compiled():
+        import time
+
+        from rtsnav.systems.nav.crowd.precompile_worker import main
+
+        t0 = time.perf_counter()
+        print("\ncompiling rtsnav's kernels into numba's cache (two processes)...", flush=True)
+        main(["all", "uniform", "cost+heights"])
+        print(f"compiled in {time.perf_counter() - t0:.0f} s", flush=True)

@@ -278,3 +278,131 @@ def test_bake_into_an_unwritable_folder_keeps_the_bake_with_one_warning(tmp_path
     res = _cli("rtsnav.levels", "bake", "river", "--cache", str(blocker / "sub"))
     assert res.returncode == 0, res.stderr
     assert res.stderr.count("baking in memory") == 1 and "navmesh ready" in res.stdout
+
+
+@pytest.mark.parametrize("table, message", [
+    ('[[order]]\ntick = 1\nselect = 1\ntraget = [10.5, 10.5]\n', "did you mean 'target'"),
+    ('[[overlay]]\ntick = 1\nnumbr = 2\n', "did you mean 'number'"),
+    ('\ufeff[[overlay]]\ntick = 1\nnumber = 2\n', None),
+])
+def test_orders_files_refuse_misspelt_keys_and_accept_a_byte_order_mark(tmp_path, table, message):
+    from rtsnav.game.script import load_orders
+
+    path = tmp_path / "orders.toml"
+    path.write_text(table, encoding="utf-8")
+    level = load_level("river")
+    if message is None:
+        assert load_orders(path, level)[0][1] == "overlay"
+    else:
+        with pytest.raises(LevelError, match=message):
+            load_orders(path, level)
+
+
+def test_numbers_at_the_edges_are_refused_with_nav_errors(arena):
+    from rtsnav.systems.nav.crowd import Crowd
+    from rtsnav.systems.nav.search.splice import splice_path
+    from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
+
+    open_grid = np.ones((8, 8), dtype=bool)
+    for size in (1e-320, 1e308, math.nan, -1.0):
+        with pytest.raises(NavError, match="cell_size"):
+            Grid(open_grid, cell_size=size)
+    with pytest.raises(NavError, match="finite"):
+        arena.world_to_cells(np.array([[math.nan, 1.0]]))
+    path = np.array([[1, 1], [2, 2], [3, 3]])
+    for at in (-1, 3, 2.5):
+        with pytest.raises(NavError, match="at must be"):
+            splice_path(arena, path, at)
+    crowd = Crowd(Grid(open_grid))
+    with pytest.raises(NavError, match="group"):
+        crowd.add_agents([(1.5, 1.5)], group=math.nan)
+    with pytest.raises(NavError, match="cohesion"):
+        crowd.add_agents([(1.5, 1.5)], group=1, cohesion=math.nan)
+    with pytest.raises(NavError, match="levels must be"):
+        Hierarchy.build(Grid(open_grid), levels=10**6)
+
+
+def test_waypoint_graphs_and_links_refuse_what_would_give_wrong_paths():
+    walled = np.ones((8, 8), dtype=bool)
+    walled[:, 4] = False
+    grid = Grid(walled)
+    with pytest.raises(NavError, match="blocked cell"):
+        WaypointGraph(grid, [[4, 1], [1, 1]], [[0, 1]])
+    with pytest.raises(NavError, match="crosses a wall"):
+        WaypointGraph(grid, [[1, 1], [6, 1]], [[0, 1]])
+    with pytest.raises(NavError, match="not a pair of indexes"):
+        WaypointGraph(grid, [[1, 1], [2, 1]], [[0, -1]])
+    with pytest.raises(NavError, match="not a pair of indexes"):
+        WaypointGraph(grid, [[1, 1], [2, 1]], [[0, 5]])
+    mesh = NavMesh.from_grid(Grid(np.ones((8, 8), dtype=bool)))
+    for cost in (-2.0, math.nan, math.inf):
+        with pytest.raises(NavError, match="link cost"):
+            mesh.add_link((1.5, 1.5, 0.0), (6.5, 6.5, 0.0), cost=cost)
+
+
+def test_baking_into_a_folder_that_cannot_be_written_is_an_error_not_a_success(capsys):
+    from rtsnav.levels.__main__ import main as levels_cli
+
+    assert levels_cli(["bake", "arena.map", "--cache", "/proc/no-such-folder"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write the cache folder") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("method", ["astar", "jps", "jps+", "bidirectional"])
+def test_a_sliced_search_finished_before_an_edit_answers_for_the_edited_map(method):
+    from rtsnav.systems.nav import find_path
+    from rtsnav.systems.nav.search.sliced import SlicedSearch
+
+    grid = Grid(np.ones((12, 12), dtype=bool))
+    search = SlicedSearch(grid, (1, 6), (10, 6), method)
+    first = search.run()
+    assert first.found and any(tuple(c) == (5, 6) for c in first.cells)
+    wall = np.array([[5, y] for y in range(0, 11)])
+    grid.set_passable(wall, False)
+    assert not search.done and search.result().status.name == "IN_PROGRESS"
+    again = search.run()
+    fresh = find_path(grid, (1, 6), (10, 6), method)
+    assert again.found and again.cost == pytest.approx(fresh.cost)
+    assert not any(tuple(c) in {tuple(w) for w in wall} for c in again.cells)
+
+
+def test_degenerate_maps_load_or_are_refused_clearly(tmp_path, capsys):
+    from rtsnav.levels.__main__ import main as levels_cli
+
+    empty, one, row = tmp_path / "empty.map", tmp_path / "one.map", tmp_path / "row.map"
+    empty.write_text("type octile\nheight 3\nwidth 4\nmap\n@@@@\n@@@@\n@@@@\n")
+    one.write_text("type octile\nheight 1\nwidth 1\nmap\n.\n")
+    row.write_text("type octile\nheight 1\nwidth 6\nmap\n......\n")
+    with pytest.raises(LevelError, match="no open cell"):
+        load_level(empty)
+    assert levels_cli(["show", str(empty), "--out", str(tmp_path / "e.png")]) == 2
+    assert "no open cell" in capsys.readouterr().err
+    for path in (one, row):
+        assert levels_cli(["show", str(path), "--out", str(tmp_path / "x.png"), "--overlay", "paths,flow,navmesh"]) == 0
+    corridor = NavMesh.from_grid(Grid(np.ones((1, 50), dtype=bool)), agent_radius=0.4)   # eroded to nothing
+    result = corridor.find_path((1.5, 0.5, 0.0), (40.5, 0.5, 0.0))
+    assert not result.found and "empty" in result.reason
+    clear, hit = corridor.raycast((1.5, 0.5), (40.5, 0.5))
+    assert not clear and np.isfinite(hit).all()
+
+
+@pytest.mark.parametrize("bake", [
+    lambda g: NavMesh.from_grid(g, agent_radius=math.inf),
+    lambda g: NavMesh.from_grid(g, subdivide=math.nan),
+    lambda g: NavMesh.from_grid(g, subdivide=2.5),
+    lambda g: NavMesh.from_triangles(np.array([[0, 0, 0], [1e12, 0, 0], [0, 1e12, 0]], float), np.array([[0, 1, 2]])),
+])
+def test_navmesh_bakes_refuse_numbers_at_the_edges_with_nav_errors(bake):
+    with pytest.raises(NavError):
+        bake(Grid(np.ones((8, 8), dtype=bool)))
+
+
+def test_a_cache_path_that_is_a_fifo_is_rebuilt_not_waited_on(tmp_path):
+    import os
+
+    from rtsnav.systems.nav.bake_cache import read_baked
+
+    fifo = tmp_path / "navmesh-x.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(NavError, match="not a regular file"):
+        read_baked(fifo, 1, "navmesh")

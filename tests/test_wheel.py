@@ -163,8 +163,9 @@ def _run_installed(root: Path) -> dict:
     return {"installed": installed, "run": run, "mine": mine, "listing": listing}
 
 
+@pytest.mark.slow
 def test_installed_wheel_runs_beside_a_game_with_its_own_packages():
-    start_installed_run()                           # already running when the whole suite runs
+    start_installed_run()
     _RUN["thread"].join()
     if "error" in _RUN:
         raise _RUN["error"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -75,8 +76,11 @@ def _checksum(version: int, meta: np.ndarray, grid: str, data: bytes) -> str:
 
 def read_baked(path: str | Path, version: int, kind: str) -> tuple[np.ndarray, dict[str, np.ndarray], str]:
     """``(meta, arrays, grid digest)`` from ``path``. Raises ``NavError`` naming the file when it
-    is unreadable, of another format version, or corrupt."""
+    is unreadable, of another format version, or corrupt (or not a regular file: a fifo would
+    block ``np.load`` forever)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise NavError(f"{path}: not a regular file")
         with np.load(path, allow_pickle=False) as f:
             found, meta, digest = int(f["version"]), f["meta"], str(f["grid"])
             data, checksum = f["data"].tobytes(), str(f["checksum"])

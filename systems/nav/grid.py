@@ -44,6 +44,9 @@ __all__ = ["Grid", "GridView"]
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
+#: Cell sizes a grid accepts: beyond, world coordinates of a big map lose their cells or overflow.
+CELL_SIZE_RANGE = (1e-6, 1e6)
+
 class GridView(NamedTuple):
     """The grid as the movement and steering kernels read it — one typed argument (numba reads
     a NamedTuple's fields at no cost) instead of six positional ones. From ``Grid.view``."""
@@ -136,8 +139,9 @@ class Grid:
                 raise NavError(f"height at cell (x={x}, y={y}) is not finite")
             heights = np.ascontiguousarray(heights)
         cell_size = float(cell_size)
-        if not (cell_size > 0.0 and math.isfinite(cell_size)):
-            raise NavError(f"cell_size must be a finite number > 0, got {cell_size}")
+        if not (CELL_SIZE_RANGE[0] <= cell_size <= CELL_SIZE_RANGE[1]):
+            raise NavError(f"cell_size must be a number in [{CELL_SIZE_RANGE[0]:g}, {CELL_SIZE_RANGE[1]:g}] (world "
+                           f"coordinates of every cell must stay exact and finite), got {cell_size}")
         if len(origin) != 2 or not all(math.isfinite(float(v)) for v in origin):
             raise NavError(f"origin must be two finite numbers (x, y), got {origin!r}")
         self.passable: np.ndarray = passable
@@ -249,6 +253,9 @@ class Grid:
         pts = np.asarray(points, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[1] not in (2, 3):
             raise NavError(f"points must have shape (N, 2) or (N, 3), got {pts.shape}")
+        if not np.isfinite(pts[:, :2]).all():
+            row = int(np.flatnonzero(~np.isfinite(pts[:, :2]).all(axis=1))[0])
+            raise NavError(f"points must be finite: row {row} is {pts[row].tolist()}")
         org = np.asarray(self.origin)
         return np.floor((pts[:, :2] - org) / self.cell_size).astype(np.int32)
 

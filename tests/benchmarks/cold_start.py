@@ -2,8 +2,10 @@
 
     python tests/benchmarks/cold_start.py [--map AcrosstheCape.map] [--agents 200] [--json out.json]
 
-Two fresh processes: one with an empty numba cache and an empty bake cache, one with both warm
-(the second run reuses the first one's caches). In each, after ``install`` (which compiles the
+First, on empty caches: import + the first ``find_path`` on a 256² grid (acceptance ≤ 10 s), and
+the headless demo from launch to its first frame (≤ 45 s). Then two fresh processes: one with an
+empty numba cache and an empty bake cache (reporting the kernels that take longest to compile),
+one with both warm (the second run reuses the first one's caches). In each, after ``install`` (which compiles the
 kernels and bakes the navmesh, hierarchy, tiles and waypoint graph), every planner in turn orders
 ``--agents`` new agents. Reported per planner: the first order tick, the same order repeated
 later to other targets (everything compiled, every bake done: the tick's own planning work), and
@@ -29,8 +31,48 @@ PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "na
             "leader")
 
 
+def compile_timer():
+    """Seconds numba spends compiling each kernel (its own time, callees excluded), by name."""
+    from numba.core import event
+
+    seconds: dict[str, float] = {}
+    stack: list[list] = []
+
+    class Listener(event.Listener):
+        def on_start(self, e):
+            stack.append([e.data["dispatcher"], time.perf_counter(), 0.0])
+
+        def on_end(self, e):
+            dispatcher, start, inner = stack.pop()
+            spent = time.perf_counter() - start
+            name = f"{dispatcher.py_func.__module__.removeprefix('rtsnav.systems.nav.')}.{dispatcher.py_func.__qualname__}"
+            seconds[name] = seconds.get(name, 0.0) + spent - inner
+            if stack:
+                stack[-1][2] += spent
+
+    event.register("numba:compile", Listener())
+    return seconds
+
+
+def first_path() -> dict:
+    """Import, then the first ``find_path`` on a 256² map (what a new user's first script does)."""
+    t0 = time.perf_counter()
+    import numpy as np
+
+    from rtsnav.systems.nav import Grid, find_path
+
+    imported = time.perf_counter() - t0
+    passable = np.ones((256, 256), dtype=bool)
+    passable[20:230, 128] = False
+    t = time.perf_counter()
+    result = find_path(Grid(passable), (5, 128), (250, 128))
+    return {"import_s": round(imported, 2), "first_find_path_s": round(time.perf_counter() - t, 2),
+            "found": bool(result.found)}
+
+
 def child(map_name: str, agents: int) -> dict:
     t0 = time.perf_counter()
+    compiles = compile_timer()
     import esper
     import numpy as np
 
@@ -44,6 +86,8 @@ def child(map_name: str, agents: int) -> dict:
     t = time.perf_counter()
     install(nav)
     out["install_and_prepare_s"] = time.perf_counter() - t
+    out["kernels_compiled"] = len(compiles)
+    out["slowest_compiles_s"] = {k: round(v, 2) for k, v in sorted(compiles.items(), key=lambda kv: -kv[1])[:15]}
     labels = grid.components()
     big = np.bincount(labels[labels >= 0]).argmax()
     cells = np.argwhere(labels == big)[:, ::-1]
@@ -95,11 +139,26 @@ def main(argv=None) -> int:
     ap.add_argument("--agents", type=int, default=200)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--first-path", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.map, args.agents)))
         return 0
-    results = {}
+    if args.first_path:
+        print(json.dumps(first_path()))
+        return 0
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as numba_cache, tempfile.TemporaryDirectory() as bake_cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, RTSNAV_CACHE_DIR=bake_cache)
+        res = subprocess.run([sys.executable, __file__, "--first-path"], env=env, capture_output=True, text=True,
+                             check=True)
+        results["first path, empty cache"] = json.loads(res.stdout.strip().splitlines()[-1])
+    with tempfile.TemporaryDirectory() as numba_cache, tempfile.TemporaryDirectory() as bake_cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, RTSNAV_CACHE_DIR=bake_cache)
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "rtsnav.game", "--headless", "--frames", "1"], env=env, check=True,
+                       capture_output=True)
+        results["demo, empty caches"] = {"launch_to_first_frame_s": round(time.perf_counter() - t, 1)}
     with tempfile.TemporaryDirectory() as numba_cache, tempfile.TemporaryDirectory() as bake_cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, RTSNAV_CACHE_DIR=bake_cache)
         for label in ("empty caches", "warm caches"):
@@ -109,12 +168,16 @@ def main(argv=None) -> int:
                 print(res.stderr[-3000:])
                 return 1
             results[label] = json.loads(res.stdout.strip().splitlines()[-1])
-    for label, r in results.items():
+    print(f"first find_path on 256² (empty cache): {results['first path, empty cache']}")
+    print(f"headless demo, launch to first frame (empty caches): {results['demo, empty caches']}")
+    for label in ("empty caches", "warm caches"):
+        r = results[label]
         print(f"\n{label}: import {r['import_s']:.2f} s, install + prepare {r['install_and_prepare_s']:.2f} s")
         print(f"{'planner':>14}{'first order tick':>18}{'repeated order':>16}{'excess':>9}{'steady':>9}   (ms)")
         for method, p in r["planners"].items():
             print(f"{method:>14}{p['first_order_tick_ms']:>18.1f}{p['repeated_order_tick_ms']:>16.1f}"
                   f"{p['excess_ms']:>9.1f}{p['steady_tick_ms']:>9.2f}")
+        print(f"kernels compiled in this process: {r['kernels_compiled']}; slowest: {r['slowest_compiles_s']}")
     if args.json:
         from tests.benchmarks.report import save_json
 

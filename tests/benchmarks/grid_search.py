@@ -27,9 +27,7 @@ rtsnav's JIT compile and numba-cache load times are measured in fresh subprocess
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -332,12 +330,9 @@ def main(argv=None) -> int:
     reports = [bench_map(m, args.queries, args.slow_queries, peers) for m in args.maps]
     for rep in reports:
         print_table(rep)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"python": platform.python_version(), "machine": platform.machine(),
-                "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
-        args.json.write_text(json.dumps({"meta": meta, "jit": jit, "maps": reports}, indent=2))
-        print(f"\nwrote {args.json}")
+    from tests.benchmarks.report import save_json
+
+    save_json(args.json, {"jit": jit, "maps": reports})
     return 0
 
 

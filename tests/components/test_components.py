@@ -99,6 +99,7 @@ def test_components_mirror_the_crowd_columns_and_codes():
         assert getattr(core, name) == getattr(names, name), name
 
 
+@pytest.mark.slow
 def test_replacing_a_position_component_teleports_the_agent(arena):
     from rtsnav.systems import Navigation, install
 

@@ -47,6 +47,7 @@ def positions(app, units) -> np.ndarray:
     return app.navigation.crowd.agents.position[app.army.ids[units], :2]
 
 
+@pytest.mark.slow
 def test_shift_queued_waypoints_are_walked_in_order(app, tmp_path):
     play(app, tmp_path, """
 [[order]]
@@ -161,6 +162,7 @@ formation = true
     assert np.allclose(s.agent_params[app.army.ids[mine], 0], app.army.base_speed[mine])   # speeds back
 
 
+@pytest.mark.slow
 def test_planner_switch_changes_what_group_orders_use(app, tmp_path):
     from rtsnav.systems.nav.crowd.state import PLANNERS
 
@@ -183,6 +185,7 @@ target = [30.5, 40.5]
     assert (method == PLANNERS.index("navmesh")).all()
 
 
+@pytest.mark.slow
 def test_minimap_look_and_order(app, tmp_path):
     play(app, tmp_path, """
 [[command]]
@@ -220,6 +223,7 @@ do = "follow"
     assert np.allclose(app.camera.target[:2], positions(app, chosen).mean(axis=0), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_attack_move_fights_on_the_way_and_a_plain_move_does_not(tmp_path):
     results = {}
     for mode in ("move", "attack"):

@@ -40,6 +40,7 @@ def test_screenshot_shows_terrain_and_both_teams(app, tmp_path):
     assert _near(img, TEAM_COLORS[1], 25) > 100 and _near(img, TEAM_COLORS[2], 25) > 100
 
 
+@pytest.mark.slow
 def test_toggling_an_overlay_changes_the_image(app):
     app.select_team(1)
     app.order_move(app.level.grid.cell_to_world(85, 32))
@@ -108,6 +109,7 @@ def test_right_click_order_brings_the_group_to_the_target(app):
     assert np.median(dist) < 12
 
 
+@pytest.mark.slow
 def test_closing_a_gate_mid_route_reroutes_the_group(app):
     chosen = app.select_team(1)
     target = app.level.grid.cell_to_world(84, 15)                    # nearest the north bridge
@@ -133,6 +135,7 @@ def test_closing_a_gate_mid_route_reroutes_the_group(app):
     assert (t.position[rows, 0] > 52).mean() >= 0.99                  # they crossed: by the south bridge
 
 
+@pytest.mark.slow
 def test_headless_command_line_renders_and_summarises(tmp_path):
     orders = tmp_path / "orders.toml"
     orders.write_text('[[order]]\ntick = 1\nselect = 2\ntarget = [10.5, 30.5]\n\n[[gate]]\ntick = 5\nname = "south bridge"\n'
@@ -146,6 +149,7 @@ def test_headless_command_line_renders_and_summarises(tmp_path):
     assert out.exists() and out.stat().st_size > 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", sorted((ROOT / "game" / "examples").glob("*.toml")), ids=lambda p: p.name)
 def test_example_orders_files_run(example, tmp_path):
     """Every orders file shipped in game/examples runs headless with no failed order."""
@@ -157,6 +161,7 @@ def test_example_orders_files_run(example, tmp_path):
 
 
 # ------------------------------------------------------------- the showcase's acceptance points
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["river", "fortress", "forest", "highlands"])
 def test_whole_army_in_view_at_start_and_standing_on_the_drawn_ground(level):
     from rtsnav.game.scene import ground_under
@@ -191,6 +196,7 @@ def test_the_level_file_first_row_is_drawn_at_the_top_as_in_levels_show(app):
     assert west[0, 0] < east[0, 0]                              # not mirrored left-right either
 
 
+@pytest.mark.slow
 def test_a_closed_gate_is_drawn_closed(app):
     from rtsnav.game.selection import project_to_screen
 
@@ -207,6 +213,7 @@ def test_a_closed_gate_is_drawn_closed(app):
     assert _near(opened, (0.75, 0.18, 0.12), 60) == 0
 
 
+@pytest.mark.slow
 def test_selection_rings_keep_the_team_colour(app):
     app.render_frame()
     before = app.image().astype(int)

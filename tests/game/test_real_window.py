@@ -101,6 +101,7 @@ def window(tmp_path):
     w.close()
 
 
+@pytest.mark.slow
 def test_box_select_right_click_and_keys_in_a_real_window(window):
     s = window.state()
     x0, y0, x1, y1 = s["player_units_box"]

@@ -156,3 +156,30 @@ def test_cli_list_validate_show(tmp_path, capsys):
     bad.write_text(GOOD.replace(".#..\n", ".#X.\n", 1))
     assert levels_cli(["validate", str(bad)]) == 2
     assert "bad.toml:6:3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("typo, fix, where", [
+    ('cell_size = 1.0', 'cellsize = 1.0', "'cell_size'"),
+    ('team = 1', 'taem = 1', "'team'"),
+    ('name = "g"\ncells = [[3, 0]]', 'name = "g"\ncells = [[3, 0]]\nopne = false', "'open'"),
+    ('cost = 1.0, color', 'cots = 1.0, color', "'cost'"),
+])
+def test_a_misspelt_key_is_an_error_naming_the_closest_key(typo, fix, where):
+    e = _err(GOOD.replace(typo, fix, 1))
+    assert "unknown key" in str(e) and f"did you mean {where}" in str(e) and e.line > 0
+
+
+def test_a_byte_order_mark_is_accepted_and_a_deep_nesting_is_a_level_error(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    assert load_level(path).grid.shape == (2, 4)
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n" + GOOD)
+    with pytest.raises(LevelError, match="nested too deeply"):
+        load_level(deep)
+
+
+def test_a_name_that_is_not_a_string_and_two_gates_on_one_cell_are_refused():
+    assert "name must be a string" in str(_err(GOOD.replace('name = "t"', 'name = 42', 1)))
+    twice = GOOD + '\n[[gate]]\nname = "h"\ncells = [[3, 0]]\n'
+    assert "already in gate 'g'" in str(_err(twice))

@@ -30,6 +30,7 @@ def _check(result, nav=None):
     assert result.arrived >= 0.99 * result.total, f"only {result.arrived}/{result.total} arrived"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["flowfield", "leader"])
 @pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
 def test_crowd_of_200_arrives(make, method):
@@ -46,6 +47,7 @@ def test_crowd_of_200_arrives(make, method):
     assert far <= 3 * CHAIN_REACH * _disc_radius(nav, level) + 2.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
 def test_crowd_of_200_arrives_with_big_flocks_level_of_detail(make, monkeypatch):
     """Flocks above ``LOD_AGENTS`` refresh cohesion and alignment for a third of their members
@@ -57,6 +59,7 @@ def test_crowd_of_200_arrives_with_big_flocks_level_of_detail(make, monkeypatch)
 @pytest.mark.parametrize("option", [{"flow_integration": "eikonal"}, {"flow_rule": "kernel"},
                                     {"flow_acceleration": 20.0}],
                          ids=["eikonal", "kernel rule", "vector as acceleration"])
+@pytest.mark.slow
 @pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
 def test_crowd_of_200_arrives_with_the_seed_field_options(make, option):
     """The Eikonal integration, the article's direction rule and its vector-as-acceleration
@@ -69,6 +72,7 @@ def test_crowd_of_200_arrives_with_the_seed_field_options(make, option):
     _check(result)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fallback", ["astar", "roles"])
 @pytest.mark.parametrize("make", LEVELS, ids=lambda f: f.__name__)
 def test_leader_crowd_with_stragglers_arrives_with_each_seed_fallback(make, fallback):
@@ -97,6 +101,7 @@ def _disc_radius(nav, level):
     return nav.crowd.groups.arrival_radius(level.goal, CROWD, 0.35)
 
 
+@pytest.mark.slow
 def test_seek_the_leader_baseline_fails_the_narrow_passage_where_the_corridor_field_passes():
     level = narrow_passage()
     baseline = seek_leader_baseline()
@@ -114,11 +119,13 @@ def test_seek_the_leader_baseline_fails_the_narrow_passage_where_the_corridor_fi
     assert corridor.arrived >= 0.99 * CROWD
 
 
+@pytest.mark.slow
 def test_sector_tiles_mode_moves_the_crowd_too():
     result = run_crowd(open_field(), CROWD, "flowfield", navigation_kw={"flow_mode": "tiles", "sector_size": 10})
     _check(result)
 
 
+@pytest.mark.slow
 def test_every_unit_gets_its_own_target_reached_event():
     got = []
 
@@ -166,6 +173,7 @@ def test_unreachable_flow_target_fails_with_a_reason():
     assert len(failed) == 2 and all("not reachable" in r for r in failed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["flowfield", "leader"])
 def test_units_queue_through_a_one_cell_gap_without_jamming_its_mouth(method):
     # one unit per cell centre, no randomness: this packing used to jam two units at the gap

@@ -1,4 +1,4 @@
-"""What Godot's ``NavigationAgent3D`` users reach for: each member of the README's Godot table
+"""What Godot's ``NavigationAgent3D`` users reach for: each member of the Godot table (docs/godot.md)
 that rtsnav implements, tested."""
 
 from __future__ import annotations

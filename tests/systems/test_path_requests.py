@@ -100,6 +100,7 @@ def _spawn(grid, start_cell, target, **kw):
                                NavigationAgent(target_position=target, **kw))
 
 
+@pytest.mark.slow
 def test_agent_request_spans_ticks_and_yields_the_one_shot_path(event_log):
     grid, longs = cape()
     s = longs[0]
@@ -137,6 +138,7 @@ def test_changing_target_mid_route_replans_once(event_log, arena):
     assert np.allclose(agent.path[-1, :2], arena.cell_to_world(20, 40)[:2])
 
 
+@pytest.mark.slow
 def test_deleting_an_entity_mid_request_leaves_nothing_behind(event_log):
     grid, longs = cape()
     nav = Navigation(grid, CrowdConfig(planning_units=200))

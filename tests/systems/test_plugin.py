@@ -28,6 +28,7 @@ def test_uninstall_removes_them_and_returns_the_navigation(arena):
     assert installed_processors() == () and uninstall() is None
 
 
+@pytest.mark.slow
 def test_installing_twice_replaces_the_first_installation(arena):
     install(Navigation(arena))
     nav2 = Navigation(arena)
@@ -53,6 +54,7 @@ def _spawn_some(grid, n, seed):
     return out
 
 
+@pytest.mark.slow
 def test_two_worlds_run_side_by_side_without_sharing_state(fresh_world, arena):
     other = load_movingai_map("room-64-64-8.map")
     nav_a = Navigation(arena)
@@ -107,6 +109,7 @@ def _run_seeded(world, seed, ticks):
     return spawned, final
 
 
+@pytest.mark.slow
 def test_same_seed_gives_bit_identical_positions_after_1000_ticks(fresh_world):
     try:
         spawned, a = _run_seeded("rtsnav-det-a", 5, 1000)

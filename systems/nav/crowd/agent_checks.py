@@ -12,7 +12,7 @@ from ..grid import finite_point
 from .config import CrowdConfig
 from .state import CrowdState
 
-__all__ = ["agent_ids", "check_settings", "check_targets", "check_tick"]
+__all__ = ["agent_ids", "check_flocking", "check_settings", "check_targets", "check_tick"]
 
 
 def agent_ids(agents: CrowdState, ids) -> np.ndarray:
@@ -52,6 +52,19 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
         if not ok:
             raise NavError(f"{name} must be a finite number in [{low:g}, {high:g}], got {value!r}")
     return pos
+
+
+def check_flocking(group, **weights: float) -> None:
+    """``group`` an integer (≥ 0: a flock, negative: none) and each flocking weight finite and ≥ 0."""
+    if isinstance(group, bool) or not isinstance(group, (int, np.integer)):
+        raise NavError(f"group must be an integer (>= 0 for a flock, -1 for none), got {group!r}")
+    for name, value in weights.items():
+        try:
+            ok = not isinstance(value, bool) and math.isfinite(float(value)) and float(value) >= 0
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise NavError(f"{name} must be a finite number >= 0 (a flocking weight), got {value!r}")
 
 
 def check_tick(dt, movement: str) -> float:

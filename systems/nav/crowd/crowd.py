@@ -30,7 +30,7 @@ from rtsnav.names import GROUP_PLANNERS, PLANNERS, canonical_planner, unknown_na
 
 from ..errors import NavError
 from ..grid import Grid
-from .agent_checks import agent_ids, check_settings, check_targets, check_tick
+from .agent_checks import agent_ids, check_flocking, check_settings, check_targets, check_tick
 from .chaining import settle_chained, settle_in_crowd
 from .config import CrowdConfig
 from .events import CrowdEvents, Outcomes
@@ -118,6 +118,7 @@ class Crowd:
                              path_desired_distance=path_desired_distance,
                              target_desired_distance=target_desired_distance, path_max_distance=path_max_distance,
                              flock_radius=flock_radius)
+        check_flocking(group, separation=separation, cohesion=cohesion, alignment=alignment)
         ids = self.agents.allocate(len(pos))
         s = self.agents
         s.position[ids, : pos.shape[1]] = pos
@@ -224,6 +225,7 @@ class Crowd:
         if s.spawned and movement == "rtsnav":
             self._motion.separate()                     # new bodies standing on each other move apart
         s.spawned = False
+        s.newcomers.clear()
         orders.take()
         for key, job in self.queue.service():
             orders.finished(key, job)

@@ -34,6 +34,22 @@ TIGHT_WALL_CELLS = 1.5
 MOUTH_CELLS = 6
 #: Contact rounds at most that pull apart agents spawned on top of each other (``separate``).
 SPAWN_ROUNDS = 100
+#: ... and stop after this many rounds that leave no fewer pairs in contact.
+SPAWN_STALE_ROUNDS = 5
+#: ... among the bodies within this many cells of a newcomer.
+NEWCOMER_CELLS = 3
+
+
+def near_cells(points: np.ndarray, around: np.ndarray, grid: Grid, cells: int) -> np.ndarray:
+    """Per point of ``points`` (``(n, 2)`` world): whether its cell is within ``cells`` cells
+    (Chebyshev) of the cell of a point of ``around`` (indexes into ``points``)."""
+    where = np.floor((points - np.asarray(grid.origin)) / grid.cell_size)
+    where = np.nan_to_num(where, nan=-1e9, posinf=1e9, neginf=-1e9).astype(np.int64)
+    span = grid.width + 2 * cells + 1
+    key = (where[:, 1] + cells) * span + (where[:, 0] + cells)
+    steps = np.arange(-cells, cells + 1)
+    offsets = (steps[:, None] * span + steps[None, :]).ravel()
+    return np.isin(key, np.unique(key[around][:, None] + offsets[None, :]))
 #: A walking agent that achieved less than this share of its speed last tick is held up: it yields
 #: to moving ones in avoidance and contacts, as a standing one does.
 STALLED = 0.2
@@ -114,12 +130,23 @@ class Motion:
             & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
         if not self._config.contacts or bodies.sum() < 2:
             return
+        # only the newcomers and the bodies around them: one unit spawned among 100,000 ran the
+        # rounds over all of them (5 s a spawn); the tick's contact pass keeps the rest apart
+        fresh = np.concatenate(s.newcomers) if s.newcomers else np.flatnonzero(bodies)
+        bodies &= near_cells(s.position[:n, :2], fresh[fresh < n], grid, NEWCOMER_CELLS)
         pos = s.position[:n]
         rank = np.where(s.paused[:n], -1.0, np.inf)             # all stand: even shares, held ones stay
         group = np.zeros(n, dtype=np.int64)
         radius = np.ascontiguousarray(s.radius[:n])
+        best, stale = np.inf, 0
         for _ in range(SPAWN_ROUNDS):
-            if not resolve_contacts(pos, radius, rank, group, bodies, grid.view, True):
+            found = resolve_contacts(pos, radius, rank, group, bodies, grid.view, True)
+            if not found:
+                break
+            # more bodies than the room holds (hundreds spawned on one cell) never separate:
+            # stop when the rounds stop helping instead of running all of them every spawn
+            best, stale = (found, 0) if found < best else (best, stale + 1)
+            if stale >= SPAWN_STALE_ROUNDS:
                 break
         if self._config.wall_clearance:
             keep_off_walls(pos, radius, bodies & ~s.paused[:n], grid.view)

@@ -204,6 +204,7 @@ class CrowdState:
 
     def __init__(self, capacity: int = 64) -> None:
         self.spawned = False                    # agents were added since the crowd last ticked
+        self.newcomers: list[np.ndarray] = []   # ... and their ids (the next tick pulls them apart)
         self.size = 0                                  # rows ever used (ids < size)
         self.capacity = 0
         self._free: list[int] = []
@@ -254,6 +255,7 @@ class CrowdState:
         self.size += fresh
         self.reset_rows(ids)
         self.alive[ids] = True
+        self.newcomers.append(ids)
         return ids
 
     def release(self, ids: np.ndarray) -> None:

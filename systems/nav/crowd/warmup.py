@@ -17,6 +17,7 @@ esper, so the glue is exercised as well).
 from __future__ import annotations
 
 import gc
+import sys
 import time
 from collections.abc import Callable, Iterable
 
@@ -32,7 +33,7 @@ from .rebuild import first_query
 from .state import PLANNERS, NavState
 
 __all__ = ["warm_up", "practice_grid", "practice_crowd", "run_until_arrived", "bake_stages", "bake", "prepare_crowd",
-           "freeze_after_load", "FLOCKED"]
+           "freeze_after_load", "kernels_compiled", "precompile", "compile_part", "FLOCKED"]
 
 #: Planners practised with a flock, whose orders use sector tiles on large maps.
 FLOCKED = ("flowfield", "leader")
@@ -153,12 +154,20 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
     chosen, stages = bake_stages(methods, level.uses_tiles)
     seconds: dict[str, float] = {}
     level.rebuilds.start_worker(stages)    # map edits rebuild in it: it loads while we bake
+    # a first run compiles for minutes: without a loading screen of the game's own, say so
+    compiled = kernels_compiled()
+    say = _say if progress is None and not compiled else _quiet
     for done, stage in enumerate(stages):
         if progress is not None:
             progress(stage, done, len(stages))
         t0 = time.perf_counter()
         if stage == "kernels":
+            if not compiled:
+                say(f"compiling navigation kernels on first use (about {FIRST_COMPILE_S} s on 2 cores; cached for "
+                    "later runs)")
+                precompile(crowd_class, [level_kind(level.grid)])
             warm_up()
+            say(f"grid searches ready ({time.perf_counter() - t0:.0f} s)")
             if practice is not None:
                 practice(chosen)
             else:
@@ -167,6 +176,7 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
                 flows = [m for m in chosen if m in FLOCKED]
                 if flows:
                     practice_crowd(crowd_class, practice_grid(level.grid), flows, "tiles", radius)
+            say(f"crowd kernels ready ({time.perf_counter() - t0:.0f} s)")
         else:
             bake(level, stage)
         seconds[stage] = time.perf_counter() - t0
@@ -178,8 +188,41 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
     return seconds
 
 
-def warm_up() -> float:
-    """Run each kernel once on a tiny grid so the first real query pays no JIT cost.
+#: Seconds a first compile of every kernel takes on this project's 2-core machine, in two
+#: processes (what the first-run message announces; ``tests/benchmarks/cold_start.py`` measures it).
+FIRST_COMPILE_S = 80
+
+
+def kernels_compiled() -> bool:
+    """Whether the kernels are compiled in this process or in numba's on-disk cache (probed on
+    the A* kernel: every warm-up compiles it first and caches it with the rest)."""
+    from ..search.astar import astar_run
+
+    if astar_run.signatures:
+        return True
+    cache = getattr(astar_run, "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if index is None:
+        return True                         # no cache to probe: nothing to announce
+    try:
+        from pathlib import Path
+
+        return Path(index).exists()
+    except OSError:
+        return True
+
+
+def _say(message: str) -> None:
+    print(f"rtsnav: {message}", file=sys.stderr, flush=True)
+
+
+def _quiet(message: str) -> None:
+    pass
+
+
+def warm_up(fields: bool = True) -> float:
+    """Run each kernel once on a tiny grid so the first real query pays no JIT cost (``fields``:
+    the flow-field kernels a practice run does not reach, too).
 
     Returns the seconds spent: a full compile on a fresh install, a cache load afterwards.
     """
@@ -196,7 +239,73 @@ def warm_up() -> float:
             smooth_path(grid, r.cells, "fast")
             smooth_path(grid, r.cells, "precise")
         grid.line_of_sight((0, 0), (4, 3))
-    _warm_outside_practice(Grid(passable))
+    if fields:
+        _warm_outside_practice(Grid(passable))
+    return time.perf_counter() - t0
+
+
+#: The two halves of a first compile, about equal in time: run at once in two processes they
+#: fill numba's cache in about 60% of the time one process takes.
+COMPILE_PARTS = ("searches", "groups")
+SEARCH_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints",
+                   "hierarchy", "dstar-lite")
+
+
+def level_kind(grid: Grid) -> str:
+    """``uniform`` or ``cost`` (terrain costs), with ``+heights``: what decides the kernels' signatures."""
+    return ("uniform" if grid.is_uniform else "cost") + ("+heights" if grid.heights is not None else "")
+
+
+def like_grid(kind: str) -> Grid:
+    """A small grid of the level kind ``kind`` (see ``level_kind``)."""
+    passable = np.ones((8, 8), dtype=bool)
+    cost = np.full((8, 8), 2.0) if kind.startswith("cost") else None
+    heights = np.zeros((8, 8), dtype=np.float32) if kind.endswith("+heights") else None
+    return Grid(passable, cost, heights)
+
+
+def compile_part(crowd_class, part: str, kind: str = "uniform") -> None:
+    """Compile one of ``COMPILE_PARTS`` (into numba's cache) by practice runs on a level of ``kind``."""
+    radius = CrowdConfig().navmesh_radius
+    like = like_grid(kind)
+    if part == "searches":
+        warm_up(fields=False)
+        practice_crowd(crowd_class, practice_grid(like), list(SEARCH_PLANNERS), "full", radius)
+    elif part == "groups":
+        passable = np.ones((4, 5), dtype=bool)
+        passable[1, 1:4] = False
+        _warm_outside_practice(Grid(passable))
+        groups = [m for m in PLANNERS if m not in SEARCH_PLANNERS]
+        practice_crowd(crowd_class, practice_grid(like), groups, "full", radius)
+        practice_crowd(crowd_class, practice_grid(like), [m for m in groups if m in FLOCKED], "tiles", radius)
+    else:
+        raise NavError(f"compile_part: unknown part {part!r}; expected one of {', '.join(COMPILE_PARTS)}")
+
+
+def precompile(crowd_class, kinds: Iterable[str] = ("uniform",), jobs: int | None = None) -> float:
+    """Fill numba's on-disk cache with every kernel for levels of ``kinds`` (see ``level_kind``),
+    in ``jobs`` processes at once (default: 2 when the machine has 2 cores or more): this process
+    compiles one part while a helper process (``python -m
+    rtsnav.systems.nav.crowd.precompile_worker``) compiles the other. Returns the seconds spent."""
+    import os
+    import subprocess
+
+    t0 = time.perf_counter()
+    kinds = list(kinds)
+    jobs = min(2, os.cpu_count() or 1) if jobs is None else jobs
+    if getattr(sys, "frozen", False):             # a bundled game: sys.executable is the game, not Python
+        jobs = 1
+    helper = None
+    if jobs >= 2:
+        helper = subprocess.Popen([sys.executable, "-m", "rtsnav.systems.nav.crowd.precompile_worker", "groups",
+                                   *kinds])
+    for kind in kinds:
+        compile_part(crowd_class, "searches", kind)
+    if os.environ.get("RTSNAV_COMPILE_TIMES"):
+        print(f"searches compiled in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    if helper is None or helper.wait() != 0:     # no helper, or it failed: compile its part here
+        for kind in kinds:
+            compile_part(crowd_class, "groups", kind)
     return time.perf_counter() - t0
 
 

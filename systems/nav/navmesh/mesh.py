@@ -45,6 +45,10 @@ __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink", "MeshQuery"]
 
 
 
+#: Cells a triangle bake rasterises at most (16384²: about 2 GB of working arrays).
+MAX_RASTER_CELLS = 16384 * 16384
+
+
 class NavMesh(MeshSurface):
     """Convex polygons (axis-aligned rectangles of cells) over the walkable, eroded area, plus
     the query layer baked with them.
@@ -113,9 +117,10 @@ class NavMesh(MeshSurface):
         ``subdivide = k`` rasterises each cell as k×k sub-cells first (Recast's finer voxels): a
         2-cell bridge stays open to agents of radius ≤ 0.5 cell with k = 2. The bake costs about
         k² more; ``max_side`` stays in grid cells."""
-        k = int(subdivide)
-        if k != subdivide or not 1 <= k <= 8:
+        if isinstance(subdivide, bool) or not isinstance(subdivide, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(subdivide) or int(subdivide) != subdivide or not 1 <= subdivide <= 8:
             raise NavError(f"subdivide must be a whole number 1..8, got {subdivide!r}")
+        k = int(subdivide)
         cfg = NavMeshConfig(cell_size=grid.cell_size / k, agent_radius=agent_radius, max_climb=max_climb,
                             max_side=max_side * k, landmarks=landmarks)
         heights = grid.heights if grid.heights is not None else np.zeros(grid.shape)
@@ -137,6 +142,10 @@ class NavMesh(MeshSurface):
         hi = v[:, :2].max(axis=0)
         w = int(math.ceil((hi[0] - lo[0]) / cfg.cell_size)) + 1
         h = int(math.ceil((hi[1] - lo[1]) / cfg.cell_size)) + 1
+        if w * h > MAX_RASTER_CELLS:
+            raise NavError(f"the triangles span {hi[0] - lo[0]:g} x {hi[1] - lo[1]:g} world units: {w} x {h} cells of "
+                           f"cell_size {cfg.cell_size:g}, more than the {MAX_RASTER_CELLS:,} a bake rasterises "
+                           "(scale the model or choose a larger cell_size)")
         z, slope = rasterize_triangles(v, t, cfg.cell_size, lo[0], lo[1], w, h)
         walk, height = walkable_surface(z, slope, cfg.max_slope, cfg.agent_height)
         walk = erode(walk, cfg.agent_radius / cfg.cell_size)
@@ -209,6 +218,11 @@ class NavMesh(MeshSurface):
         for name, p in (("a", a), ("b", b)):
             if self.polygon_at(p) < 0:
                 raise NavError(f"link end {name} {tuple(p)} is not on the navmesh")
+        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float, np.floating, np.integer))
+                                 or not math.isfinite(float(cost)) or float(cost) < 0):
+            raise NavError(f"link cost must be a finite number >= 0 (or None: the straight distance), got {cost!r}")
+        if not isinstance(kind, str) or not kind:
+            raise NavError(f"link kind must be a non-empty string such as 'jump', got {kind!r}")
         c = float(cost) if cost is not None else math.dist(a[:2], b[:2])
         link = OffMeshLink((float(a[0]), float(a[1]), float(a[2])), (float(b[0]), float(b[1]), float(b[2])), c, kind,
                             bidirectional)
@@ -283,6 +297,9 @@ class NavMesh(MeshSurface):
         the final answer when no search is needed (plain sight, the exact search, one polygon,
         a point off the mesh), else the ``QueryPlan`` of its area-cost search, to be stepped and
         answered by ``end_query``."""
+        if self.polygon_count == 0:                    # eroded away (a corridor narrower than the agent)
+            return MeshPath(PathStatus.UNREACHABLE, reason="the navmesh is empty: no walkable area is left after "
+                            f"eroding by the agent radius {self.config.agent_radius:g}")
         direct = self._in_plain_sight(s, g)
         if direct is not None:
             self.query_counts["direct"] += 1

@@ -43,13 +43,19 @@ class NavMeshConfig:
     landmarks: int = 8
 
     def __post_init__(self) -> None:
-        checks = [("cell_size", self.cell_size > 0), ("agent_radius", self.agent_radius >= 0),
-                  ("agent_height", self.agent_height > 0), ("max_slope", 0 <= self.max_slope <= 90),
-                  ("max_climb", self.max_climb >= 0), ("max_side", self.max_side >= 1),
-                  ("landmarks", self.landmarks >= 0)]
-        for name, ok in checks:
+        for name in ("cell_size", "agent_radius", "agent_height", "max_slope", "max_climb", "max_side", "landmarks"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(value):
+                raise NavError(f"NavMeshConfig.{name} must be a finite number, got {value!r}")
+        checks = [("cell_size", 1e-6 <= self.cell_size <= 1e6, "in [1e-6, 1e6]"),
+                  ("agent_radius", 0 <= self.agent_radius <= 1e3 * self.cell_size, "in [0, 1000 cells]"),
+                  ("agent_height", self.agent_height > 0, "> 0"), ("max_slope", 0 <= self.max_slope <= 90, "in [0, 90]"),
+                  ("max_climb", self.max_climb >= 0, ">= 0"), ("max_side", self.max_side >= 1, ">= 1"),
+                  ("landmarks", 0 <= self.landmarks <= 64, "in [0, 64]")]
+        for name, ok, expected in checks:
             if not ok:
-                raise NavError(f"NavMeshConfig.{name} out of range: {getattr(self, name)!r}")
+                raise NavError(f"NavMeshConfig.{name} must be {expected}, got {getattr(self, name)!r}")
 
 
 @dataclass(frozen=True, slots=True)

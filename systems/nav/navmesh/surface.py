@@ -117,12 +117,13 @@ class MeshSurface:
 
     def raycast(self, start: Sequence[float] | np.ndarray, end: Sequence[float] | np.ndarray) -> tuple[bool, np.ndarray]:
         """Walk a straight line on the mesh: ``(clear, hit)`` — ``hit`` is ``end`` when clear,
-        else the last point on the mesh before leaving it."""
+        else the last point on the mesh before leaving it (``start`` itself, not clear, when the
+        start is off the mesh). ``hit``'s z is the mesh height there, 0 off the mesh."""
         a = np.array(finite_point(start, "start"), dtype=np.float64)[:2]
         b = np.array(finite_point(end, "end"), dtype=np.float64)[:2]
         cs = self.config.cell_size
         if world_segments_clear(self.walkable, cs, self.origin[0], self.origin[1], a[None], b[None])[0]:
-            return True, np.array([b[0], b[1], self.height_at(b)])
+            return True, np.array([b[0], b[1], self.heights_of(b[None])[0]])
         lo, hi = 0.0, 1.0                                  # bisect the leaving point
         for _ in range(30):
             mid = (lo + hi) / 2
@@ -132,7 +133,7 @@ class MeshSurface:
             else:
                 hi = mid
         p = a + (b - a) * lo
-        return False, np.array([p[0], p[1], self.height_at(p)])
+        return False, np.array([p[0], p[1], self.heights_of(p[None])[0]])
 
     def heights_of(self, world: np.ndarray) -> np.ndarray:
         """Mesh height under each xy point (0 off the mesh)."""

@@ -9,7 +9,7 @@ of a goal's shortest paths and costs never change (tested against the search wit
 
 The build is one Dijkstra search per passable cell (both cores): quadratic in the map. It refuses
 grids beyond ``MAX_CELLS`` passable cells with an estimate of the time it would take; on large
-maps, bound the hierarchy, waypoint or navmesh graphs' searches instead (see the README).
+maps, bound the hierarchy, waypoint or navmesh graphs' searches instead (see `docs/planners.md`).
 Memory: 64 bytes per padded cell (8 boxes of 4 ``int16``). A map edit invalidates the bounds:
 ``find_path`` then searches without them and says so in ``reason``.
 """

@@ -187,11 +187,13 @@ class SlicedSearch:
     # ---------------------------------------------------------------- public
     @property
     def done(self) -> bool:
-        """True when ``result()`` is final."""
+        """True when ``result()`` is final (for the grid as it is now)."""
+        self._forget_if_edited()
         return self._result is not None
 
     def step(self, max_expansions: int) -> PathStatus:
         """Expand at most ``max_expansions`` nodes. Returns the status."""
+        self._forget_if_edited()
         if self._result is not None:
             return self._result.status
         if self.method == "bstar":
@@ -235,7 +237,9 @@ class SlicedSearch:
         return self._result.status
 
     def run(self) -> PathResult:
-        """Run to the end and return the result."""
+        """Run to the end and return the result (for the grid as it is now: a search that had
+        finished before a map edit starts over on the edited map)."""
+        self._forget_if_edited()
         if self._result is None and self.method == "jps+" and not self._begun:
             self._run_jps_plus()                   # one kernel call: no per-step overhead
         while self._result is None:
@@ -243,7 +247,9 @@ class SlicedSearch:
         return self._result
 
     def result(self) -> PathResult:
-        """The final result, or an ``IN_PROGRESS`` result while the search is unfinished."""
+        """The final result, or an ``IN_PROGRESS`` result while the search is unfinished (again
+        unfinished after a map edit: its answer was for the map before)."""
+        self._forget_if_edited()
         if self._result is None:
             return PathResult(PathStatus.IN_PROGRESS, expanded=self.expanded,
                               reason="search in progress")
@@ -286,6 +292,12 @@ class SlicedSearch:
 
     def _current_jump_table(self) -> np.ndarray:
         return self.grid.kept("jps+", JumpTable.build).current()
+
+    def _forget_if_edited(self) -> None:
+        """A finished answer for a grid edited since is stale: start over on the edited grid."""
+        if self._result is not None and self.grid.version != self._version:
+            self._restart()
+            self._version = self.grid.version
 
     def _restart(self) -> None:
         """Start over on the edited grid (its trivial answers and JPS+ table brought up to date)."""

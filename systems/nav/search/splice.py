@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import NavError
 from ..grid import Grid
 from .facade import find_path
 
@@ -58,8 +59,24 @@ def splice_path(grid: Grid, cells: np.ndarray, at: int, k: int = 8, m: int = 32,
                 method: str = "astar") -> SpliceResult:
     """Check the ``k`` steps after index ``at`` of the path ``cells`` (``(N, 2)``); if one is
     blocked, splice a detour from ``cells[at]`` to the first good cell after the blocked stretch
-    (at most ``m`` steps long), else re-plan from ``cells[at]`` to the goal."""
-    cells = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+    (at most ``m`` steps long), else re-plan from ``cells[at]`` to the goal.
+
+    Raises ``NavError`` for cells that are not ``(N, 2)`` integers on the grid, an ``at`` outside
+    ``0 .. N - 1``, or ``k`` / ``m`` below 1."""
+    raw = np.asarray(cells)
+    if raw.ndim != 2 or raw.shape[1] != 2 or len(raw) == 0 or not np.issubdtype(raw.dtype, np.integer):
+        raise NavError(f"splice_path: cells must be a non-empty (N, 2) array of integer (x, y) cells, got shape "
+                       f"{raw.shape} of {raw.dtype}")
+    cells = raw.astype(np.int64)
+    off = ~((cells[:, 0] >= 0) & (cells[:, 0] < grid.width) & (cells[:, 1] >= 0) & (cells[:, 1] < grid.height))
+    if off.any():
+        raise NavError(f"splice_path: cell {tuple(int(v) for v in cells[off][0])} is outside the "
+                       f"{grid.width}x{grid.height} grid")
+    for name, value, low in (("at", at, 0), ("k", k, 1), ("m", m, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise NavError(f"splice_path: {name} must be an integer >= {low}, got {value!r}")
+    if at >= len(cells):
+        raise NavError(f"splice_path: at must be an index of the path (0 .. {len(cells) - 1}), got {at}")
     blocked = check_ahead(grid, cells, at, k)
     if blocked < 0:
         return SpliceResult(cells[at:], "clear")

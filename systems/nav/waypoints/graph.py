@@ -40,15 +40,50 @@ __all__ = ["WaypointGraph", "LookupTables", "LOOKUP_LIMIT_BYTES"]
 LOOKUP_LIMIT_BYTES = 256 * 1024 * 1024
 
 
+def _checked_cells(grid: Grid, cells) -> np.ndarray:
+    raw = np.asarray(cells)
+    if raw.size and (raw.ndim != 2 or raw.shape[1] != 2 or not np.issubdtype(raw.dtype, np.integer)):
+        raise NavError(f"waypoint cells must be an (N, 2) array of integer (x, y) cells, got shape {raw.shape} of "
+                       f"{raw.dtype}")
+    c = raw.astype(np.int64).reshape(-1, 2)
+    for cell in c:
+        grid.check_cell(cell, "waypoint")
+        if not grid.passable[cell[1], cell[0]]:
+            raise NavError(f"waypoint {tuple(int(v) for v in cell)} is on a blocked cell")
+    return c
+
+
+def _checked_edges(grid: Grid, cells: np.ndarray, points: np.ndarray, edges) -> np.ndarray:
+    raw = np.asarray(edges)
+    if raw.size and (raw.ndim != 2 or raw.shape[1] != 2 or not np.issubdtype(raw.dtype, np.integer)):
+        raise NavError(f"waypoint edges must be an (E, 2) array of integer indexes into cells, got shape {raw.shape} "
+                       f"of {raw.dtype}")
+    e = raw.astype(np.int64).reshape(-1, 2)
+    bad = (e < 0) | (e >= len(cells))
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise NavError(f"waypoint edge {row} {tuple(int(v) for v in e[row])} is not a pair of indexes in 0 .. "
+                       f"{len(cells) - 1}")
+    if len(e):
+        clear = grid.segments_clear(points[e[:, 0]], points[e[:, 1]])
+        if not clear.all():
+            row = int(np.flatnonzero(~clear)[0])
+            raise NavError(f"waypoint edge {row} from {tuple(int(v) for v in cells[e[row, 0]])} to "
+                           f"{tuple(int(v) for v in cells[e[row, 1]])} crosses a wall")
+    return e
+
+
 class WaypointGraph:
     """Waypoints (``cells`` ``(V, 2)`` int, ``points`` ``(V, 3)`` world) and undirected edges
     in CSR form (``adj_start``, ``adj_target``, ``adj_cost``; cost = world length)."""
 
     def __init__(self, grid: Grid, cells: np.ndarray, edges: np.ndarray) -> None:
+        """Raises ``NavError`` for cells that are not integer ``(x, y)`` on open cells of ``grid``,
+        and for edges that are not pairs of indexes into ``cells`` or whose segment crosses a wall."""
         self.grid = grid
-        self.cells = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        self.cells = _checked_cells(grid, cells)
         self.points = grid.cells_to_world(self.cells)
-        e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        e = _checked_edges(grid, self.cells, self.points, edges)
         length = np.hypot(*(self.points[e[:, 0], :2] - self.points[e[:, 1], :2]).T) if len(e) else np.zeros(0)
         src = np.concatenate([e[:, 0], e[:, 1]])
         dst = np.concatenate([e[:, 1], e[:, 0]])

@@ -60,6 +60,11 @@ _ALL = np.ones(1, dtype=np.uint8)
 _NONE = np.zeros(0, dtype=np.int64)
 
 
+#: More levels than this cannot help: with the smallest cluster and ratio, level 16's one cluster
+#: spans 2^17 cells, beyond any map the grid holds.
+MAX_LEVELS = 16
+
+
 class Hierarchy:
     """A built hierarchy over one grid; see the module docs. Make one with ``Hierarchy.build``.
 
@@ -71,12 +76,12 @@ class Hierarchy:
     """
 
     def __init__(self, grid: Grid, levels: int, cluster_size: int, ratio: int) -> None:
-        if levels < 1:
-            raise NavError(f"a hierarchy needs levels >= 1, got {levels}")
-        if cluster_size < 4:
-            raise NavError(f"cluster_size must be >= 4, got {cluster_size}")
-        if ratio < 2:
-            raise NavError(f"ratio must be >= 2, got {ratio}")
+        for name, value, low in (("levels", levels, 1), ("cluster_size", cluster_size, 4), ("ratio", ratio, 2)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise NavError(f"{name} must be an integer >= {low}, got {value!r}")
+        if levels > MAX_LEVELS or cluster_size > 1 << 20 or ratio > 1 << 10:
+            raise NavError(f"levels must be <= {MAX_LEVELS}, cluster_size <= {1 << 20} and ratio <= {1 << 10} (beyond, "
+                           f"a level's clusters exceed any map), got {levels}, {cluster_size}, {ratio}")
         self.grid = grid
         self.levels = int(levels)
         self.sizes = [int(cluster_size) * int(ratio) ** i for i in range(levels)]

@@ -138,6 +138,7 @@ DETOUR = ascii_grid("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flow_mode", ["full", "tiles"])
 def test_a_wide_group_flows_round_by_the_opening_it_fits_not_through_the_gap(flow_mode):
     from rtsnav.systems.nav.crowd import CrowdConfig

@@ -62,6 +62,7 @@ def test_single_agents_and_a_group_arrive_without_esper():
     assert not log["failed"] and _wall_free(crowd)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("planner", ["leader", "flowfield"])
 def test_the_readme_group_example_runs_through_the_crowd(planner):
     passable = np.ones((40, 60), dtype=bool)
@@ -297,6 +298,7 @@ def test_an_agent_with_no_way_forward_gets_stuck_events_then_fails():
     assert "no progress" in failed or "not reachable" in failed
 
 
+@pytest.mark.slow
 def test_short_soak_with_random_reorders_never_leaves_a_silent_stuck_unit():
     grid = load_movingai_map("den520d.map")
     crowd = Crowd(grid, CrowdConfig(stuck_after=4.0))
@@ -637,3 +639,18 @@ def test_crowd_prepare_ends_with_a_gc_freeze_unless_told_not_to(arena):
     assert gc.get_freeze_count() == 0
     crowd.prepare(["astar"])
     assert gc.get_freeze_count() > 0
+
+
+def test_spawn_separation_looks_only_around_the_newcomers():
+    """``separate`` pulls apart the bodies within a few cells of agents just added: a unit
+    spawned among 100,000 ran its rounds over all of them (5 s a spawn)."""
+    from rtsnav.systems.nav.crowd.motion import near_cells
+
+    grid = Grid(np.ones((40, 50), dtype=bool), cell_size=0.5, origin=(3.0, -2.0))
+    rng = np.random.default_rng(4)
+    points = rng.uniform((3.0, -2.0), (28.0, 18.0), (400, 2))
+    around = np.array([5, 77, 300])
+    got = near_cells(points, around, grid, 3)
+    cells = np.floor((points - np.array([3.0, -2.0])) / 0.5).astype(int)
+    expected = (np.abs(cells[:, None, :] - cells[around][None, :, :]).max(axis=2) <= 3).any(axis=1)
+    assert np.array_equal(got, expected) and got[around].all() and 0 < got.sum() < len(points)

@@ -84,6 +84,7 @@ def _check(result: SceneResult, straight_s: float, *, all_overlaps: bool = False
     assert result.jitter_deg < 6.0, f"heading jitter {result.jitter_deg:.1f} degrees per tick"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("all_at_once", [False, True])
 def test_rvo2_circle_of_250_single_units(all_at_once):
     """A dense ring (neighbours touching): with every plan made in the first tick all 250 start
@@ -111,6 +112,7 @@ def _two_groups(passable, a, b, goal_a, goal_b, planner="flowfield", r=0.4, spee
     return crowd, team
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("contacts", [False, True])
 @pytest.mark.parametrize("planner", ["flowfield", "leader"])
 def test_two_groups_of_100_head_on_in_a_10_cell_corridor(planner, contacts):
@@ -124,6 +126,7 @@ def test_two_groups_of_100_head_on_in_a_10_cell_corridor(planner, contacts):
     _check(result, 100 / 3.0, all_overlaps=contacts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("planner", ["flowfield", "leader"])
 def test_hard_contacts_through_a_one_cell_gap(planner):
     """With hard contacts, 100 units still file through a one-cell gap and settle (slower than
@@ -138,6 +141,7 @@ def test_hard_contacts_through_a_one_cell_gap(planner):
     assert result.arrived == 100 and result.overlaps == 0 and result.wall_entries == 0
 
 
+@pytest.mark.slow
 def test_two_groups_crossing_at_right_angles():
     passable = np.ones((80, 80), dtype=bool)
     k = np.arange(60)
@@ -148,6 +152,7 @@ def test_two_groups_crossing_at_right_angles():
     _check(result, 68 / 3.0)
 
 
+@pytest.mark.slow
 def test_bottleneck_of_100_through_a_2_cell_door():
     passable = np.ones((40, 60), dtype=bool)
     passable[:, 30] = False
@@ -173,6 +178,7 @@ def test_doorway_passed_both_ways():
     _check(result, 40 / 3.0)
 
 
+@pytest.mark.slow
 def test_open_field_armies_meet():
     passable = np.ones((120, 160), dtype=bool)
     k = np.arange(300)
@@ -183,6 +189,7 @@ def test_open_field_armies_meet():
     _check(result, 130 / 3.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("congestion", [False, True])
 def test_two_armies_across_the_river(congestion):
     """Shortest routes share the north bridge; with congestion on each bridge carries ≥ 20%."""
@@ -222,6 +229,7 @@ def test_two_armies_across_the_river(congestion):
         assert on_south.sum() == 0                             # all on the one bridge: the jam the option avoids
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("planner", ["leader", "flowfield"])
 def test_200_through_a_one_cell_gap_settle_close_to_the_best_packing(planner):
     passable = np.ones((40, 60), dtype=bool)

@@ -44,6 +44,7 @@ def _check_scenarios(grid, scenarios, method, weight=1.5):
     assert not failures, f"{len(failures)} of {len(scenarios)} failed, first: {failures[:3]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", EXACT + ["weighted"])
 @pytest.mark.parametrize("map_name", list(MAPS))
 def test_method_matches_benchmark_optimum(map_name, method, scenario_sets):

@@ -71,6 +71,7 @@ def test_bodies_keep_their_radius_off_walls(radius):
     assert worst >= 0.95
 
 
+@pytest.mark.slow
 def test_a_big_leader_group_uses_both_bridges():
     row = bridge_shares(250)
     assert row["north_share"] >= 0.25 and row["south_share"] >= 0.25
@@ -113,6 +114,7 @@ def test_a_frozen_unit_is_reported_with_where_it_stands_and_a_moving_queue_is_no
     assert watch.row()["pair_ticks_under_half"] == 0
 
 
+@pytest.mark.slow
 def test_two_armies_of_mixed_planners_swap_banks():
     from tests.benchmarks.crowd_flows import river_armies
 
@@ -121,6 +123,7 @@ def test_two_armies_of_mixed_planners_swap_banks():
     assert row["pair_ticks_under_half"] == 0
 
 
+@pytest.mark.slow
 def test_an_order_into_a_pocket_ends_with_every_unit_settled_or_told():
     p = np.ones((40, 40), dtype=bool)
     p[30:40, 30] = False
@@ -137,6 +140,7 @@ def test_an_order_into_a_pocket_ends_with_every_unit_settled_or_told():
     assert int(walking.sum()) == 0 or set(ids[walking].tolist()) <= failed
 
 
+@pytest.mark.slow
 def test_a_crowd_streams_through_a_gap_in_lanes_not_in_one_file():
     """Single units bound for a 3-cell gap look ahead past its corner waypoint: the flow is more
     than one file could carry (one file at full speed: 27% of the geometric limit)."""
@@ -144,6 +148,7 @@ def test_a_crowd_streams_through_a_gap_in_lanes_not_in_one_file():
     assert gap_flow(True)["share_of_limit"] >= 0.25
 
 
+@pytest.mark.slow
 def test_a_big_leader_group_leaves_its_bank_without_stacking():
     """1,000 units of one "leader" group spawned on the river level's east bank (as the demo
     does: on its spawn cells, jittered) and ordered across: its corridor is as wide as the army,

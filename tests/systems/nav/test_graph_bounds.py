@@ -21,6 +21,7 @@ def den():
     return grid, cells, graph, GraphGoalBounds.build(graph)
 
 
+@pytest.mark.slow
 def test_goal_bounds_never_change_a_cost_and_prune_the_search(den):
     grid, cells, graph, bounds = den
     rng = np.random.default_rng(2)

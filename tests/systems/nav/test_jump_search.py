@@ -56,6 +56,7 @@ def test_jps_plus_table_cache_round_trip_and_refuses_another_grid(tmp_path):
         JumpTable.load(files[0], grid)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["astar", "dijkstra", "jps+"])
 def test_goal_bounds_never_change_a_cost_and_prune(method):
     rng = np.random.default_rng(5)

@@ -164,6 +164,7 @@ def test_units_walled_in_far_from_any_open_cell_are_still_freed():
     assert grid.world_to_cell(*crowd.positions[0, :2]) == (0, 0)
 
 
+@pytest.mark.slow
 def test_after_edits_on_followed_paths_every_planner_answers_as_a_fresh_query():
     """Blocks dropped on walked paths, each announced and its rebuilds waited for: grid methods,
     JPS+ table, hierarchy, navmesh, waypoint graph and sector tiles give the same costs as
@@ -263,6 +264,7 @@ def test_on_a_large_map_the_jps_plus_table_is_rebuilt_in_budgeted_bands_after_an
     assert np.array_equal(table.current(), build_table(free, wp, grid.height + 2))
 
 
+@pytest.mark.slow
 def test_an_unprepared_crowd_builds_its_sector_tiles_under_the_budget_not_in_one_tick():
     """A flow order on a large map with no ``prepare``: the tiles are built a slice per tick
     (the order's job), the group then walks and arrives."""

@@ -33,6 +33,7 @@ def _searched(mesh, a, b):
     return r, stats[1] - before
 
 
+@pytest.mark.slow
 def test_goal_bounds_never_change_a_cost_and_prune_the_search(crop):
     grid, cells, mesh, bounds = crop
     rng = np.random.default_rng(5)

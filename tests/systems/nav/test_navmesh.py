@@ -165,6 +165,7 @@ def test_bad_config_raises():
         NavMeshConfig(max_slope=120)
 
 
+@pytest.mark.slow
 def test_cache_round_trip_and_corruption_is_detected(tmp_path):
     grid = load_movingai_map("AcrosstheCape.map")
     mesh = NavMesh.cached(grid, tmp_path, agent_radius=0.5)
@@ -196,6 +197,7 @@ def test_off_mesh_link_with_area_costs():
     assert not back.found and back.partial
 
 
+@pytest.mark.slow
 def test_subdivided_raster_keeps_narrow_bridges_open_and_still_clears_the_walls():
     from rtsnav.levels import load_level
 
@@ -226,6 +228,7 @@ def test_subdivided_raster_keeps_narrow_bridges_open_and_still_clears_the_walls(
         NavMesh.from_grid(grid, agent_radius=0.4, subdivide=0)
 
 
+@pytest.mark.slow
 def test_the_crowds_navmesh_planner_crosses_the_river():
     from rtsnav.levels import load_level
     from rtsnav.systems.nav import Crowd

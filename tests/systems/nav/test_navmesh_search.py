@@ -156,6 +156,7 @@ def test_random_maps_exact_and_inside(seed):
         assert passable[c[:, 1], c[:, 0]].all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(25))
 def test_random_terraces_never_climb_a_cliff(seed):
     rng = np.random.default_rng(seed)
