@@ -272,12 +272,14 @@ def test_debug_flag_shows_the_traceback():
     assert res.returncode != 0 and "Traceback" in res.stderr
 
 
-def test_bake_into_an_unwritable_folder_keeps_the_bake_with_one_warning(tmp_path):
+def test_bake_into_an_unwritable_folder_is_an_error_not_a_success(tmp_path):
+    """``levels bake`` exists to save its bakes: a folder it cannot write is refused at once (a
+    library load still falls back to memory with one warning: ``test_godot_parity``)."""
     blocker = tmp_path / "file"
     blocker.write_text("x")
     res = _cli("rtsnav.levels", "bake", "river", "--cache", str(blocker / "sub"))
-    assert res.returncode == 0, res.stderr
-    assert res.stderr.count("baking in memory") == 1 and "navmesh ready" in res.stdout
+    assert res.returncode == 2 and "cannot write the cache folder" in res.stderr and "Traceback" not in res.stderr
+    assert "ready" not in res.stdout
 
 
 @pytest.mark.parametrize("table, message", [
