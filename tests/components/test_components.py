@@ -115,6 +115,7 @@ def test_replacing_a_position_component_teleports_the_agent(arena):
     assert not old.is_bound and old.as_tuple() == (3.5, 10.5, 0.0)
 
 
+@pytest.mark.slow
 def test_a_replaced_component_equal_in_value_is_bound_all_the_same(arena):
     """The registry compares identities, not values: components compare equal by value."""
     from rtsnav.systems import Navigation, install

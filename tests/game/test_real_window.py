@@ -52,6 +52,9 @@ class Window:
         self.xvfb = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1024x700x24", "-nolisten", "tcp"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.env = {**os.environ, "DISPLAY": self.display}
+        # the X server must answer before the game starts (on a busy machine it takes a while,
+        # and a game started too early fails to open its window)
+        _wait_for(self._display_up, "the X server")
         self.state_path, self.shot = tmp / "state.json", tmp / "shot.png"
         self.log = open(tmp / "game.log", "w")
         self.game = subprocess.Popen([sys.executable, "-m", "rtsnav.game", "--level", "river", "--units", "200",
@@ -60,6 +63,11 @@ class Window:
                                      cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
         self.window = _wait_for(self._window_id, "the game window")
         self.state()
+
+    def _display_up(self) -> bool:
+        if self.xvfb.poll() is not None:
+            raise AssertionError(f"Xvfb exited with status {self.xvfb.returncode} on display {self.display}")
+        return subprocess.run(["xdotool", "getdisplaygeometry"], env=self.env, capture_output=True).returncode == 0
 
     def _window_id(self) -> str:
         if self.game.poll() is not None:

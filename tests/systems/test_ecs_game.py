@@ -116,6 +116,7 @@ def test_game_agents_reach_targets_or_fail_cleanly(map_name):
         assert agent.is_target_reached()
 
 
+@pytest.mark.slow
 def test_rmtst01_run_includes_unreachable_targets():
     _, expected, _, failed = _run_game("rmtst01.map", agents=60, seed=1)
     assert sum(c is None for c in expected.values()) >= 12 and len(failed) >= 12

@@ -4,11 +4,13 @@ are in ``test_crowd_scenes.py``)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rtsnav.systems.nav import Grid
 from rtsnav.systems.nav.crowd import Crowd, NavState
 
 
+@pytest.mark.slow
 def test_avoidance_between_groups_never_pushes_into_walls():
     passable = np.zeros((14, 120), dtype=bool)
     passable[2:12, :] = True                                  # a 10-cell corridor

@@ -515,6 +515,7 @@ def test_cached_field_samples_steer_exactly_as_fresh_ones(arena, monkeypatch):
     np.testing.assert_array_equal(run(False), run(True))
 
 
+@pytest.mark.slow
 def test_sector_fields_are_built_under_the_planning_budget_and_units_walk_the_coarse_route_meanwhile(
         arena, monkeypatch):
     """Group units entering sectors their order has not built follow the coarse route while the

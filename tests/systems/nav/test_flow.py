@@ -244,6 +244,7 @@ def _follow_tiles(order, start, limit=4000):
     return math.inf
 
 
+@pytest.mark.slow
 def test_sector_tile_paths_reach_the_goal_close_to_the_full_field_cost():
     grid = _map("cape256")
     tiles = SectorGraph(grid, 16)

@@ -83,6 +83,7 @@ def test_closing_a_gate_on_units_standing_in_it_frees_them_and_every_planner_rer
     assert reached >= set(everyone.tolist()), f"{len(reached & set(everyone.tolist()))}/{len(everyone)} arrived"
 
 
+@pytest.mark.slow
 def test_rebuilt_structures_equal_fresh_bakes_and_answer_as_fresh_queries():
     """The worker process's rebuilds after an edit are the structures a fresh bake makes; a
     navmesh query on the swapped mesh costs what a query on a fresh mesh costs."""
