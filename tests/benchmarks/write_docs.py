@@ -222,7 +222,7 @@ def write(results_dir: Path, out: Path) -> int:
              "Written by `make bench` (`tests/benchmarks/write_docs.py`) from the JSON the benchmarks wrote; each",
              "section names the command, machine, date and commit of its run. Times vary by ±15–30% between",
              "runs on a shared machine; the ratios against the peers, measured in the same run, hold.", ""]
-    lines += [f"- [{n}](#{n.replace('_', '_')})" for n in names] + [""]
+    lines += [f"- [{n}](#{n})" for n in names] + [""]
     for name in names:
         lines += section(name, json.loads(files[name].read_text()), out.parent)
     out.write_text("\n".join(lines).rstrip() + "\n")

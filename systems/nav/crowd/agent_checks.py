@@ -12,7 +12,7 @@ from ..grid import finite_point
 from .config import CrowdConfig
 from .state import CrowdState
 
-__all__ = ["agent_ids", "check_flocking", "check_settings", "check_targets", "check_tick"]
+__all__ = ["agent_ids", "check_group", "check_settings", "check_targets", "check_tick"]
 
 
 def agent_ids(agents: CrowdState, ids) -> np.ndarray:
@@ -42,7 +42,8 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
     if pos.ndim != 2 or pos.shape[1] not in (2, 3) or not np.isfinite(pos).all():
         raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got shape {pos.shape}")
     limits = {"radius": (0.0, config.max_radius_cells * cell_size),
-              "max_speed": (1e-9, config.max_speed_cells * cell_size)}
+              "max_speed": (1e-9, config.max_speed_cells * cell_size),
+              "separation": (0.0, math.inf), "cohesion": (0.0, math.inf), "alignment": (0.0, math.inf)}
     for name, value in settings.items():
         low, high = limits.get(name, (1e-9, math.inf))
         try:
@@ -54,17 +55,10 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
     return pos
 
 
-def check_flocking(group, **weights: float) -> None:
-    """``group`` an integer (≥ 0: a flock, negative: none) and each flocking weight finite and ≥ 0."""
+def check_group(group) -> None:
+    """``group`` an integer: ≥ 0 a flock, negative none."""
     if isinstance(group, bool) or not isinstance(group, (int, np.integer)):
         raise NavError(f"group must be an integer (>= 0 for a flock, -1 for none), got {group!r}")
-    for name, value in weights.items():
-        try:
-            ok = not isinstance(value, bool) and math.isfinite(float(value)) and float(value) >= 0
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise NavError(f"{name} must be a finite number >= 0 (a flocking weight), got {value!r}")
 
 
 def check_tick(dt, movement: str) -> float:

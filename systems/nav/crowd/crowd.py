@@ -30,7 +30,7 @@ from rtsnav.names import GROUP_PLANNERS, PLANNERS, canonical_planner, unknown_na
 
 from ..errors import NavError
 from ..grid import Grid
-from .agent_checks import agent_ids, check_flocking, check_settings, check_targets, check_tick
+from .agent_checks import agent_ids, check_group, check_settings, check_targets, check_tick
 from .chaining import settle_chained, settle_in_crowd
 from .config import CrowdConfig
 from .events import CrowdEvents, Outcomes
@@ -117,8 +117,9 @@ class Crowd:
         pos = check_settings(positions, self.grid.cell_size, self.config, radius=radius, max_speed=max_speed,
                              path_desired_distance=path_desired_distance,
                              target_desired_distance=target_desired_distance, path_max_distance=path_max_distance,
-                             flock_radius=flock_radius)
-        check_flocking(group, separation=separation, cohesion=cohesion, alignment=alignment)
+                             flock_radius=flock_radius, separation=separation, cohesion=cohesion,
+                             alignment=alignment)
+        check_group(group)
         ids = self.agents.allocate(len(pos))
         s = self.agents
         s.position[ids, : pos.shape[1]] = pos

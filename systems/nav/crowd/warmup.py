@@ -196,20 +196,13 @@ FIRST_COMPILE_S = 80
 def kernels_compiled() -> bool:
     """Whether the kernels are compiled in this process or in numba's on-disk cache (probed on
     the A* kernel: every warm-up compiles it first and caches it with the rest)."""
+    import os
+
     from ..search.astar import astar_run
 
-    if astar_run.signatures:
-        return True
-    cache = getattr(astar_run, "_cache", None)
-    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    if index is None:
-        return True                         # no cache to probe: nothing to announce
-    try:
-        from pathlib import Path
-
-        return Path(index).exists()
-    except OSError:
-        return True
+    index = getattr(getattr(getattr(astar_run, "_cache", None), "_cache_file", None), "_index_path", None)
+    # no cache to probe (caching off): nothing to announce
+    return bool(astar_run.signatures) or index is None or os.path.exists(index)
 
 
 def _say(message: str) -> None:

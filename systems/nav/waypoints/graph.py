@@ -46,10 +46,13 @@ def _checked_cells(grid: Grid, cells) -> np.ndarray:
         raise NavError(f"waypoint cells must be an (N, 2) array of integer (x, y) cells, got shape {raw.shape} of "
                        f"{raw.dtype}")
     c = raw.astype(np.int64).reshape(-1, 2)
-    for cell in c:
-        grid.check_cell(cell, "waypoint")
-        if not grid.passable[cell[1], cell[0]]:
-            raise NavError(f"waypoint {tuple(int(v) for v in cell)} is on a blocked cell")
+    off = (c[:, 0] < 0) | (c[:, 0] >= grid.width) | (c[:, 1] < 0) | (c[:, 1] >= grid.height)
+    if off.any():
+        x, y = (int(v) for v in c[off][0])
+        raise NavError(f"waypoint (x={x}, y={y}) is outside the grid (0 <= x < {grid.width}, 0 <= y < {grid.height})")
+    blocked = ~grid.passable[c[:, 1], c[:, 0]]
+    if blocked.any():
+        raise NavError(f"waypoint {tuple(int(v) for v in c[blocked][0])} is on a blocked cell")
     return c
 
 
@@ -103,11 +106,7 @@ class WaypointGraph:
     def from_waypoints(cls, grid: Grid, cells: np.ndarray, max_edge: float = math.inf) -> "WaypointGraph":
         """Join hand-placed waypoint ``cells`` pairwise where the straight segment is walkable
         (and no longer than ``max_edge`` world units)."""
-        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
-        for cell in c:
-            grid.check_cell(cell, "waypoint")
-            if not grid.passable[cell[1], cell[0]]:
-                raise NavError(f"waypoint {tuple(cell)} is on a blocked cell")
+        c = _checked_cells(grid, cells)
         i, j = np.triu_indices(len(c), k=1)
         pts = grid.cells_to_world(c)
         near = np.hypot(*(pts[i, :2] - pts[j, :2]).T) <= max_edge
