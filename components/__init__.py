@@ -5,10 +5,11 @@ hold their own values until the navigation processors register the entity, then 
 a row of the ``Navigation``'s agent arrays, so processors work on all agents at once.
 """
 
-from .navigation import GRID_PLANNERS, PLANNERS, NavigationAgent, NavState
+from .navigation import GRID_PLANNERS, PLANNERS, NavigationAgent, NavigationPathResult, NavState
+from .obstacle import NavigationObstacle
 from .steering import Flock
 from .tags import Selected, Team
 from .transform import Position, Velocity
 
-__all__ = ["Position", "Velocity", "NavigationAgent", "NavState", "Flock", "Team", "Selected", "PLANNERS",
-           "GRID_PLANNERS"]
+__all__ = ["Position", "Velocity", "NavigationAgent", "NavigationObstacle", "NavigationPathResult", "NavState",
+           "Flock", "Team", "Selected", "PLANNERS", "GRID_PLANNERS"]

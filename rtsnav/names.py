@@ -13,7 +13,11 @@ import enum
 
 __all__ = ["Planner", "PLANNERS", "GRID_PLANNERS", "GROUP_PLANNERS", "SEARCH_METHODS", "NavState",
            "canonical_planner", "unknown_name", "P_MAX_SPEED", "P_RADIUS", "P_PATH_DIST", "P_TARGET_DIST",
-           "P_PATH_MAX", "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED"]
+           "P_PATH_MAX", "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED", "A_PRIORITY",
+           "A_NEIGHBOR_DISTANCE", "A_MAX_NEIGHBORS", "A_HORIZON_AGENTS", "A_HORIZON_OBSTACLES", "L_AVOIDANCE_LAYERS",
+           "L_AVOIDANCE_MASK", "L_NAVIGATION_LAYERS", "S_HEIGHT", "S_HEIGHT_OFFSET", "S_SEARCH_MAX_DISTANCE",
+           "S_SEARCH_MAX_POLYGONS", "S_RETURN_MAX_LENGTH", "S_RETURN_MAX_RADIUS", "S_SIMPLIFY_EPSILON",
+           "S_POSTPROCESSING", "O_SIMPLIFY_PATH", "O_KEEP_Z_VELOCITY", "O_3D_AVOIDANCE", "POSTPROCESSING"]
 
 
 class Planner(enum.IntEnum):
@@ -80,3 +84,14 @@ class NavState(enum.IntEnum):
 # Columns of the crowd's ``agent_params`` (P_*) and ``agent_flags`` (F_*) tables.
 P_MAX_SPEED, P_RADIUS, P_PATH_DIST, P_TARGET_DIST, P_PATH_MAX = range(5)
 F_HAS_TARGET, F_AVOIDANCE, F_TARGET_DIRTY, F_PAUSED = range(4)
+# Columns of ``avoidance_params`` (A_*, NaN: the crowd's ``CrowdConfig`` value; priority NaN: 1).
+A_PRIORITY, A_NEIGHBOR_DISTANCE, A_MAX_NEIGHBORS, A_HORIZON_AGENTS, A_HORIZON_OBSTACLES = range(5)
+# Columns of ``agent_layers`` (L_*: 32-bit layer masks, Godot's layer 1 = bit 0 by default).
+L_AVOIDANCE_LAYERS, L_AVOIDANCE_MASK, L_NAVIGATION_LAYERS = range(3)
+# Columns of ``path_settings`` (S_*: 0 = no limit, as Godot's) and ``agent_options`` (O_*).
+(S_HEIGHT, S_HEIGHT_OFFSET, S_SEARCH_MAX_DISTANCE, S_SEARCH_MAX_POLYGONS, S_RETURN_MAX_LENGTH, S_RETURN_MAX_RADIUS,
+ S_SIMPLIFY_EPSILON, S_POSTPROCESSING) = range(8)
+O_SIMPLIFY_PATH, O_KEEP_Z_VELOCITY, O_3D_AVOIDANCE = range(3)
+#: Godot's ``path_postprocessing`` values, by code: the level's smoothing (a funnel on the
+#: navmesh), cell / edge centres, or the search's raw corners.
+POSTPROCESSING = ("corridorfunnel", "edgecentered", "none")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+from itertools import repeat
 from operator import attrgetter
 
 import numpy as np
@@ -12,23 +14,19 @@ __all__ = ["BoundReadProcessor", "BoundWriteProcessor"]
 
 
 def _read_rows(objects: list, fields: tuple[str, ...]) -> np.ndarray:
-    get = attrgetter(*fields)
-    return np.array([get(o) for o in objects], dtype=np.float64).reshape(len(objects), len(fields))
+    """The fields of every object, ``(len(objects), len(fields))``: one C-level pass per field
+    (``map`` over an ``attrgetter`` into ``np.fromiter``), no Python loop per object."""
+    out = np.empty((len(objects), len(fields)), dtype=np.float64)
+    for k, name in enumerate(fields):
+        out[:, k] = np.fromiter(map(attrgetter(name), objects), dtype=np.float64, count=len(objects))
+    return out
 
 
 def _write_rows(objects: list, fields: tuple[str, ...], values: np.ndarray) -> None:
-    rows = values[:, : len(fields)].tolist()
-    if len(fields) == 3:
-        fx, fy, fz = fields
-        for o, (x, y, z) in zip(objects, rows):
-            setattr(o, fx, x)
-            setattr(o, fy, y)
-            setattr(o, fz, z)
-    else:
-        fx, fy = fields
-        for o, (x, y) in zip(objects, rows):
-            setattr(o, fx, x)
-            setattr(o, fy, y)
+    """Set the fields of every object from ``values``' columns: one C-level ``map(setattr, ...)``
+    pass per field (drained by a zero-length deque), no Python loop per object."""
+    for k, name in enumerate(fields):
+        deque(map(setattr, objects, repeat(name), values[:, k].tolist()), maxlen=0)
 
 
 class BoundReadProcessor(NavProcessor):

@@ -28,8 +28,10 @@ class CrowdProcessor(NavProcessor):
             dispatch(events.WAYPOINT_REACHED, int(owner[i]), index, point)
         for i, kind, start, end in ev.links:
             dispatch(events.LINK_REACHED, int(owner[i]), kind, start, end)
+        short = crowd.agents.failure          # (at a closest point, or a cut path's end: finished, not reached)
         for i in ev.reached.tolist():
-            dispatch(events.TARGET_REACHED, int(owner[i]))
+            if i not in short:
+                dispatch(events.TARGET_REACHED, int(owner[i]))
             dispatch(events.NAVIGATION_FINISHED, int(owner[i]))
         for i, reason in zip(ev.failed.tolist(), ev.reasons):
             dispatch(events.PATH_FAILED, int(owner[i]), reason)
@@ -37,5 +39,8 @@ class CrowdProcessor(NavProcessor):
                 dispatch(events.NAVIGATION_FINISHED, int(owner[i]))
         for i in ev.stuck.tolist():
             dispatch(events.STUCK, int(owner[i]))
+        for i in ev.displaced.tolist():
+            if owner[i] >= 0:
+                dispatch(events.DISPLACED, int(owner[i]), tuple(float(v) for v in crowd.positions[i]))
         if len(ev.moving) and events.has_handler(events.VELOCITY_COMPUTED):
             dispatch(events.VELOCITY_COMPUTED, owner[ev.moving].copy(), ev.velocities)

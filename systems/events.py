@@ -28,6 +28,10 @@ LINK_REACHED = "link_reached"             entity: int, kind: str, start: tuple, 
 STUCK = "stuck"                           entity: int — no progress for ``stuck_after`` seconds;
                                           a recovery started (re-plan, walk alone, nearest
                                           reachable point); after the last one, path_failed.
+DISPLACED = "displaced"                   entity: int, position: (x, y, z) — a map edit (a
+                                          gate, a carving obstacle) closed the cell the agent
+                                          stood in; it was moved to ``position``, the nearest
+                                          open point.
 """
 
 #: ``(entity: int, path: ndarray (N, 3) float64)`` — a new path was planned for the agent;
@@ -62,8 +66,12 @@ LINK_REACHED = "link_reached"
 #: queue counts as progress); a recovery started. After the last recovery: ``path_failed``.
 STUCK = "stuck"
 
+#: ``(entity: int, position: tuple[float, float, float])`` — a map edit closed the cell the agent
+#: stood in; it was moved out, to ``position``.
+DISPLACED = "displaced"
+
 ALL = (PATH_CHANGED, WAYPOINT_REACHED, TARGET_REACHED, NAVIGATION_FINISHED, VELOCITY_COMPUTED, PATH_FAILED,
-       LINK_REACHED, STUCK)
+       LINK_REACHED, STUCK, DISPLACED)
 
 
 def has_handler(name: str) -> bool:

@@ -51,6 +51,7 @@ class Navigation:
                                        default_cache_dir() if cache_dir is None or cache_dir is True
                                        else Path(cache_dir))
         self.crowd = Crowd(grid, config, navmesh=navmesh, waypoint_graph=waypoint_graph, cache_dir=self.cache_dir)
+        self.crowd.agents.navigation = self            # (``NavigationAgent.get_navigation_map``)
         #: which components hold positions / velocities (``install(position=...)`` sets it)
         self.binding = ComponentBinding()
         #: ``"rtsnav"``: rtsnav moves the bodies; ``"game"``: rtsnav only computes safe velocities
@@ -105,7 +106,8 @@ class Navigation:
         return self.crowd.level.waypoints()
 
     def prepare(self, methods: Iterable[str] | None = None,
-                progress: Callable[[str, int, int], None] | None = None, freeze_gc: bool = True) -> dict[str, float]:
+                progress: Callable[[str, int, int], None] | None = None, freeze_gc: bool = True,
+                navigation_layers: Iterable[int] = ()) -> dict[str, float]:
         """Do at load time everything a first order would otherwise do inside a tick: compile (or
         load from numba's cache) every kernel the given planners use, and bake (or load from
         ``cache_dir``) the navmesh, hierarchy, sector tiles, waypoint graph and JPS+ table they need.
@@ -119,10 +121,19 @@ class Navigation:
                 highlands). Cycles made before it are then never collected; False keeps Python's
                 default.
 
+        ``navigation_layers``: layer masks whose own structures to bake too (Godot's agent
+        ``navigation_layers`` on a grid with ``Grid.set_layers``; the agents' masks are baked anyway).
+
         Returns seconds per stage (``kernels``, ``navmesh``, ``hierarchy``, ``tiles``,
         ``waypoints``, ``jps+``). ``install`` calls it unless told ``prepare=False``.
         """
-        return self.crowd.prepare(methods, progress, freeze_gc)
+        return self.crowd.prepare(methods, progress, freeze_gc, navigation_layers)
+
+    def occupants(self, cells) -> list[int]:
+        """Entities whose agent's body overlaps any of ``cells`` (``(N, 2)`` x, y): a game may
+        refuse to close a gate while this is not empty."""
+        owner = self.crowd.agents.owner
+        return [int(owner[i]) for i in self.crowd.occupants(cells).tolist() if owner[i] >= 0]
 
     def cells_changed(self, cells: np.ndarray) -> None:
         """Tell the navigation that ``cells`` were opened, blocked or re-costed on its grid

@@ -6,24 +6,27 @@ from collections.abc import Callable
 
 import esper
 
-from rtsnav.components import Position, Velocity
+from rtsnav.components import NavigationAgent, Position, Velocity
 
 from .base import NavProcessor
 from .binding import ComponentBinding
 from .bound_sync import BoundReadProcessor, BoundWriteProcessor
 from .crowd_step import CrowdProcessor
 from .navigation import Navigation
+from .obstacles import ObstacleProcessor
 from .registry import AgentRegistryProcessor
 
 __all__ = ["install", "uninstall", "PROCESSOR_ORDER", "installed_processors"]
 
 #: Every rtsnav processor and its priority offset, in run order (esper runs higher first).
-#: Registry first (new entities become crowd agents), the game's own components in, one crowd
+#: Registry first (new entities become crowd agents), the game's own components in, the
+#: obstacles where their entities stand (and the cells they carve), one crowd
 #: update (orders, plans, following, groups, flocking, movement, progress watch, events), and
 #: the game's components out.
 PROCESSOR_ORDER: tuple[tuple[type[NavProcessor], int], ...] = (
     (AgentRegistryProcessor, 60),
     (BoundReadProcessor, 55),             # no-op without a binding
+    (ObstacleProcessor, 45),              # no-op without NavigationObstacle entities
     (CrowdProcessor, 30),
     (BoundWriteProcessor, 5),             # no-op without a binding
 )
@@ -72,6 +75,7 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
     if prepare:
         navigation.prepare(methods, progress)
     uninstall()
+    NavigationAgent.locate = _locate_unregistered
     handles = []
     for cls, offset in PROCESSOR_ORDER:
         proc = cls(navigation)
@@ -94,6 +98,27 @@ def _fields_of(cls: type | None, fields: tuple[str, ...]) -> tuple[str, ...]:
     if fields[2] not in declared and fields[0] in declared:
         return fields[:2]
     return fields
+
+
+def _locate_unregistered(agent: NavigationAgent) -> tuple[float, float, float] | None:
+    """Where an agent stands that the registry has not met yet (made since the last tick): its
+    entity's position in the current world, through the installed binding (one scan of the
+    agents, only for such an agent)."""
+    registry = esper.get_processor(AgentRegistryProcessor)
+    if not isinstance(registry, NavProcessor):
+        return None
+    binding = registry.navigation.binding
+    for entity, candidate in esper.get_component(NavigationAgent):
+        if candidate is agent:
+            position = esper.try_component(entity, binding.position)
+            if position is None:
+                return None
+            try:
+                x, y, z = binding.read_position(position)
+            except (AttributeError, TypeError, ValueError):
+                return None
+            return float(x), float(y), float(z)
+    return None
 
 
 def uninstall() -> Navigation | None:

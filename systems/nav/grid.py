@@ -37,6 +37,7 @@ from numba import njit
 
 from .errors import NavError
 from .grid_edits import labels_after_closing, labels_after_opening, legal_moves, refresh_moves
+from .grid_layers import masked_grid, set_cell_layers
 
 __all__ = ["Grid", "GridView"]
 
@@ -83,7 +84,7 @@ class Grid:
     """
 
     __slots__ = ("passable", "cost", "heights", "cell_size", "origin", "name", "version",
-                 "_uniform", "_padded", "_components", "_workspaces", "_edits", "_kept")
+                 "_uniform", "_padded", "_components", "_workspaces", "_edits", "_kept", "layers", "_masked", "_base_version")
     # caches, reset by every edit (``_invalidate``)
     _uniform: bool | None
     _padded: tuple[np.ndarray, np.ndarray, np.ndarray] | None
@@ -150,6 +151,10 @@ class Grid:
         self.cell_size: float = cell_size
         self.origin: tuple[float, float] = (float(origin[0]), float(origin[1]))
         self.name: str = name
+        #: ``uint32 [H, W]`` navigation layer bits per cell (``set_layers``), or None: all on layer 1.
+        self.layers: np.ndarray | None = None
+        self._masked: dict[int, Grid] = {}      # layer mask -> its derived grid; (derived) the base version:
+        self._base_version = -1
         self.version: int = 0   # bumped by every edit; caches key on it
         # (version after the edit, cells or None for an edit structures cannot follow), newest last
         self._edits: list[tuple[int, np.ndarray | None]] = []
@@ -307,6 +312,18 @@ class Grid:
             self.check_cell(cell, "cell")
         self.cost[c[:, 1], c[:, 0]] = cost
         self._invalidate(None)
+
+    def set_layers(self, cells: np.ndarray, layers: int) -> None:
+        """Put cells (``(N, 2)`` x, y) on navigation ``layers`` (a 32-bit mask, Godot's region
+        ``navigation_layers``; layer 1 is bit 0): agents whose ``navigation_layers`` share no bit
+        with a cell's never path through it. Bumps ``version`` (agents re-plan)."""
+        set_cell_layers(self, cells, layers)
+
+    def masked(self, navigation_layers: int) -> Grid:
+        """This grid as an agent of ``navigation_layers`` sees it: cells on none of its layers
+        are blocked. ``self`` when the mask takes every open cell; else a derived grid, kept per
+        mask and brought up to date with this grid's edits when asked for again."""
+        return masked_grid(self, navigation_layers)
 
     def _invalidate(self, cells: np.ndarray | None = None) -> None:
         self.version += 1

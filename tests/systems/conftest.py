@@ -54,6 +54,9 @@ class EventLog:
     def _link_reached(self, entity, kind, start, end):
         self.log.append(("link_reached", entity, kind))
 
+    def _displaced(self, entity, position):
+        self.log.append(("displaced", entity, position))
+
     def _stuck(self, entity):
         self.log.append(("stuck", entity))
 

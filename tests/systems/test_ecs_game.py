@@ -102,12 +102,11 @@ def test_game_agents_reach_targets_or_fail_cleanly(map_name):
     unreachable = set(expected) - reachable
     assert reached == reachable, f"{len(reachable - reached)} reachable agents did not arrive"
     assert set(failed) == unreachable
-    for e in unreachable:
+    for e in unreachable:                       # Godot's rule: on to the closest point, said unreachable
         assert "not reachable" in failed[e]
         agent = esper.component_for_entity(e, NavigationAgent)
-        assert agent.state is NavState.FAILED and agent.is_navigation_finished()
-        vel = esper.component_for_entity(e, Velocity)
-        assert vel.as_tuple() == (0.0, 0.0, 0.0)
+        assert agent.state in (NavState.FOLLOWING, NavState.FINISHED)
+        assert not agent.is_target_reachable() and not agent.is_target_reached()
     for e in reachable:
         pos = esper.component_for_entity(e, Position)
         agent = esper.component_for_entity(e, NavigationAgent)

@@ -56,10 +56,27 @@ def test_unreachable_target_is_not_reachable(world):
     passable[:, 15] = False
     install(Navigation(Grid(passable)), prepare=False)
     agent = NavigationAgent(target_position=(25.5, 10.5, 0.0))
-    esper.create_entity(Position(2.5, 10.5), Velocity(), agent)
+    seen = []
+    def finished(entity):
+        seen.append("finished")
+
+    def reached(entity):
+        seen.append("reached")
+
+    esper.set_handler("navigation_finished", finished)      # (esper keeps handlers by weak reference)
+    esper.set_handler("target_reached", reached)
+    e = esper.create_entity(Position(2.5, 10.5), Velocity(), agent)
     for _ in range(5):
         esper.process(1 / 30)
-    assert agent.state is NavState.FAILED and not agent.is_target_reachable()
+    # Godot's rule: it walks to the closest point it can reach, and says the target is unreachable
+    assert agent.state is NavState.FOLLOWING and not agent.is_target_reachable()
+    assert "not reachable" in agent.failure_reason
+    for _ in range(200):
+        esper.process(1 / 30)
+    pos = esper.component_for_entity(e, Position)
+    assert agent.state is NavState.FINISHED and seen == ["finished"]
+    assert abs(pos.x - 14.5) < 1.5 and abs(pos.y - 10.5) < 1.5
+    assert not agent.is_target_reached() and not agent.is_target_reachable()
 
 
 def test_pause_keeps_target_and_path_and_resumes(world):
@@ -175,3 +192,11 @@ def test_a_re_added_navigation_agent_plans_again_instead_of_walking_off(world):
         esper.process(1 / 30)
         assert 0 < pos.x < 30 and 0 < pos.y < 20                        # never walks off the map
     assert agent.is_target_reached()
+
+
+def test_the_godot_table_in_the_docs_is_what_the_members_do():
+    from tests.godot_table import DOC, render
+
+    text = render()                                   # probes every member on a real agent
+    assert "0 missing" in text
+    assert DOC.read_text() == text, "docs/godot.md is out of date: run python tests/godot_table.py"

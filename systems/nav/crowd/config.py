@@ -100,6 +100,11 @@ class CrowdConfig:
         dstar_agents: ``"dstar"`` agents that may hold D* Lite state at once, ≥ 0. Each keeps
             40 bytes per cell (10.5 MB on a 512² map, 42 MB at 1024²) and repairs its path
             after map edits instead of searching again; agents over the cap plan by A*.
+        unreachable: what an order to a target nobody can reach does (a wall, water, an island,
+            off the map): ``"closest"`` (Godot's rule) — the agent walks to the reachable point
+            nearest the target, ``is_target_reachable()`` is False, ``path_failed`` says why and
+            ``navigation_finished`` fires on arrival (``target_reached`` does not); ``"fail"`` —
+            the order fails at once.
     """
 
     planning_units: int = 20_000
@@ -139,6 +144,7 @@ class CrowdConfig:
     team_contacts: bool = True
     rebuild_worker: bool = True
     dstar_agents: int = 8
+    unreachable: str = "closest"
 
     def __post_init__(self) -> None:
         checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
@@ -160,7 +166,8 @@ class CrowdConfig:
                   ("flow_rule", self.flow_rule in ("descent", "kernel")),
                   ("flow_acceleration", math.isfinite(self.flow_acceleration) and self.flow_acceleration >= 0),
                   ("leader_fallback", self.leader_fallback in ("field", "astar", "roles")),
-                  ("leader_sight", math.isfinite(self.leader_sight) and self.leader_sight > 0)]
+                  ("leader_sight", math.isfinite(self.leader_sight) and self.leader_sight > 0),
+                  ("unreachable", self.unreachable in ("closest", "fail"))]
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")

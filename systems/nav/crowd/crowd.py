@@ -49,6 +49,7 @@ from .state import (
     NavState,
 )
 from .steering import apply_flocking
+from .steering_inputs import SteeringInputs
 
 __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
 
@@ -56,21 +57,20 @@ __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
 CHAIN_CHECK_EVERY = 4
 
 
+
 class Crowd:
     """All agents of one level (see the module docs). ``config`` holds the settings;
     ``navmesh`` / ``waypoint_graph`` / ``hierarchy`` may be given, else they are baked (or loaded
     from ``cache_dir``) by ``prepare`` or on first use. Parts a caller may read: ``agents`` (the
-    agent table the esper plugin binds components to), ``level`` (the baked structures),
-    ``groups`` (group orders), ``queue`` (the planning queue), ``planning`` (plan jobs)."""
+    agent table the esper plugin binds components to), ``level`` (the baked structures), ``groups``
+    (group orders), ``queue`` (planning queue), ``planning`` (plan jobs), ``inputs`` (velocities, obstacles)."""
 
     def __init__(self, grid: Grid, config: CrowdConfig | None = None, *, navmesh=None, waypoint_graph=None,
                  hierarchy=None, cache_dir: str | Path | None = None) -> None:
         if not isinstance(grid, Grid):
             raise NavError(f"Crowd needs a Grid, got {type(grid).__name__}")
-        self.grid = grid
-        self.config = config if config is not None else CrowdConfig()
-        cfg = self.config
-        self.agents = CrowdState()
+        self.grid, self.config = grid, config if config is not None else CrowdConfig()
+        cfg, self.agents = self.config, CrowdState()
         self.queue = PlanQueue(cfg.planning_units)
         self.level = LevelCache(grid, cfg, self.queue, None if cache_dir is None else Path(cache_dir),
                                 navmesh=navmesh, waypoint_graph=waypoint_graph, hierarchy=hierarchy)
@@ -80,6 +80,7 @@ class Crowd:
         self._orders = Orders(self.agents, grid, cfg, self.queue, self._outcomes, self.planning, self.groups,
                               self.level)
         self._motion = Motion(self.agents, grid, cfg, self.level)
+        self.inputs = SteeringInputs(self.agents, self.add_agents)
         #: ticks run so far
         self.tick = 0
 
@@ -188,21 +189,21 @@ class Crowd:
         return self.agents.path_points(int(agent_ids(self.agents, [agent])[0]))
 
     def occupants(self, cells) -> np.ndarray:
-        """Ids of live agents whose body overlaps any of ``cells`` (``(N, 2)``): a game may refuse
-        to close a gate while this is not empty."""
+        """Ids of live units whose body overlaps any of ``cells`` (``(N, 2)``): gates check it."""
         return occupants(self.agents, self.grid, cells)
 
     # ================================================================= update
-    def prepare(self, methods: Iterable[str] | None = None,
-                progress: Callable[[str, int, int], None] | None = None, freeze_gc: bool = True) -> dict[str, float]:
+    def prepare(self, methods: Iterable[str] | None = None, progress: Callable[[str, int, int], None] | None = None,
+                freeze_gc: bool = True, navigation_layers: Iterable[int] = ()) -> dict[str, float]:
         """Do at load time what a first order would otherwise do inside a tick: compile (or load
         from numba's cache) every kernel ``methods`` use (None: every planner) in a practice run
-        on a small level, and bake (or load from ``cache_dir``) the structures they need.
-        ``progress(stage, done, total)`` is called per stage; ``freeze_gc`` ends with
-        ``gc.freeze()`` (``warmup.freeze_after_load``). Returns seconds per stage."""
+        on a small level, and bake (or load from ``cache_dir``) the structures they need — for the
+        agents' navigation-layer masks and ``navigation_layers`` too. ``progress(stage, done,
+        total)`` is called per stage; ``freeze_gc`` ends with ``gc.freeze()``. Returns seconds per stage."""
         from .warmup import freeze_after_load, prepare_crowd
-
-        seconds = prepare_crowd(self.level, type(self), methods, progress)
+        live = self.agents.agent_layers[: self.agents.size, 2][self.alive]
+        masks = sorted(set(np.unique(live).tolist()) | {int(m) for m in navigation_layers})
+        seconds = prepare_crowd(self.level, type(self), methods, progress, masks=masks)
         if freeze_gc:
             freeze_after_load()
         return seconds
@@ -253,10 +254,7 @@ class Crowd:
         if len(waited):
             orders.recover(waited, stuck, churning)
         self.tick += 1
-        n = s.size
-        moving = (np.flatnonzero(s.nav_state[:n, 0] == NavState.FOLLOWING) if velocities
-                  else np.zeros(0, dtype=np.int64))
-        return self._outcomes.events(followed, stuck, moving)
+        return self._outcomes.events(followed, stuck, self._motion.walking() if velocities else np.zeros(0, dtype=np.int64))
 
     # ============================================================= map edits
     def cells_changed(self, cells) -> None:
@@ -291,10 +289,12 @@ class Crowd:
         self._free_and_replan()
 
     def _free_and_replan(self) -> None:
-        """After an edit: units in closed cells step out; every unit on its way re-plans."""
+        """After an edit: units in closed cells step out (reported as ``displaced``); every unit
+        on its way re-plans."""
         s = self.agents
         n = s.size
-        free_walled_in(s, self.grid, np.flatnonzero(s.alive[:n]))
+        moved = free_walled_in(s, self.grid, np.flatnonzero(s.alive[:n] & ~s.obstacle[:n]))
+        self._outcomes.displaced(moved)
         state = s.nav_state[:n, 0]
         moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.has_target[:n]
         s.target_dirty[:n] |= moving & s.alive[:n]

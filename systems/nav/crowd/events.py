@@ -28,6 +28,8 @@ class CrowdEvents:
         links: ``(agent, kind, start, end)`` off-mesh links taken.
         moving / velocities: agents walking and their velocities after movement (the safe
             velocity: wall sliding applied; only when asked for).
+        displaced: ``(k,) int64`` agents a map edit moved out of cells it closed (a gate, a
+            carving obstacle), since the last tick.
     """
 
     reached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -40,6 +42,7 @@ class CrowdEvents:
     moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     velocities: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     stuck_at: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    displaced: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 class Outcomes:
@@ -48,10 +51,16 @@ class Outcomes:
 
     def __init__(self, agents: CrowdState, queue: PlanQueue) -> None:
         self._agents, self._queue = agents, queue
+        self._displaced: list[np.ndarray] = []
         self.begin()
 
+    def displaced(self, ids: np.ndarray) -> None:
+        """Agents an edit moved out of closed cells (reported with the next tick's events)."""
+        if len(ids):
+            self._displaced.append(np.asarray(ids, dtype=np.int64))
+
     def begin(self) -> None:
-        """A new tick: empty event lists."""
+        """A new tick: empty event lists (``displaced`` keeps what edits between ticks moved)."""
         self._reached: list[np.ndarray] = []
         self._failed: list[int] = []
         self._reasons: list[str] = []
@@ -94,4 +103,10 @@ class Outcomes:
         return CrowdEvents(np.concatenate(self._reached) if self._reached else np.zeros(0, dtype=np.int64),
                            np.array(self._failed, dtype=np.int64), self._reasons, followed.waypoints,
                            np.array(self._path_changed, dtype=np.int64), stuck, followed.links, moving,
-                           self._agents.velocity[moving].copy(), self._agents.position[stuck].copy())
+                           self._agents.velocity[moving].copy(), self._agents.position[stuck].copy(),
+                           self._take_displaced())
+
+    def _take_displaced(self) -> np.ndarray:
+        moved = np.unique(np.concatenate(self._displaced)) if self._displaced else np.zeros(0, dtype=np.int64)
+        self._displaced = []
+        return moved

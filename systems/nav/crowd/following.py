@@ -24,7 +24,17 @@ from numba import njit
 
 from ..flow.clearance import WIDE
 from ..grid import segment_clear
-from .state import P_MAX_SPEED, P_PATH_DIST, P_PATH_MAX, P_RADIUS, P_TARGET_DIST, CrowdState, Mode, NavState
+from .state import (
+    L_NAVIGATION_LAYERS,
+    P_MAX_SPEED,
+    P_PATH_DIST,
+    P_PATH_MAX,
+    P_RADIUS,
+    P_TARGET_DIST,
+    CrowdState,
+    Mode,
+    NavState,
+)
 
 __all__ = ["FollowResult", "follow_paths", "MAX_ADVANCES_PER_TICK", "DRIFT_CHECK_EVERY"]
 
@@ -71,7 +81,19 @@ def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: 
             link_at[agent] = min(ahead)
     before = s.path_idx[:n].copy() if want_waypoints else s.path_idx[:0]
     flags = np.zeros(n, dtype=np.uint8)          # 1 arrived, 2 at a link start, 4 drifted
-    _follow(s.alive, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
+    # agents see the cells of their navigation layers: one pass per mask that hides some cells
+    masks = s.agent_layers[:n, L_NAVIGATION_LAYERS]
+    everyone = s.alive
+    for mask in (np.unique(masks).tolist() if grid.layers is not None or (masks & 1 == 0).any() else ()):
+        seen = grid.masked(mask)
+        if seen is not grid:
+            group = np.zeros_like(s.alive)
+            group[:n] = s.alive[:n] & (masks == mask)
+            everyone = everyone & ~group if everyone is not s.alive else s.alive & ~group
+            _follow(group, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
+                    s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, seen.passable, grid.cell_size,
+                    grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick)
+    _follow(everyone, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
             s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, grid.passable, grid.cell_size,
             grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick)
     out.arrived = np.flatnonzero(flags & 1)

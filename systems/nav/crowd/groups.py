@@ -26,6 +26,8 @@ from dataclasses import field as dataclass_field
 
 import numpy as np
 
+from rtsnav.names import L_NAVIGATION_LAYERS
+
 from ..flow.clearance import WIDE
 from ..flow.corridor import CorridorField
 from ..flow.field import FlowField
@@ -440,16 +442,22 @@ class GroupSteering:
         middle = s.position[members, :2].mean(axis=0)
         nearest = members[np.argmin(np.hypot(*(s.position[members, :2] - middle).T))]
         order.start = grid.world_to_cell(*s.position[nearest, :2])
+        # navigation layers: the group walks the cells all its members may (its level's grid)
+        mask = int(np.bitwise_and.reduce(s.agent_layers[members, L_NAVIGATION_LAYERS]))
+        layered = level.for_layers(mask)
         if key[3] == LEADER:
             leader = int(members.min())
             order.leader = leader
             start = grid.world_to_cell(*s.position[leader, :2])
-            job = self._planning.astar(start, goal, s.target[leader].copy())
-            queue.submit(("group", key), LeaderPlan(job, self.traffic, self._config, order))
+            own = None if layered is level else layered.grid
+            job = self._planning.astar(start, goal, s.target[leader].copy(), grid=own)
+            queue.submit(("group", key), LeaderPlan(job, self.traffic, self._config, order, own))
         elif key[3] == POTENTIAL:
-            queue.submit(("group", key), level.potential_job(goal))
+            queue.submit(("group", key), layered.potential_job(goal))
         elif r_max > WIDE * grid.cell_size:
-            queue.submit(("group", key), level.sized_field_job(goal, r_max))     # wide units
+            queue.submit(("group", key), layered.sized_field_job(goal, r_max))     # wide units
+        elif layered is not level:
+            queue.submit(("group", key), layered.field_job(goal))
         elif self._config.congestion and not level.uses_tiles:
             queue.submit(("group", key), self.traffic.field_job(key, goal, order.start, len(members)))
         else:

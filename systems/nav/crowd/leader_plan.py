@@ -19,8 +19,10 @@ class LeaderPlan(CallJob):
     """A leader order's plan: the leader's A* (sliced), then its corridor in three steps (band,
     corridor field, return field)."""
 
-    def __init__(self, search: GridJob, traffic: Traffic, config: CrowdConfig, order) -> None:
+    def __init__(self, search: GridJob, traffic: Traffic, config: CrowdConfig, order, layered=None) -> None:
         self.search, self.order = search, order
+        #: the grid of the group's navigation layers (None: the level's), planned and banded on
+        self._layered = layered
         self._traffic, self._config = traffic, config
         # the band holds the group abreast: at least the radius of its packing (a 7-cell band
         # squeezed a 1,000-unit army sideways into itself and against the map's edge)
@@ -31,7 +33,7 @@ class LeaderPlan(CallJob):
 
     def advance(self, units: int) -> int:
         traffic = self._traffic
-        if self._config.congestion and not self.search.done:
+        if self._config.congestion and not self.search.done and self._layered is None:
             # one congestion-aware route search at a time: each sees the routes planned before it
             if traffic.searching not in (None, self.order.key):
                 return 0
@@ -55,7 +57,7 @@ class LeaderPlan(CallJob):
         route = self.search.route
         try:
             if self._stages is None:                             # band, field, return field: one a step
-                self._stages = CorridorField.stages(self._traffic.grid, raw_cells(self.search),
+                self._stages = CorridorField.stages(self._layered or self._traffic.grid, raw_cells(self.search),
                                                     width=self.width)
             built = next(self._stages)
         except Exception as e:                               # noqa: BLE001

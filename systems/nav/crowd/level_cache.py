@@ -68,6 +68,22 @@ class LevelCache:
         self.rebuilds = StructureRebuilds(self, config.rebuild_worker)
         #: the goals whose fields orders use now (the group part sets it): they are never evicted
         self.in_use: Callable[[], set[tuple[int, int]]] = set
+        self._layered: dict[int, LevelCache] = {}  # navigation_layers mask -> the level its agents see
+
+    def for_layers(self, navigation_layers: int) -> LevelCache:
+        """The structures of agents whose ``navigation_layers`` is this mask: this level when the
+        mask takes every open cell; else a level on ``Grid.masked`` (its own navmesh, hierarchy,
+        waypoints and fields, baked off the tick on first use, or by ``prepare``)."""
+        grid = self.grid.masked(navigation_layers)
+        if grid is self.grid:
+            return self
+        mask = int(navigation_layers) & 0xFFFFFFFF
+        level = self._layered.get(mask)
+        if level is None:
+            level = self._layered[mask] = LevelCache(grid, self.config, self._queue, self.cache_dir)
+        elif level.out_of_date:                      # the base grid was edited since
+            level.cells_changed(level.edits_since_known())
+        return level
 
     def goal_tree(self, mesh: NavMesh, target: np.ndarray) -> GoalTree | None:
         """The shared ``GoalTree`` of navmesh queries to ``target`` on meshes with area costs
@@ -95,7 +111,7 @@ class LevelCache:
             return self.grid.width * self.grid.height > TILES_ABOVE_CELLS
         return self.config.flow_mode == "tiles"
 
-    def apply_tile_edits(self) -> None:
+    def _apply_tile_edits(self) -> None:
         """Bring the tiles and the orders on them up to date with the edits since the last call."""
         if not self._tile_edits or self._tiles is None:
             self._tile_edits.clear()
@@ -109,19 +125,19 @@ class LevelCache:
 
     def sector_graph(self, progress=None) -> SectorGraph:
         """The level's sector tiles, built now if need be (``prepare`` builds them at load; a
-        group order builds them under the planning budget: ``tiles_in_progress``)."""
+        group order builds them under the planning budget: ``_tiles_in_progress``)."""
         if self._tile_edits:
-            self.apply_tile_edits()
+            self._apply_tile_edits()
         if self._tiles is None or (self._tiles.ready and self._tiles.version != self.grid.version):
             self._tiles = SectorGraph(self.grid, self.config.sector_size, progress)
         while not self._tiles.ready:
             self._tiles.build_some(1 << 30)
         return self._tiles
 
-    def tiles_in_progress(self) -> SectorGraph:
+    def _tiles_in_progress(self) -> SectorGraph:
         """The level's sector tiles, possibly still being built (``SectorGraph.build_some``)."""
         if self._tile_edits:
-            self.apply_tile_edits()
+            self._apply_tile_edits()
         if self._tiles is None or (self._tiles.ready and self._tiles.version != self.grid.version):
             self._tiles = SectorGraph.start(self.grid, self.config.sector_size)
         return self._tiles
@@ -186,12 +202,12 @@ class LevelCache:
     def field_job(self, goal: tuple[int, int]) -> CallJob | TilesOrderJob:
         """A job building the flow toward ``goal`` (cached when done)."""
         if self._tile_edits:
-            self.apply_tile_edits()                   # a cached order re-planned first
+            self._apply_tile_edits()                   # a cached order re-planned first
         cached = self._fields.get(goal)
         if cached is not None:
             return CallJob(lambda: cached, 1)
         if self.uses_tiles:
-            return TilesOrderJob(self.tiles_in_progress, goal)
+            return TilesOrderJob(self._tiles_in_progress, goal)
         cells = int(self.grid.passable.sum())
         return CallJob(lambda: FlowField.build(self.grid, [goal], integration=self.config.flow_integration,
                                                rule=self.config.flow_rule),
@@ -200,7 +216,7 @@ class LevelCache:
     def cached_flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder | None:
         """The cached flow toward ``goal``, or None (nothing is built here)."""
         if self._tile_edits:
-            self.apply_tile_edits()
+            self._apply_tile_edits()
         key = (int(goal[0]), int(goal[1]))
         found = self._fields.get(key)
         if found is not None:
@@ -218,7 +234,7 @@ class LevelCache:
         """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
         key = (int(goal[0]), int(goal[1]))
         if self._tile_edits:
-            self.apply_tile_edits()
+            self._apply_tile_edits()
         found = self._fields.get(key)
         if found is not None:
             self._fields.move_to_end(key)
@@ -338,7 +354,7 @@ class LevelCache:
         if self._tiles is not None:
             # anything asking for the tiles before that job runs applies the edit first (``sector_graph``)
             self._tile_edits.append(cells)
-            self._queue.submit(("tiles", 0), CallJob(self.apply_tile_edits, UNITS["tiles_update"]))
+            self._queue.submit(("tiles", 0), CallJob(self._apply_tile_edits, UNITS["tiles_update"]))
         else:
             self._fields.clear()
         self._version = self.grid.version

@@ -7,13 +7,26 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import binary_dilation
 
+from rtsnav.names import (
+    A_HORIZON_AGENTS,
+    A_HORIZON_OBSTACLES,
+    A_MAX_NEIGHBORS,
+    A_NEIGHBOR_DISTANCE,
+    A_PRIORITY,
+    L_AVOIDANCE_LAYERS,
+    L_AVOIDANCE_MASK,
+    O_3D_AVOIDANCE,
+    O_KEEP_Z_VELOCITY,
+    S_HEIGHT,
+)
+
 from ..grid import Grid
 from ..kernels.threads import threads_for
 from ..steering.contacts import HELD_UP, resolve_contacts
 from ..steering.density import cap_speed_by_density
 from ..steering.lanes import keep_right
 from ..steering.movement import keep_off_walls, move_agents
-from ..steering.orca import OrcaAgents, OrcaSettings, orca_velocities
+from ..steering.orca import OrcaAgents, OrcaRules, OrcaSettings, orca_velocities
 from .config import CrowdConfig
 from .level_cache import LevelCache
 from .state import CrowdState, Mode, NavState
@@ -64,17 +77,36 @@ class Motion:
         self._last_pace = np.zeros((0, 2))          # ... and what it made of it after contacts and walls
         self._wanted = np.zeros((0, 2))             # this tick's steered velocities, before avoidance
         self._tight_cells: tuple[int, np.ndarray, np.ndarray] | None = None
+        #: agents that walk at the game's velocity input this tick (``desired_velocity``)
+        self.driven = np.zeros(0, dtype=bool)
 
     def rest(self) -> None:
         """Agents with nowhere to walk (idle, arrived, failed, waiting for a plan without a quick
         route) want to stand: last tick's velocity, which avoidance may have set to make way, is
-        no wish of theirs (kept, it drifted an arrived unit away at full speed for good). Run
-        before the steering of a tick; the group steering sets its settled members' own."""
+        no wish of theirs (kept, it drifted an arrived unit away at full speed for good) — unless
+        the game gives them a velocity (Godot's ``velocity``: avoidance-only agents), which they
+        walk at, capped at their speed. Run before the steering of a tick; the group steering sets
+        its settled members' own."""
         s = self._agents
         n = s.size
         state = s.nav_state[:n, 0]
         walks = (state == NavState.FOLLOWING) | ((state == NavState.PLANNING) & (s.mode[:n] == Mode.QUICK))
         s.velocity[:n][~walks] = 0.0
+        desired = s.desired_velocity[:n]
+        self.driven = ~walks & s.alive[:n] & ~s.paused[:n] & np.isfinite(desired).all(axis=1)
+        if self.driven.any():
+            wish = desired[self.driven]
+            speed = np.hypot(wish[:, 0], wish[:, 1])
+            top = s.max_speed[:n][self.driven]
+            wish[:, :2] *= np.where(speed > top, top / np.maximum(speed, 1e-12), 1.0)[:, None]
+            s.velocity[:n][self.driven] = wish
+
+    def walking(self) -> np.ndarray:
+        """Ids of the agents that walk this tick: on their way, or at the game's velocity."""
+        s = self._agents
+        n = s.size
+        driven = self.driven if len(self.driven) == n else np.zeros(n, dtype=bool)
+        return np.flatnonzero((s.nav_state[:n, 0] == NavState.FOLLOWING) | driven)
 
     def avoid(self, dt: float) -> None:
         """Reciprocal avoidance (ORCA) between every agent with ``avoidance_enabled``: the
@@ -85,14 +117,21 @@ class Motion:
         if not active.any():
             return
         state = s.nav_state[:n, 0]
-        active &= state != NavState.FAILED
+        driven = self.driven if len(self.driven) == n else np.zeros(n, dtype=bool)
+        active &= (state != NavState.FAILED) | driven
         present = s.alive[:n] & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
-        walking = (state == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK)
+        walking = (state == NavState.FOLLOWING) | (s.mode[:n] == Mode.QUICK) | driven
         # a walker held up (slower than STALLED of its speed last tick) yields like a standing
         # unit: a waiting crowd makes way for the flow coming out of a passage
         priority = np.where(walking & ~self._stalled(n), 1.0, cfg.idle_priority)
         preferred = s.velocity[:n, :2].copy()
         previous = self._last_velocity if len(self._last_velocity) == n else preferred
+        if s.forced:                                    # ``set_velocity_forced``: seen at once
+            previous = previous.copy()
+            for i, (vx, vy) in s.forced.items():
+                if i < n:
+                    previous[i] = (vx, vy)
+            s.forced.clear()
         if cfg.density_speed:
             # packed ground ahead: walk at the pace of the crowd there, not into it
             pace = self._last_pace if len(self._last_pace) == n else preferred
@@ -114,11 +153,35 @@ class Motion:
                             np.ascontiguousarray(s.radius[:n]),
                             np.ascontiguousarray(s.max_speed[:n]), priority, lead,
                             self._avoid_groups(n), active, present)
-        settings = OrcaSettings(float(cfg.avoidance_distance * grid.cell_size), int(cfg.avoidance_neighbours),
-                                float(cfg.avoidance_horizon), float(cfg.avoidance_wall_horizon))
+        rules, settings = self._rules(n)
         with threads_for(int(active.sum())):
-            orca_velocities(agents, settings, grid.view, dt, safe)
+            orca_velocities(agents, rules, settings, grid.view, dt, safe)
+        keep_z = s.agent_options[:n, O_KEEP_Z_VELOCITY] & driven
         s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
+        s.velocity[:n, 2] = np.where(keep_z, s.desired_velocity[:n, 2], np.where(driven, 0.0, s.velocity[:n, 2]))
+
+    def _rules(self, n: int) -> tuple[OrcaRules, OrcaSettings]:
+        """Each agent's avoidance rules (its own values, the crowd's config where it set none)."""
+        s, cfg, cs = self._agents, self._config, self._grid.cell_size
+        defaults = np.array([1.0, cfg.avoidance_distance * cs, cfg.avoidance_neighbours, cfg.avoidance_horizon,
+                             cfg.avoidance_wall_horizon])
+        s.avoidance_defaults = defaults
+        params = s.avoidance_params[:n]
+        values = np.where(np.isnan(params), defaults, params)
+        reach = np.ascontiguousarray(values[:, A_NEIGHBOR_DISTANCE])
+        most = values[:, A_MAX_NEIGHBORS].astype(np.int64)
+        rules = OrcaRules(np.ascontiguousarray(values[:, A_PRIORITY]),
+                          np.ascontiguousarray(s.agent_layers[:n, L_AVOIDANCE_LAYERS]),
+                          np.ascontiguousarray(s.agent_layers[:n, L_AVOIDANCE_MASK]), reach, most,
+                          np.ascontiguousarray(values[:, A_HORIZON_AGENTS]),
+                          np.ascontiguousarray(values[:, A_HORIZON_OBSTACLES]),
+                          np.ascontiguousarray(s.position[:n, 2]), np.ascontiguousarray(s.path_settings[:n, S_HEIGHT]),
+                          np.ascontiguousarray(s.agent_options[:n, O_3D_AVOIDANCE]))
+        live = s.alive[:n]
+        settings = OrcaSettings(float(reach[live].max()) if live.any() else float(defaults[1]),
+                                int(max(1, most[live].max())) if live.any() else int(defaults[2]),
+                                float(cfg.avoidance_horizon), float(cfg.avoidance_wall_horizon))
+        return rules, settings
 
     def separate(self) -> None:
         """Push apart bodies that overlap where they stand (agents spawned on top of each
@@ -237,8 +300,10 @@ class Motion:
         speed = np.hypot(wanted[:, 0], wanted[:, 1])
         heading = np.where((walking & (speed > 1e-9))[:, None], wanted / np.maximum(speed, 1e-9)[:, None], 0.0)
         tight = self._on_cells(pos, self._passage_cells()[0])
+        marks = s.agent_layers[:n, :2]
+        layers = None if (marks == 1).all() else (np.ascontiguousarray(marks[:, 0]), np.ascontiguousarray(marks[:, 1]))
         resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading,
-                         tight)
+                         tight, layers)
 
     def _passage_cells(self) -> tuple[np.ndarray, np.ndarray]:
         """``(tight, mouth)`` cell masks, cached per grid version: ``tight``, cells in or within

@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numba import njit
 
-from rtsnav.names import Planner
+from rtsnav.names import L_NAVIGATION_LAYERS, Planner
 
 from ..flow.clearance import WIDE
 from ..grid import Grid
@@ -19,6 +19,7 @@ from .config import CrowdConfig
 from .events import Outcomes
 from .groups import FLOW_CODES, GroupSteering, group_planned
 from .level_cache import LevelCache
+from .path_limits import limit_path
 from .placement import free_walled_in
 from .planners import PlanQueue, Route
 from .planning import Planning
@@ -68,6 +69,8 @@ class Orders:
         plans queued a tick; the rest stand PLANNING for the next ticks)."""
         s = self._agents
         n = s.size
+        if s.replans:
+            self._plan_again()
         dirty = np.flatnonzero(s.target_dirty[:n] & s.alive[:n])
         if len(dirty) == 0:
             return
@@ -96,7 +99,30 @@ class Orders:
         s.anchor_y[dirty] = s.position[dirty, 1]
         for i in dirty.tolist():
             s.failure.pop(i, None)
+            s.unreachable.pop(i, None)
+            s.replans.discard(i)
         self.order(dirty)
+
+    def _plan_again(self) -> None:
+        """Targets set again to the same point (Godot queries a new path each time): a walking
+        unit plans again while it walks on (one plan at a time); a standing one takes the order
+        afresh."""
+        s = self._agents
+        again = np.fromiter(s.replans, dtype=np.int64)
+        s.replans.clear()
+        again = again[(again < s.size)]
+        again = again[s.alive[again] & s.has_target[again] & ~s.target_dirty[again]]
+        state = s.nav_state[again, 0]
+        walking = again[(state == NavState.FOLLOWING) & (s.mode[again] == Mode.PATH)]
+        for i in walking.tolist():
+            if ("agent", i) not in self._queue:
+                goal = s.unreachable.get(i)
+                self._queue.submit(("agent", i), self._planning.job(
+                    i, Planner(int(s.agent_method[i, 0])) if goal is None else Planner.ASTAR,
+                    self._grid.world_to_cell(*s.position[i, :2]), goal,
+                    None if goal is None else self._grid.cell_to_world(*goal)))
+        standing = again[(state == NavState.FINISHED) | (state == NavState.FAILED) | (state == NavState.IDLE)]
+        s.target_dirty[standing] = True
 
     def order(self, ids: np.ndarray) -> None:
         """Start planning for ``ids`` from where they stand (new orders and re-plans): checked
@@ -115,20 +141,39 @@ class Orders:
         has_target = s.has_target[ids]
         s.nav_state[ids[~has_target], 0] = NavState.IDLE
         ids = ids[has_target]
-        problems = self._problems(ids)
+        problems, closest = self._problems(ids)
         for k, reason in problems.items():
             self._outcomes.fail(ids[k], reason)
-        if problems:
-            ids = np.delete(ids, list(problems))
+        for k, (cell, reason) in closest.items():        # walks to the closest point, and says why
+            i = int(ids[k])
+            if s.unreachable.get(i) != cell:
+                s.unreachable[i] = cell
+                self._outcomes.partial(i, reason + "; walking to the closest reachable point")
+        keep = np.ones(len(ids), dtype=bool)
+        keep[list(problems)] = False
+        ids = ids[keep]
         s.nav_state[ids, 0] = NavState.PLANNING
-        methods = s.agent_method[ids, 0]
+        methods = s.agent_method[ids, 0].copy()
         # start and goal cells for all at once (checked on the map above)
         starts = self._grid.world_to_cells(s.position[ids, :2]).tolist()
-        goals = self._grid.world_to_cells(s.target[ids, :2]).tolist()
+        goals = np.clip(self._grid.world_to_cells(np.nan_to_num(s.target[ids, :2])), -1, None)
         single = ~group_planned(methods)                    # GroupSteering starts or joins group orders
+        ends: dict[int, tuple[float, float, float]] = {}
+        if s.unreachable:
+            instead = np.array([int(i) in s.unreachable for i in ids.tolist()], dtype=bool)
+            for k in np.flatnonzero(instead).tolist():
+                i = int(ids[k])
+                goals[k] = s.unreachable[i]
+                ends[k] = self._grid.cell_to_world(*s.unreachable[i])
+                if not single[k]:                           # a group's unit walks there alone, by A*
+                    methods[k] = Planner.ASTAR
+                    s.mode[i] = Mode.PATH
+            single |= instead
+        goals = goals.tolist()
         for k, (i, code) in enumerate(zip(ids.tolist(), methods.tolist())):
             if single[k]:
-                self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k])))
+                self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k]),
+                                                                    ends.get(k)))
         if self._config.quick_steps and single.any():
             self._quick_steps(ids[single], np.asarray(starts)[single], np.asarray(goals)[single])
 
@@ -137,6 +182,10 @@ class Orders:
         (``quick_steps.py``); units wider than half a cell wait (their grid may not be built)."""
         s, grid = self._agents, self._grid
         fits = (s.nav_state[ids, 0] == NavState.PLANNING) & (s.radius[ids] <= WIDE * grid.cell_size)
+        masks = s.agent_layers[ids, L_NAVIGATION_LAYERS]
+        for mask in np.unique(masks).tolist():           # (quick routes are walked on the plain grid)
+            if grid.masked(mask) is not grid:
+                fits &= masks != mask
         if not fits.any():
             return
         ids, starts, goals = ids[fits], starts[fits], goals[fits]
@@ -147,12 +196,15 @@ class Orders:
             s.set_path(i, points, 1)
             s.mode[i] = Mode.QUICK
 
-    def _problems(self, ids: np.ndarray) -> dict[int, str]:
-        """Why an order of ``ids`` cannot be planned, by position in ``ids`` (none: empty)."""
+    def _problems(self, ids: np.ndarray) -> tuple[dict[int, str], dict[int, tuple[tuple[int, int], str]]]:
+        """Why an order of ``ids`` cannot be planned, by position in ``ids`` (none: empty); and,
+        with ``unreachable="closest"``, the orders to unreachable targets that go to the closest
+        reachable cell instead (position -> (that cell, why))."""
         s, grid = self._agents, self._grid
         problems: dict[int, str] = {}
+        closest: dict[int, tuple[tuple[int, int], str]] = {}
         if len(ids) == 0:
-            return problems
+            return problems, closest
         target = s.target[ids]
         finite = np.isfinite(target).all(axis=1)
         h, w = grid.shape
@@ -166,16 +218,44 @@ class Orders:
         goal, goal_in = cells(np.where(finite[:, None], target, -1.0))
         start, start_in = cells(s.position[ids])
         group = np.isin(s.agent_method[ids, 0], FLOW_CODES)
-        checked = group & finite & goal_in & start_in
+        to_closest = self._config.unreachable == "closest"
+        masks = s.agent_layers[ids, L_NAVIGATION_LAYERS]
+        # a navmesh with off-mesh links joins what the grid does not: its planner finds out
+        mesh = self._level.structure("navmesh")
+        linked = (s.agent_method[ids, 0] == Planner.NAVMESH) & bool(mesh is not None and mesh.links)
+        sx, sy = np.clip(start[:, 0], 0, w - 1), np.clip(start[:, 1], 0, h - 1)
+        gx, gy = np.clip(goal[:, 0], 0, w - 1), np.clip(goal[:, 1], 0, h - 1)
         open_goal = np.ones(len(ids), dtype=bool)
         joined = np.ones(len(ids), dtype=bool)
-        if checked.any():
-            labels = grid.components()
-            gx, gy = np.clip(goal[:, 0], 0, w - 1), np.clip(goal[:, 1], 0, h - 1)
-            sx, sy = np.clip(start[:, 0], 0, w - 1), np.clip(start[:, 1], 0, h - 1)
-            open_goal = ~checked | grid.passable[gy, gx]
-            joined = ~checked | ((labels[sy, sx] >= 0) & (labels[sy, sx] == labels[gy, gx]))
+        for mask in np.unique(masks).tolist():
+            # on the cells the agents' navigation layers allow
+            sub = masks == mask
+            seen = grid.masked(mask)
+            # single units of the plain grid: their planners find out (a wide unit's grid is its own)
+            single_checked = to_closest | (seen is not grid)
+            checked = sub & (group | (single_checked & (s.radius[ids] <= WIDE * grid.cell_size) & ~linked)) \
+                & finite & goal_in & start_in
+            labels = seen.components() if checked.any() or (to_closest and not goal_in[sub].all()) else None
+            if labels is not None and checked.any():
+                open_goal &= ~checked | seen.passable[gy, gx]
+                joined &= ~checked | ((labels[sy, sx] >= 0) & (labels[sy, sx] == labels[gy, gx]))
+            if to_closest and labels is not None:
+                # unreachable targets (off the map too) of units standing on open ground: the
+                # reachable cell nearest the target instead, one search per region and target
+                region = labels[sy, sx]
+                movable = sub & finite & start_in & (region >= 0) & (s.radius[ids] <= WIDE * grid.cell_size) & ~(
+                    linked & goal_in)
+                instead = np.flatnonzero(movable & ~(goal_in & open_goal & joined))
+                for k, cell in zip(instead.tolist(), _closest_cells(seen, labels, region[instead], target[instead])):
+                    t = target[k]
+                    why = (f"target_position ({t[0]:g}, {t[1]:g}) is outside the map" if not goal_in[k] else
+                           f"goal {tuple(int(v) for v in goal[k])} is a blocked cell" if not open_goal[k] else
+                           f"goal {tuple(int(v) for v in goal[k])} is not reachable from start "
+                           f"{tuple(int(v) for v in start[k])}")
+                    closest[k] = (cell, why)
         for k in np.flatnonzero(~(finite & goal_in & start_in & open_goal & joined)).tolist():
+            if k in closest:
+                continue
             t, g, st = target[k], tuple(int(v) for v in goal[k]), tuple(int(v) for v in start[k])
             if not finite[k]:
                 problems[k] = f"target_position {tuple(float(v) for v in t)} is not a finite point"
@@ -187,7 +267,7 @@ class Orders:
                 problems[k] = f"goal {g} is a blocked cell"
             else:
                 problems[k] = f"goal {g} is not reachable from start {st}"
-        return problems
+        return problems, closest
 
     def finished(self, key, job) -> None:
         """A queued job finished: its result goes to whoever asked (an agent, a group, the cache)."""
@@ -221,8 +301,12 @@ class Orders:
         points = np.array(route.points, dtype=np.float64)
         if self._grid.heights is None:
             points[:, 2] = s.position[i, 2]
-            if math.isfinite(s.target[i, 2]) and route.status is PathStatus.FOUND:
+            if math.isfinite(s.target[i, 2]) and route.status is PathStatus.FOUND and i not in s.unreachable:
                 points[-1, 2] = s.target[i, 2]
+        if s.path_settings[i].any() or s.agent_options[i].any():     # Godot's per-agent path limits
+            points, cut = limit_path(points, s.path_settings[i], s.agent_options[i], bool(route.links))
+            if cut:
+                s.failure[i] = f"the path was cut by {cut}"
         if s.mode[i] == Mode.QUICK and len(points) > 2 and not route.links:
             # it walked a quick route meanwhile: it joins the plan at the plan's point nearest it
             k = int(np.argmin(np.hypot(*(points[:, :2] - s.position[i, :2]).T)))
@@ -239,7 +323,10 @@ class Orders:
 
     def replan(self, ids: np.ndarray) -> None:
         """Plan again from where the agents stand (drift, recovery), keeping the watch's count."""
-        group = np.isin(self._agents.agent_method[ids, 0], FLOW_CODES)
+        s = self._agents
+        group = np.isin(s.agent_method[ids, 0], FLOW_CODES)
+        if s.unreachable:                                 # (to a closest point: planned alone anyway)
+            group &= ~np.isin(ids, np.fromiter(s.unreachable, dtype=np.int64))
         self.order(ids[~group])
         if group.any():
             self._walk_alone(ids[group])
@@ -264,16 +351,20 @@ class Orders:
             planning_grid = self._groups.traffic.jam_grid(s.position[:n], stalled)
         for k, i in enumerate(ids.tolist()):
             target = s.target[i].copy()
-            goal = tuple(int(v) for v in goal_cells[k]) if goal_cells is not None else grid.world_to_cell(*target[:2])
-            if goal_cells is not None:
+            instead = s.unreachable.get(i)
+            goal = (tuple(int(v) for v in goal_cells[k]) if goal_cells is not None else
+                    instead if instead is not None else grid.world_to_cell(*target[:2]))
+            if goal_cells is not None or instead is not None:
                 target[:2] = grid.cell_to_world(*goal)[:2]
             start = grid.world_to_cell(*s.position[i, :2])
+            seen = grid.masked(int(s.agent_layers[i, L_NAVIGATION_LAYERS]))
             if s.nav_state[i, 0] != NavState.FOLLOWING:
                 s.clear_path(i)
                 s.nav_state[i, 0] = NavState.PLANNING
                 s.mode[i] = Mode.PATH                     # groups leave it alone from now on
                 s.velocity[i] = 0.0
-            self._queue.submit(("agent", i), self._planning.astar(start, goal, target, grid=planning_grid))
+            self._queue.submit(("agent", i), self._planning.astar(start, goal, target,
+                                                                  grid=planning_grid if seen is grid else seen))
 
     def recover(self, stuck: np.ndarray, frozen: np.ndarray | None = None, held: np.ndarray | None = None) -> None:
         """Recover agents without progress (see ``progress``): units on their own paths waiting
@@ -303,10 +394,31 @@ class Orders:
 
     def _nearest_reachable(self, i: int) -> tuple[int, int]:
         """The open cell reachable from the agent nearest its target."""
-        s, grid = self._agents, self._grid
+        s = self._agents
+        grid = self._grid.masked(int(s.agent_layers[i, L_NAVIGATION_LAYERS]))
         here = grid.world_to_cell(*s.position[i, :2])
         near = grid.nearest_reachable(grid.world_to_cell(*s.target[i, :2]), np.array([here]))
         return here if near is None else near
+
+
+def _closest_cells(grid: Grid, labels: np.ndarray, regions: np.ndarray, targets: np.ndarray) -> list[tuple[int, int]]:
+    """Per agent, the cell of its start ``regions`` entry nearest its world target (once per
+    distinct region and target cell)."""
+    out: list[tuple[int, int]] = []
+    found: dict[tuple[int, int, int], tuple[int, int]] = {}
+    cells_of: dict[int, tuple[np.ndarray, ...]] = {}
+    origin, cs = np.asarray(grid.origin, dtype=np.float64), grid.cell_size
+    for region, point in zip(regions.tolist(), targets[:, :2].tolist()):
+        key = (region, int(math.floor((point[0] - origin[0]) / cs)), int(math.floor((point[1] - origin[1]) / cs)))
+        cell = found.get(key)
+        if cell is None:
+            if region not in cells_of:
+                cells_of[region] = np.nonzero(labels == region)
+            ys, xs = cells_of[region]
+            k = int(np.argmin((origin[0] + (xs + 0.5) * cs - point[0]) ** 2 + (origin[1] + (ys + 0.5) * cs - point[1]) ** 2))
+            cell = found[key] = (int(xs[k]), int(ys[k]))
+        out.append(cell)
+    return out
 
 
 @njit(cache=True)

@@ -40,7 +40,7 @@ def occupants(agents: CrowdState, grid: Grid, cells: np.ndarray) -> np.ndarray:
     s = agents
     n = s.size
     cells = np.atleast_2d(np.asarray(cells, dtype=np.int64))
-    live = np.flatnonzero(s.alive[:n])
+    live = np.flatnonzero(s.alive[:n] & ~s.obstacle[:n])
     if len(cells) == 0 or len(live) == 0:
         return live[:0]
     cs, origin = grid.cell_size, np.asarray(grid.origin)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rtsnav.names import GRID_PLANNERS, Planner
+from rtsnav.names import GRID_PLANNERS, L_NAVIGATION_LAYERS, S_POSTPROCESSING, Planner
 
 from ..flow.clearance import WIDE
 from ..grid import Grid
@@ -44,22 +44,30 @@ class Planning:
             Planner.WAYPOINTS: self._waypoint_job, Planner.DSTAR_LITE: self._dstar_job}
 
     def job(self, i: int, planner: Planner, start: tuple[int, int] | None = None,
-            goal: tuple[int, int] | None = None) -> Job:
+            goal: tuple[int, int] | None = None, end=None) -> Job:
         """The plan job of agent ``i`` with ``planner`` from cell ``start`` to cell ``goal``
-        (default: where it stands, its target)."""
+        (default: where it stands, its target); ``end``: the world point the path ends at
+        instead of its target (the closest reachable point of an unreachable one)."""
         s, grid = self._agents, self._grid
         target = s.target[i].copy()
-        if planner in _STRUCTURE and _STRUCTURE[planner] in self._level.rebuilds.stale:
-            planner = Planner.ASTAR       # its structure predates a map edit: exact on the grid until rebuilt
+        if end is not None:
+            target[: len(end)] = end
+        level = self._level.for_layers(int(s.agent_layers[i, L_NAVIGATION_LAYERS]))
+        if planner in _STRUCTURE:
+            kind = _STRUCTURE[planner]
+            if level is not self._level and level.structure(kind) is None and kind not in level.rebuilds.stale:
+                level.rebuilds.bake_new(kind)     # a mask no ``prepare`` baked for: off the tick
+            if kind in level.rebuilds.stale:
+                planner = Planner.ASTAR   # its structure predates a map edit: exact on the grid until rebuilt
         radius = float(s.radius[i])
         if radius > WIDE * grid.cell_size:
-            return self._sized_job(i, planner, radius, target, start, goal)
+            return self._sized_job(i, planner, radius, target, start, goal, level)
         if planner in (Planner.HIERARCHY, Planner.DSTAR_LITE) or planner.label in GRID_PLANNERS:
             start = start if start is not None else grid.world_to_cell(*s.position[i, :2])
             goal = goal if goal is not None else grid.world_to_cell(*target[:2])
-        job = self._table[planner](i, planner, start, goal, target)
+        job = self._table[planner](i, planner, start, goal, target, level)
         if job is None:                   # over the cap of D* Lite agents: A*
-            job = self._grid_job(i, Planner.ASTAR, start, goal, target)
+            job = self._grid_job(i, Planner.ASTAR, start, goal, target, level)
         return job
 
     def astar(self, start, goal, target, *, goal_region: GoalRegion | None = None, grid: Grid | None = None) -> GridJob:
@@ -83,31 +91,34 @@ class Planning:
         """An edit the grid could not record: the D* Lite searches start afresh."""
         self._dstar.clear()
 
-    def _grid_job(self, i, planner: Planner, start, goal, target) -> Job:
+    # Each job factory plans on ``level``: the crowd's, or that of the agent's navigation layers.
+    def _grid_job(self, i, planner: Planner, start, goal, target, level: LevelCache) -> Job:
         cfg = self._config
-        return GridJob(self._grid, start, goal, planner.label, target, cfg.smoothing, self.pool, cfg.weight)
+        # Godot's path_postprocessing: the level's smoothing, or the cell centres as searched
+        smoothing = cfg.smoothing if self._agents.path_settings[i, S_POSTPROCESSING] == 0 else None
+        return GridJob(level.grid, start, goal, planner.label, target, smoothing, self.pool, cfg.weight)
 
-    def _hierarchy_job(self, i, planner: Planner, start, goal, target) -> Job:
-        return HierarchyJob(self._level.hierarchy(), start, goal, target)
+    def _hierarchy_job(self, i, planner: Planner, start, goal, target, level: LevelCache) -> Job:
+        return HierarchyJob(level.hierarchy(), start, goal, target)
 
-    def _mesh_job(self, i, planner: Planner, start, goal, target) -> Job:
-        mesh = self._level.navmesh()
-        return MeshJob(mesh, self._agents.position[i].copy(), target, _mesh_route, self._level.goal_tree(mesh, target))
+    def _mesh_job(self, i, planner: Planner, start, goal, target, level: LevelCache) -> Job:
+        mesh = level.navmesh()
+        return MeshJob(mesh, self._agents.position[i].copy(), target, _mesh_route, level.goal_tree(mesh, target))
 
-    def _waypoint_job(self, i, planner: Planner, start, goal, target) -> Job:
-        graph, here, grid = self._level.waypoints(), self._agents.position[i].copy(), self._grid
+    def _waypoint_job(self, i, planner: Planner, start, goal, target, level: LevelCache) -> Job:
+        graph, here, grid = level.waypoints(), self._agents.position[i].copy(), level.grid
         return CallJob(lambda: graph.find_path(here, target), UNITS["waypoints"],
                        lambda r: route_from_cells(grid, r, None, target))      # its cells are already smoothed
 
-    def _dstar_job(self, i: int, planner: Planner, start, goal, target) -> CallJob | None:
+    def _dstar_job(self, i: int, planner: Planner, start, goal, target, level: LevelCache) -> CallJob | None:
         """A ``dstar-lite`` agent's plan: its D* Lite search (made on its first order, kept while
         it walks to that goal) plans from its cell — after map edits a repair, not a new search.
         None when ``dstar_agents`` searches are live already."""
         from ..search.dstar_lite import DStarLite
 
-        s, grid, states = self._agents, self._grid, self._dstar
+        s, grid, states = self._agents, level.grid, self._dstar
         search = states.get(i)
-        if search is not None and search.goal_cell != tuple(goal):
+        if search is not None and (search.goal_cell != tuple(goal) or search.grid is not grid):
             del states[i]                                 # a new goal: a new search
             search = None
         if search is None:
@@ -124,12 +135,12 @@ class Planning:
         smoothing = self._config.smoothing
         return CallJob(search.plan, units, lambda r: route_from_cells(grid, r, smoothing, target))
 
-    def _sized_job(self, i: int, planner: Planner, radius: float, target, start, goal) -> Job:
+    def _sized_job(self, i: int, planner: Planner, radius: float, target, start, goal, level: LevelCache) -> Job:
         """An agent wider than half a cell plans on its radius class's grid (``clearance.py``):
         grid methods as asked, the structure planners by A* there (one bake per size is what the
         class grids avoid). Standing where it does not fit (against a wall), it plans from the
         nearest cell where it does; a goal it cannot fit to fails with the reason."""
-        sized = self._level.sized_grids()
+        sized = level.sized_grids()
         grid = sized.grid_for(radius)
         start = start if start is not None else grid.world_to_cell(*self._agents.position[i, :2])
         goal = goal if goal is not None else grid.world_to_cell(*target[:2])

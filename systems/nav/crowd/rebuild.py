@@ -287,6 +287,10 @@ class StructureRebuilds:
 
     def _params(self, kind: str) -> dict:
         old = self._structure(kind)
+        if old is None:                              # a first bake (``bake_new``): the crowd's settings
+            if kind == "navmesh":
+                return {"agent_radius": self._level.config.navmesh_radius, "subdivide": self._level.navmesh_subdivide}
+            return {} if kind == "hierarchy" else {"spacing": 4}
         if kind == "navmesh":
             cfg = old.config
             k = max(1, round(self._level.grid.cell_size / cfg.cell_size))
@@ -305,6 +309,17 @@ class StructureRebuilds:
                 if self.use_worker and kind not in self.in_flight:
                     snapshot = snapshot or grid_snapshot(self._level.grid)
                     self._submit(kind, snapshot)
+
+    def bake_new(self, kind: str) -> None:
+        """A structure the level does not have yet, needed inside a tick (a navigation-layer
+        mask no ``prepare`` baked): baked by the worker off the tick (or by ``finish``); until
+        it lands the kind counts as stale (its agents plan by A* on the grid)."""
+        if kind in self.stale:
+            return
+        self.made.add(kind)
+        self.stale.add(kind)
+        if self.use_worker and kind not in self.in_flight:
+            self._submit(kind)
 
     def start_worker(self, kinds=None, ready_within: float = 0.0) -> None:
         """Start the worker now (``prepare`` does, at load) rather than at the first edit: when

@@ -26,6 +26,7 @@ from rtsnav.names import (
     F_PAUSED,
     F_TARGET_DIRTY,
     GROUP_PLANNERS,
+    L_NAVIGATION_LAYERS,
     P_MAX_SPEED,
     P_PATH_DIST,
     P_PATH_MAX,
@@ -37,7 +38,7 @@ from rtsnav.names import (
 
 __all__ = ["COLUMNS", "AgentStatus", "NavState", "Mode", "PLANNERS", "GROUP_PLANNERS", "CrowdState",
            "P_MAX_SPEED", "P_RADIUS", "P_PATH_DIST", "P_TARGET_DIST", "P_PATH_MAX",
-           "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED",
+           "F_HAS_TARGET", "F_AVOIDANCE", "F_TARGET_DIRTY", "F_PAUSED", "L_NAVIGATION_LAYERS",
            "FL_SEPARATION", "FL_COHESION", "FL_ALIGNMENT", "FL_RADIUS"]
 
 
@@ -66,6 +67,11 @@ COLUMNS: dict[str, tuple[str, int, float]] = {
     "nav_state": ("i1", 1, 0),
     "flock_params": ("f8", 4, 0.0),       # separation, cohesion, alignment weights, flock radius
     "flock_group": ("i8", 1, -1),         # -1: in no flock
+    "desired_velocity": ("f8", 3, np.nan),  # the game's velocity input (Godot ``velocity``; NaN: none)
+    "avoidance_params": ("f8", 5, np.nan),  # priority, neighbour distance, max neighbours, horizons (A_*)
+    "agent_layers": ("i8", 3, 1),           # avoidance layers, avoidance mask, navigation layers (L_*)
+    "path_settings": ("f8", 8, 0.0),        # height, offset, search / return limits, simplify (S_*)
+    "agent_options": ("?", 3, False),       # simplify path, keep z velocity, 3D avoidance (O_*)
 }
 #: Per-agent bookkeeping of the crowd itself: name -> (dtype, default).
 INTERNAL: dict[str, tuple[str, float]] = {
@@ -87,6 +93,7 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "home_x": ("f8", np.nan),             # where that slot is (a settled unit returns there)
     "home_y": ("f8", np.nan),
     "owner": ("i8", -1),                  # the caller's id for the agent (an esper entity), or -1
+    "obstacle": ("?", False),             # an avoidance obstacle (``SteeringInputs.add_obstacles``), not a unit
     "pull_x": ("f8", np.nan),             # its flock's weighted cohesion + alignment, last refreshed
     "pull_y": ("f8", np.nan),
     "mate_gap": ("f8", -np.inf),         # flocking: a lower bound of its distance to the nearest mate
@@ -177,6 +184,11 @@ class CrowdState:
     nav_state: np.ndarray
     flock_params: np.ndarray
     flock_group: np.ndarray
+    desired_velocity: np.ndarray
+    avoidance_params: np.ndarray
+    agent_layers: np.ndarray
+    path_settings: np.ndarray
+    agent_options: np.ndarray
     alive: np.ndarray
     mode: np.ndarray
     path_start: np.ndarray
@@ -195,6 +207,7 @@ class CrowdState:
     home_x: np.ndarray
     home_y: np.ndarray
     owner: np.ndarray
+    obstacle: np.ndarray
     pull_x: np.ndarray
     pull_y: np.ndarray
     mate_gap: np.ndarray
@@ -216,6 +229,12 @@ class CrowdState:
         self.failure: dict[int, str] = {}              # id -> why its last order failed
         self.row_of: dict[int, int] = {}               # owner id (an esper entity) -> agent id
         self.links: dict[int, dict[int, str]] = {}     # id -> {path index of a link start: kind}
+        self.forced: dict[int, tuple[float, float]] = {}  # id -> velocity neighbours see at once (``set_velocity_forced``)
+        self.unreachable: dict[int, tuple[int, int]] = {}  # id -> the closest reachable cell it walks to instead
+        self.replans: set[int] = set()                 # ids whose target was set again (Godot re-queries a path)
+        self.navigation: object = None                 # the esper ``Navigation`` serving this table, if any
+        #: the crowd's avoidance values for ``avoidance_params`` NaNs (the ``CrowdConfig``'s, world units)
+        self.avoidance_defaults = np.array([1.0, 2.0, 10.0, 1.0, 0.5])
         self._grow(capacity)
 
     # ------------------------------------------------------- named columns
@@ -265,6 +284,9 @@ class CrowdState:
         for i in ids.tolist():
             self.failure.pop(i, None)
             self.links.pop(i, None)
+            self.forced.pop(i, None)
+            self.unreachable.pop(i, None)
+            self.replans.discard(i)
         self._free.extend(ids.tolist())
 
     def reset_rows(self, ids: np.ndarray) -> None:

@@ -147,10 +147,11 @@ def freeze_after_load() -> None:
 
 def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
                   progress: Callable[[str, int, int], None] | None,
-                  practice: Callable[[list[str]], None] | None = None) -> dict[str, float]:
+                  practice: Callable[[list[str]], None] | None = None, masks: Iterable[int] = ()) -> dict[str, float]:
     """See ``Crowd.prepare``: ``level`` is the crowd's ``LevelCache``, ``crowd_class`` the class
     of the practice crowds; ``practice(chosen)`` replaces the core practice run (``Navigation``
-    runs its own through esper)."""
+    runs its own through esper); ``masks``: navigation-layer masks whose own structures are baked
+    too (those that hide some cells: ``LevelCache.for_layers``)."""
     chosen, stages = bake_stages(methods, level.uses_tiles)
     seconds: dict[str, float] = {}
     level.rebuilds.start_worker(stages)    # map edits rebuild in it: it loads while we bake
@@ -179,6 +180,10 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
             say(f"crowd kernels ready ({time.perf_counter() - t0:.0f} s)")
         else:
             bake(level, stage)
+            for mask in masks:
+                layered = level.for_layers(mask)
+                if layered is not level and stage != "jps+":
+                    bake(layered, stage)
         seconds[stage] = time.perf_counter() - t0
     level.sized_grids()                    # the clearance map of agents wider than half a cell
     # loaded before the game's first tick: its start on the other core slowed the first ticks 3x

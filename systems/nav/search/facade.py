@@ -44,7 +44,8 @@ def as_grid(grid: Grid | np.ndarray) -> Grid:
 
 def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int],
               method: str = "astar", *, heuristic: Heuristic = "octile",
-              weight: float = 1.5, goal_bounds: GoalBounds | None = None, backtrack: int = 0) -> PathResult:
+              weight: float = 1.5, goal_bounds: GoalBounds | None = None, backtrack: int = 0,
+              navigation_layers: int | None = None) -> PathResult:
     """Find a path between two cells of an 8-connected grid (no corner cutting).
 
     ================  =============  ===================  ===================  ==================
@@ -84,6 +85,8 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
             path to the goal (``"astar"``, ``"dijkstra"``, ``"jps+"``).
         backtrack: for ``"bstar"``: cells of its own path the crawler may give up when it goes
             round in circles (0: it fails in concave traps).
+        navigation_layers: only cells on one of these layers (``Grid.set_layers``) are walked;
+            None: all (Godot's agent ``navigation_layers``).
 
     Returns:
         A ``PathResult``: ``found``, ``cost`` (cells × terrain cost), ``cells`` (``(N, 2) int32``,
@@ -94,6 +97,13 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
         NavError: unknown method or heuristic, malformed or out-of-bounds cells, bad weight.
     """
     name = canonical_planner(method)
+    if navigation_layers is not None:
+        if isinstance(navigation_layers, bool) or not isinstance(navigation_layers, (int, np.integer)):
+            raise NavError(f"navigation_layers must be an int bit mask, got {navigation_layers!r}")
+        layered = as_grid(grid).masked(navigation_layers)
+        if goal_bounds is not None and layered is not grid:
+            goal_bounds = None                        # baked for all cells: not for this mask's
+        grid = layered
     if name == "dstar-lite":
         from .dstar_lite import DStarLite
 

@@ -84,7 +84,8 @@ RESOLVE_FACTOR = 1.0
 
 def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray, group: np.ndarray,
                      active: np.ndarray, view: GridView, mates: bool = True,
-                     heading: np.ndarray | None = None, tight: np.ndarray | None = None) -> int:
+                     heading: np.ndarray | None = None, tight: np.ndarray | None = None,
+                     layers: tuple[np.ndarray, np.ndarray] | None = None) -> int:
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
@@ -94,7 +95,9 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
     rank decides more firmly. ``heading`` (``(n, 2)``, unit or zero): where
     each agent wants to go; two agents in contact heading opposite ways also slide to their
     right, past each other (a file meeting a file in a passage turns into two lanes instead of
-    a plug). Returns the pairs in contact in the first pass."""
+    a plug). ``layers``: ``(avoidance_layers, avoidance_mask)`` per agent: a pair neither of which
+    avoids the other's layers is no contact (they pass through each other, as avoidance lets them).
+    Returns the pairs in contact in the first pass."""
     if not active.any():
         return 0
     if heading is None:
@@ -113,6 +116,10 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
     rounds = CONTACT_ROUNDS if int(active.sum()) <= ROUNDS_UP_TO else BIG_CROWD_ROUNDS
     for round_ in range(rounds):
         order, first, other = contact_pairs(position, radius, involved, reach, skin, None if mates else group)
+        if layers is not None and len(first):
+            a, b = order[first], order[other]
+            meet = ((layers[1][a] & layers[0][b]) != 0) | ((layers[1][b] & layers[0][a]) != 0)
+            first, other = first[meet], other[meet]
         if round_ == 0:
             everyone = (order, first, other)
         pairs, deep = _resolve_in_bucket_order(position, radius, rank, group, heading, tight, order, first, other,

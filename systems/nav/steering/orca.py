@@ -32,7 +32,7 @@ from numba import njit, prange
 from ..flow.clearance import WIDE
 from .proximity_grid import build_proximity_grid, cell_window
 
-__all__ = ["OrcaAgents", "OrcaSettings", "orca_velocities", "WALL_BODY", "wall_body"]
+__all__ = ["OrcaAgents", "OrcaRules", "OrcaSettings", "orca_velocities", "uniform_rules", "WALL_BODY", "wall_body"]
 
 #: The fraction of a small unit's radius kept clear of walls (avoidance's wall planes, and the
 #: body path following checks sight with: one rule for both, so a unit never aims where it may
@@ -62,8 +62,32 @@ class OrcaAgents(NamedTuple):
     present: np.ndarray      # bool (n,): agents that count as neighbours
 
 
+class OrcaRules(NamedTuple):
+    """Per-agent avoidance rules (Godot ``NavigationAgent3D``'s), ``n`` rows each."""
+
+    rank: np.ndarray         # (n,) avoidance_priority: a neighbour of lower rank is not avoided
+    layers: np.ndarray       # int64 (n,) the agent's avoidance layers
+    mask: np.ndarray         # int64 (n,) the layers it avoids (a neighbour on none of them: ignored)
+    reach: np.ndarray        # (n,) neighbour distance, world units
+    max_near: np.ndarray     # int64 (n,) neighbours avoided at most (≤ ``OrcaSettings.max_neighbours``)
+    horizon: np.ndarray      # (n,) seconds ahead it keeps clear of agents
+    wall_horizon: np.ndarray  # (n,) ... and of walls
+    z: np.ndarray            # (n,) height of its feet
+    height: np.ndarray       # (n,) its body's height (``use_3d``: neighbours whose spans miss are ignored)
+    use_3d: np.ndarray       # bool (n,)
+
+
+def uniform_rules(n: int, settings: "OrcaSettings") -> OrcaRules:
+    """Every agent with the same rules: the settings' distance, neighbours and horizons."""
+    return OrcaRules(np.ones(n), np.ones(n, dtype=np.int64), np.ones(n, dtype=np.int64),
+                     np.full(n, float(settings.neighbour_distance)), np.full(n, int(settings.max_neighbours)),
+                     np.full(n, float(settings.time_horizon)), np.full(n, float(settings.wall_horizon)),
+                     np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.bool_))
+
+
 class OrcaSettings(NamedTuple):
-    """How far and how many neighbours ORCA looks at, and its time horizons (seconds)."""
+    """How far and how many neighbours ORCA looks at (the largest of any agent's: the spatial
+    hash's reach and the scratch size), and its default time horizons (seconds)."""
 
     neighbour_distance: float   # world units
     max_neighbours: int
@@ -261,16 +285,19 @@ def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, bes
 
 
 @njit(cache=True, parallel=True)
-def orca_velocities(agents, settings, view, dt, out):
+def orca_velocities(agents, rules, settings, view, dt, out):
     """Safe velocities ``out`` ``(n, 2)`` for the ``agents.active`` (others: their preferred one).
 
-    ``agents``: ``OrcaAgents``; ``settings``: ``OrcaSettings``; ``view``: ``Grid.view`` (blocked
-    cells are static obstacles). Agents of one flock ``group`` (≥ 0) do not avoid each other
+    ``agents``: ``OrcaAgents``; ``rules``: ``OrcaRules`` (Godot's per-agent priority, layers and
+    mask, distances and horizons: a neighbour of lower ``rank``, or on no layer of the agent's
+    ``mask``, is not avoided; one of higher rank is avoided all the way, not half);
+    ``settings``: ``OrcaSettings``; ``view``: ``Grid.view`` (blocked cells are static obstacles). Agents of one flock ``group`` (≥ 0) do not avoid each other
     here: their flocking separation spaces them (measured: ORCA between mates jams a 250-unit group at a 3-cell bridge, and its
     extra constraints make the cross-group ones infeasible more often).
     Returns the number of neighbour pairs examined."""
     position, velocity, preferred, radius, max_speed, priority, lead, group, active, present = agents
-    neighbour_distance, max_neighbours, time_horizon, wall_horizon = settings
+    rank, layers, mask, reach, max_near, horizon, wall_reach, foot, height, use_3d = rules
+    neighbour_distance, max_neighbours, _, _ = settings
     passable, cs, ox, oy, _, _ = view
     n = position.shape[0]
     order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
@@ -313,9 +340,13 @@ def orca_velocities(agents, settings, view, dt, out):
             vx, vy = velocity[i, 0], velocity[i, 1]
             opt_x = preferred[i, 0]
             opt_y = preferred[i, 1]
+            wall_horizon = wall_reach[i]
             walls = _wall_lines(lines, px, py, wall_body(radius[i], cs), radius[i] + max_speed[i] * wall_horizon,
                                 wall_horizon,
                                 passable, cs, ox, oy, wall_d, wall_n)
+            near_most = min(max_near[i], max_neighbours)
+            mask_i, rank_i = mask[i], rank[i]
+            z0, z1 = foot[i], foot[i] + height[i]
             # nearest neighbours
             count = 0
             oncoming = 0
@@ -323,7 +354,7 @@ def orca_velocities(agents, settings, view, dt, out):
             pref_len = math.sqrt(pref2)
             walking = pref2 > 1e-12
             r0, r1, c0, c1 = cell_window(px, py, gx0, gy0, neighbour_distance, cols, rows)
-            r2 = neighbour_distance * neighbour_distance
+            r2 = reach[i] * reach[i]
             for row in range(r0, r1 + 1):
                 for col in range(c0, c1 + 1):
                     k = row * cols + col
@@ -341,6 +372,10 @@ def orca_velocities(agents, settings, view, dt, out):
                         d2 = rx * rx + ry * ry
                         if d2 > r2:
                             continue
+                        if (mask_i & layers[j]) == 0 or rank[j] < rank_i:
+                            continue                   # not on a layer it avoids, or it gives way
+                        if use_3d[i] and (foot[j] > z1 or foot[j] + height[j] < z0):
+                            continue                   # above or below it
                         if walking and active[j] and priority[j] == priority[i]:
                             qx = preferred[j, 0]
                             qy = preferred[j, 1]
@@ -355,7 +390,7 @@ def orca_velocities(agents, settings, view, dt, out):
                                 side = abs(rx * opt_y - ry * opt_x)
                                 if ahead > 0.0 and side < LANE_WIDTH * pref_len * (radius[i] + radius[j]):
                                     oncoming += 1
-                        if count < max_neighbours:
+                        if count < near_most:
                             near_id[count] = j
                             near_d[count] = d2
                             if count == 0 or d2 > near_d[far_slot]:
@@ -366,7 +401,7 @@ def orca_velocities(agents, settings, view, dt, out):
                             continue
                         near_id[far_slot] = j
                         near_d[far_slot] = d2
-                        for mm in range(max_neighbours):               # the new farthest
+                        for mm in range(near_most):                    # the new farthest
                             if near_d[mm] > near_d[far_slot]:
                                 far_slot = mm
             if count > 0:
@@ -387,7 +422,7 @@ def orca_velocities(agents, settings, view, dt, out):
                 rpx, rpy = position[j, 0] - px, position[j, 1] - py
                 rvx, rvy = vx - velocity[j, 0], vy - velocity[j, 1]
                 dist2 = rpx * rpx + rpy * rpy
-                inv_h = 1.0 / time_horizon
+                inv_h = 1.0 / horizon[i]
                 combined = radius[i] + radius[j]
                 combined2 = combined * combined
                 if dist2 > combined2:
@@ -419,7 +454,7 @@ def orca_velocities(agents, settings, view, dt, out):
                     lx, ly = uy, -ux
                     sx, sy = (combined * inv_t - wl) * ux, (combined * inv_t - wl) * uy
                 share = 1.0
-                if active[j]:
+                if active[j] and rank[j] == rank_i:
                     ratio = priority[i] / priority[j]
                     if (walls > 0 and priority[i] == priority[j]
                             and opt_x * preferred[j, 0] + opt_y * preferred[j, 1] > 0.0):

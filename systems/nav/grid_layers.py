@@ -1,0 +1,61 @@
+"""Navigation layers on a grid (Godot's region ``navigation_layers``): which cells an agent of a
+given layer mask may walk, as a derived grid that follows the base grid's edits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import NavError
+
+Grid = Any  # a ``grid.Grid`` (not imported: grid imports this module)
+
+__all__ = ["set_cell_layers", "masked_grid"]
+
+
+def set_cell_layers(grid: Grid, cells: np.ndarray, layers: int) -> None:
+    """``Grid.set_layers``' work: checks, writes the layer bits, records the edit."""
+    if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2 ** 32:
+        raise NavError(f"layers must be an int bit mask 0 .. 2**32 - 1, got {layers!r}")
+    c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+    if c.ndim != 2 or c.shape[1] != 2:
+        raise NavError(f"cells must be an (N, 2) array of (x, y), got shape {c.shape}")
+    outside = (c[:, 0] < 0) | (c[:, 0] >= grid.width) | (c[:, 1] < 0) | (c[:, 1] >= grid.height)
+    if outside.any():
+        raise NavError(f"cell {tuple(int(v) for v in c[outside][0])} is outside the {grid.width}x{grid.height} grid")
+    if grid.layers is None:
+        grid.layers = np.ones(grid.shape, dtype=np.uint32)
+    grid.layers[c[:, 1], c[:, 0]] = np.uint32(layers)
+    grid._invalidate(c)
+
+
+def masked_grid(grid: Grid, navigation_layers: int) -> Grid:
+    """``Grid.masked``' work: ``grid`` itself when the mask takes every open cell, else the
+    derived grid of that mask (made once, brought up to date with the edits since)."""
+    mask = int(navigation_layers) & 0xFFFFFFFF
+    if grid.layers is None:
+        if mask & 1:
+            return grid
+        allowed = np.zeros(grid.shape, dtype=bool)
+    else:
+        allowed = (grid.layers & np.uint32(mask)) != 0
+    if allowed[grid.passable].all():
+        return grid
+    derived = grid._masked.get(mask)
+    if derived is None:
+        derived = type(grid)(grid.passable & allowed, np.where(grid.passable, grid.cost, 1.0), grid.heights,
+                             cell_size=grid.cell_size, origin=grid.origin, name=f"{grid.name}[layers {mask:#x}]")
+        grid._masked[mask] = derived
+    elif derived._base_version != grid.version:
+        wanted = grid.passable & allowed
+        for value in (True, False):          # only the cells that changed: the derived grid's edit log follows
+            changed = np.argwhere(wanted != derived.passable)
+            changed = changed[wanted[changed[:, 0], changed[:, 1]] == value]
+            if len(changed):
+                derived.set_passable(changed[:, ::-1], value)
+        if not np.array_equal(derived.cost, grid.cost):
+            derived.cost[:] = grid.cost
+            derived._invalidate(None)
+    derived._base_version = grid.version
+    return derived
