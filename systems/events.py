@@ -20,14 +20,18 @@ VELOCITY_COMPUTED = "velocity_computed"   entities: ndarray (N,) int64, velociti
                                           agent following a path or flow. Godot sends one
                                           ``safe_velocity`` per agent; one batch costs one call
                                           for 10,000 agents. Dispatched only when handled.
-PATH_FAILED = "path_failed"               entity: int, reason: str — no path to the target
-                                          (unreachable, blocked or off-map, NaN target); stops.
+PATH_FAILED = "path_failed"               entity: int, reason: str — no path to the target:
+                                          unreachable, blocked or off-map (the agent walks to the
+                                          closest reachable point; with unreachable="fail" it
+                                          stops), NaN target (it stops).
 LINK_REACHED = "link_reached"             entity: int, kind: str, start: tuple, end: tuple —
                                           the start of an off-mesh link (jump, ladder, teleport)
                                           on a navmesh path; the agent is carried to ``end``.
-STUCK = "stuck"                           entity: int — no progress for ``stuck_after`` seconds;
-                                          a recovery started (re-plan, walk alone, nearest
-                                          reachable point); after the last one, path_failed.
+STUCK = "stuck"                           entity: int — no progress for ``stuck_after`` seconds
+                                          (frozen, or waiting in a queue that barely moves); a
+                                          recovery started (re-plan around the jam, walk alone,
+                                          nearest reachable point); a frozen unit's last one
+                                          ends in path_failed.
 DISPLACED = "displaced"                   entity: int, position: (x, y, z) — a map edit (a
                                           gate, a carving obstacle) closed the cell the agent
                                           stood in; it was moved to ``position``, the nearest
@@ -55,15 +59,17 @@ NAVIGATION_FINISHED = "navigation_finished"
 VELOCITY_COMPUTED = "velocity_computed"
 
 #: ``(entity: int, reason: str)`` — no path to the target (unreachable, blocked or off-map
-#: target, NaN target, planner not available); the agent stops.
+#: target: the agent walks on to the closest reachable point, unless ``CrowdConfig.unreachable``
+#: is ``"fail"``; NaN target, planner not available: the agent stops).
 PATH_FAILED = "path_failed"
 
 #: ``(entity: int, kind: str, start: tuple, end: tuple)`` — the agent reached the start of an
 #: off-mesh link (jump, ladder, teleport) on its navmesh path; it is then carried to ``end``.
 LINK_REACHED = "link_reached"
 
-#: ``(entity: int)`` — the agent made no progress for ``stuck_after`` seconds (waiting in a moving
-#: queue counts as progress); a recovery started. After the last recovery: ``path_failed``.
+#: ``(entity: int)`` — the agent made no progress for ``stuck_after`` seconds (frozen, or waiting
+#: in a queue that barely moves: no unit waits in silence); a recovery started (a queued unit
+#: re-plans around the jam; a frozen one's recoveries count, and after the last: ``path_failed``).
 STUCK = "stuck"
 
 #: ``(entity: int, position: tuple[float, float, float])`` — a map edit closed the cell the agent

@@ -38,7 +38,8 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
             velocity: type | None | object = _DEFAULT, position_fields: tuple[str, ...] = ("x", "y", "z"),
             velocity_fields: tuple[str, ...] = ("x", "y", "z"), movement: str = "rtsnav",
             prepare: bool = True, methods=None,
-            progress: Callable[[str, int, int], None] | None = None) -> tuple[esper.Processor, ...]:
+            progress: Callable[[str, int, int], None] | None = None,
+            navigation_layers: tuple[int, ...] | list[int] = ()) -> tuple[esper.Processor, ...]:
     """Add all rtsnav processors to the *current* esper world; returns them in run order.
 
     Args:
@@ -55,7 +56,8 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
             through ``velocity_computed`` and the velocity component; the game moves its bodies.
         prepare: run ``navigation.prepare(methods, progress)`` now (kernels compiled, bakes made
             or loaded), so no tick pays for it. Pass False to do it yourself later.
-        methods / progress: passed to ``prepare``.
+        methods / progress / navigation_layers: passed to ``prepare`` (``navigation_layers``: the
+            agents' layer masks on a grid with ``Grid.set_layers``, whose structures it bakes too).
 
     Installing into a world that already has rtsnav replaces the previous installation.
     """
@@ -73,7 +75,7 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
                                           _fields_of(velocity, velocity_fields))
     navigation.movement = movement
     if prepare:
-        navigation.prepare(methods, progress)
+        navigation.prepare(methods, progress, navigation_layers=navigation_layers)
     uninstall()
     NavigationAgent.locate = _locate_unregistered
     handles = []

@@ -51,7 +51,9 @@ DT = 1 / 30
 
 
 class Watch:
-    """Per-tick overlap counts (same team / other team) and silent stuck units."""
+    """Per-tick overlap counts (same team / other team) and silent stuck units: under an order,
+    no movement of 0.5 world units for more than 5 s, and no ``stuck`` or ``path_failed`` event
+    in the last 5 s (an event is due at least every ``stuck_after`` + 0.5 s while it stands)."""
 
     def __init__(self, crowd: Crowd, team: np.ndarray, radius: np.ndarray) -> None:
         self.crowd, self.team, self.radius = crowd, team, radius
@@ -60,6 +62,8 @@ class Watch:
         self.still = np.zeros(len(team))
         self.anchor = crowd.positions[:, :2].copy()
         self.silent = set()
+        self.now = 0.0
+        self.told = np.full(len(team), -np.inf)             # when each unit was last told about
 
     def tick(self, stuck: np.ndarray) -> None:
         pos = self.crowd.positions[:, :2]
@@ -76,8 +80,9 @@ class Watch:
         moved = np.hypot(*(pos - self.anchor).T) > 0.5
         self.anchor[moved] = pos[moved]
         self.still = np.where(moved | ~walking, 0.0, self.still + DT)
-        self.silent.difference_update(stuck.tolist())
-        self.silent.update(np.flatnonzero(self.still > 5.0).tolist())
+        self.now += DT
+        self.told[stuck] = self.now
+        self.silent.update(np.flatnonzero((self.still > 5.0) & (self.now - self.told > 5.0)).tolist())
 
     def row(self) -> dict:
         return {"overlap_mates_worst": self.worst_mates, "overlap_others_worst": self.worst_others,
@@ -95,7 +100,7 @@ def _run(crowd: Crowd, ids: np.ndarray, team: np.ndarray, radius: np.ndarray, li
         hit = np.isin(ids, ev.reached)
         first[hit & ~done] = ticks * DT
         done |= hit
-        watch.tick(ev.stuck)
+        watch.tick(np.concatenate([ev.stuck, ev.failed]))
         if done.all():
             break
     return {"arrived": int(done.sum()), "units": len(ids), "seconds": round(ticks * DT, 1),

@@ -251,10 +251,10 @@ class Crowd:
                 self._outcomes.arrive(arrived)
                 waited = np.setdiff1d(waited, arrived)
             stuck = np.intersect1d(stuck, waited, assume_unique=True)
-        if len(waited):
             orders.recover(waited, stuck, churning)
         self.tick += 1
-        return self._outcomes.events(followed, stuck, self._motion.walking() if velocities else np.zeros(0, dtype=np.int64))
+        # stuck: every unit without progress, in a slow queue too (none waits in silence)
+        return self._outcomes.events(followed, waited, self._motion.walking() if velocities else np.zeros(0, dtype=np.int64))
 
     # ============================================================= map edits
     def cells_changed(self, cells) -> None:

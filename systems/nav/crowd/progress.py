@@ -84,10 +84,10 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     churning = (near_any(np.ascontiguousarray(s.position[frozen, :2]), np.ascontiguousarray(s.position[fresh, :2]),
                          reach) if len(frozen) and len(fresh) else np.zeros(len(frozen), dtype=bool))
     # the clocks restart just past FRESH: a unit reported is no "just progressed" unit that
-    # would excuse the ones around it (mutual excuses kept a dead end silent)
+    # would excuse the ones around it (mutual excuses kept a dead end silent); its anchor stays
+    # where it last progressed (re-anchored where it was reported, a jostle of half a cell
+    # counted as progress and kept a unit that had not moved on silent)
     s.still_for[stuck] = FRESH + 1e-6
-    s.anchor_x[stuck] = s.position[stuck, 0]
-    s.anchor_y[stuck] = s.position[stuck, 1]
     return stuck, frozen, frozen[churning]
 
 
