@@ -54,6 +54,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/demo_frame.py --json bench-results/demo_frame.json
 	$(PY) tests/benchmarks/crowd.py --json bench-results/crowd.json
 	$(PY) tests/benchmarks/crowd_flows.py --json bench-results/crowd_flows.json
+	$(PY) tests/benchmarks/busy_cores.py --json bench-results/busy_cores.json
 	$(PY) tests/benchmarks/crowd_fingerprint.py --json bench-results/crowd_fingerprint.json
 	$(PY) tests/benchmarks/cold_start.py --json bench-results/cold_start.json
 	$(PY) tests/benchmarks/dynamic.py --json bench-results/dynamic.json

@@ -3,10 +3,13 @@ discs that avoidance keeps clear of, and outlines whose cells are closed to path
 
 from __future__ import annotations
 
+import warnings
+
 import esper
 import numpy as np
 
 from rtsnav.components import NavigationObstacle
+from rtsnav.systems.nav import NavError
 
 from .base import NavProcessor
 
@@ -91,8 +94,12 @@ class ObstacleProcessor(NavProcessor):
                 self._drop(entity)
                 held = None
             if held is None and obstacle.avoidance_enabled:
-                held = self._discs[entity] = self._make_discs(obstacle, here)
-            if held is not None:
+                try:
+                    held = self._discs[entity] = self._make_discs(obstacle, here)
+                except NavError as e:                  # an absurd size: told once, the tick goes on
+                    self._refuse(entity, obstacle, e)
+                    continue
+            if held is not None and len(held[1]):
                 ids.append(held[1])
                 places.append(here[:2] + held[2])
                 speeds.append(np.broadcast_to(np.asarray(obstacle.velocity[:2]), held[2].shape))
@@ -104,6 +111,13 @@ class ObstacleProcessor(NavProcessor):
             self._drop(entity)
         if ids:
             crowd.inputs.move_obstacles(np.concatenate(ids), np.concatenate(places), np.concatenate(speeds))
+
+    def _refuse(self, entity: int, obstacle: NavigationObstacle, error: Exception) -> None:
+        """An obstacle rtsnav cannot take (a radius wider than the crowd allows): one warning,
+        it stays out of avoidance (kept as refused so no tick asks again)."""
+        warnings.warn(f"NavigationObstacle of entity {entity} ignored by avoidance: {error}", RuntimeWarning,
+                      stacklevel=2)
+        self._discs[entity] = (obstacle, np.zeros(0, dtype=np.int64), np.zeros((0, 2)))
 
     def _make_discs(self, obstacle: NavigationObstacle, here: np.ndarray):
         crowd, cs = self.navigation.crowd, self.navigation.grid.cell_size

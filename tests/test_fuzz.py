@@ -305,3 +305,82 @@ def test_random_crowd_calls(arena, calls):
         assert len(events.failed) == len(events.reasons)
         walking = crowd.alive & (crowd.states == 2)
         assert np.isfinite(crowd.positions[walking]).all()       # only a failed agent may keep a bad position
+
+
+GODOT_MEMBERS = ("velocity", "avoidance_priority", "avoidance_layers", "avoidance_mask", "neighbor_distance",
+                 "max_neighbors", "time_horizon_agents", "time_horizon_obstacles", "navigation_layers", "height",
+                 "path_height_offset", "path_search_max_distance", "path_search_max_polygons",
+                 "path_return_max_length", "path_return_max_radius", "path_postprocessing", "simplify_path",
+                 "simplify_epsilon", "keep_y_velocity", "use_3d_avoidance", "target_position", "max_speed", "radius")
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(GODOT_MEMBERS + ("obstacle", "layers", "forced")),
+                          st.one_of(ANY_NUMBER, ANY_VALUE, POINTS, st.none(), st.text(max_size=4),
+                                    st.lists(POINTS, max_size=4))),
+                max_size=8))
+def test_random_godot_member_calls(calls):
+    """Any value set on any Godot member, obstacle or layer: a clear error naming the member, or
+    a value read back; the ticks after it run, and no walking agent ends anywhere but a finite point."""
+    import esper
+
+    from rtsnav.components import NavigationAgent, NavigationObstacle, Position, Velocity
+    from rtsnav.systems import Navigation, install
+
+    esper.switch_world("fuzz-godot")
+    try:
+        grid = Grid(np.ones((20, 30), dtype=bool))
+        nav = Navigation(grid, cache_dir=False)
+        install(nav, prepare=False)
+        agent = NavigationAgent(target_position=(25.5, 10.5, 0.0), avoidance_enabled=True)
+        esper.create_entity(Position(3.5, 10.5), Velocity(), agent)
+        esper.create_entity(Position(6.5, 10.5), Velocity(), NavigationAgent(avoidance_enabled=True))
+        for name, value in calls:
+            try:
+                if name == "obstacle":
+                    esper.create_entity(Position(10.0, 10.0), NavigationObstacle(
+                        radius=value if isinstance(value, (int, float)) else 1.0,
+                        vertices=value if isinstance(value, list) else [], affect_navigation_mesh=True))
+                elif name == "layers":
+                    grid.set_layers(np.array([[5, 5], [6, 5]]), value)  # type: ignore[arg-type]
+                elif name == "forced":
+                    agent.set_velocity_forced(value)  # type: ignore[arg-type]
+                else:
+                    setattr(agent, name, value)
+            except (ValueError, TypeError) as e:
+                assert str(e)                                   # says what was wrong
+                continue
+            for _ in range(3):
+                esper.process(1 / 30)
+        for _ in range(5):
+            esper.process(1 / 30)
+        crowd = nav.crowd
+        walking = crowd.alive & (crowd.states == 2)
+        assert np.isfinite(crowd.positions[walking]).all()
+    finally:
+        esper.switch_world("default")
+        esper.delete_world("fuzz-godot")
+
+
+@FUZZ
+@given(st.lists(st.one_of(ANY_NUMBER, st.just(0), st.just(1), st.just(2 ** 32 - 1)), min_size=1, max_size=4),
+       st.sampled_from(["astar", "jps", "bidirectional", "dstar-lite"]))
+def test_random_navigation_layers(arena, masks, method):
+    """Layer masks on cells and on queries: an error naming the mask, or a path only over cells
+    whose layers the query's mask takes."""
+    grid = Grid(arena.passable.copy())
+    cells = np.argwhere(arena.passable)[:200, ::-1]
+    for k, bits in enumerate(masks):
+        try:
+            grid.set_layers(cells[k::4], bits)
+        except NavError as e:
+            assert "layers" in str(e)
+    for query in masks:
+        try:
+            r = find_path(grid, (3, 10), (40, 30), method, navigation_layers=query)
+        except NavError as e:
+            assert "navigation_layers" in str(e) or "method" in str(e)
+            continue
+        if r.found and grid.layers is not None:
+            allowed = (grid.layers[r.cells[:, 1], r.cells[:, 0]] & np.uint32(int(query) & 0xFFFFFFFF)) != 0
+            assert allowed.all()

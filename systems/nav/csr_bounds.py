@@ -23,6 +23,7 @@ import numpy as np
 from .bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from .errors import NavError
 from .kernels.first_moves import csr_goal_boxes
+from .kernels.threads import threads_for
 
 __all__ = ["CsrGraph", "CsrGoalBounds"]
 
@@ -100,7 +101,8 @@ class CsrGoalBounds:
         n = len(csr.sources)
         t = time.perf_counter()
         for lo in range(0, n, chunk):
-            csr_goal_boxes(csr.start, csr.target, csr.cost, csr.x, csr.y, csr.sources[lo:lo + chunk], boxes)
+            with threads_for(n, "graph_bounds"):
+                csr_goal_boxes(csr.start, csr.target, csr.cost, csr.x, csr.y, csr.sources[lo:lo + chunk], boxes)
             if progress is not None:
                 progress(f"Dijkstra per {cls.NODE}", min(lo + chunk, n), n)
         cls.last_build_s = time.perf_counter() - t

@@ -104,7 +104,7 @@ class FieldBatch:
         cache = self.cache
         cache.fit(len(togo_of_agent))
         tags = np.array([o.tag for o in self.orders], dtype=np.int64)
-        with threads_for(int(starts[-1])):
+        with threads_for(int(starts[-1]), "field_samples"):
             _sample_all(maps.directions, maps.costs, maps.built, maps.node_costs, maps.exits, tags, graph.size,
                         graph.cols, node_starts, nodes, graph.node_cell, np.concatenate(self.taken), starts, self.rows,
                         position, view.origin_x, view.origin_y, view.cell_size, direction, togo_of_agent, sector_of,

@@ -381,7 +381,7 @@ class GroupSteering:
         disc = radius[group]
         status = np.zeros(len(agents), dtype=np.uint8)       # 1 at the target, 2 near the goal, 4 stalled in the disc
         has_slot = s.slot[agents] >= 0
-        with threads_for(len(agents)):
+        with threads_for(len(agents), "group_steering"):
             steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
                            np.ascontiguousarray(aim), s.target, has_slot, s.agent_params, s.stalled, dt, STALL_SPEED,
                            MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, self._config.flow_acceleration, status)

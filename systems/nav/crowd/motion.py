@@ -154,7 +154,7 @@ class Motion:
                             np.ascontiguousarray(s.max_speed[:n]), priority, lead,
                             self._avoid_groups(n), active, present)
         rules, settings = self._rules(n)
-        with threads_for(int(active.sum())):
+        with threads_for(int(active.sum()), "orca"):
             orca_velocities(agents, rules, settings, grid.view, dt, safe)
         keep_z = s.agent_options[:n, O_KEEP_Z_VELOCITY] & driven
         s.velocity[:n, :2] = np.where(active[:, None], safe, preferred)
@@ -247,7 +247,7 @@ class Motion:
             self._config.team_contacts and bool(s.avoidance[:n].any())))
         walls = movement == "rtsnav" and self._config.wall_clearance
         before = pos[:, :2].copy() if contacts or walls else pos[:0, :2]
-        with threads_for(n):
+        with threads_for(n, "move"):
             move_agents(pos, vel, np.ascontiguousarray(s.max_speed[:n]), dt, grid.view)
         # bodies: an absurd radius (refused with a reason by the orders) takes no part
         sane = s.alive[:n] & (s.radius[:n] <= self._config.max_radius_cells * grid.cell_size)
@@ -257,7 +257,7 @@ class Motion:
             # last: a body never ends a tick inside a wall, whatever the contacts pushed
             radius = np.ascontiguousarray(s.radius[:n])
             pressed = pos[:, :2].copy() if contacts else pos[:0, :2]
-            with threads_for(n):
+            with threads_for(n, "walls"):
                 keep_off_walls(pos, radius, sane & ~still, grid.view)
             if contacts and (pos[:, :2] != pressed).any():
                 # a crowd pressed against a wall: the wall pass pushed bodies back into their
@@ -265,7 +265,7 @@ class Motion:
                 # stacked pairs without it; by-wall bodies alone, twice as many: pushed into
                 # the crowd behind them)
                 self._push_apart(pos, sane)
-                with threads_for(n):
+                with threads_for(n, "walls"):
                     keep_off_walls(pos, radius, sane & ~still, grid.view)
         # avoidance next tick sees the velocity each unit walked at, not the pace the contacts left
         # it: with the pace, a queue pressing into a gap avoided itself as if standing (a one-way

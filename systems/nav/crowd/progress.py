@@ -66,7 +66,7 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     if n == 0:
         return none, none, none
     kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
-    with threads_for(n):
+    with threads_for(n, "progress"):
         _watch(s.alive, s.nav_state[:, 0], s.paused[:], s.position, s.target, s.anchor_x, s.anchor_y,
                s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, s.mode, s.path_start, s.path_len,
                s.path_idx, s.paths.points, s.path_best, dt, PROGRESS_DISTANCE * cell_size,

@@ -85,9 +85,9 @@ def apply_flocking(state: CrowdState, grid, wall_avoidance: float, tick: int = 0
     use_walls = bool(flow.any() and wall_avoidance > 0)
     if use_walls:
         reach = np.where(flow, s.radius[:n] + 0.5 * grid.cell_size, 0.0)
-        with threads_for(n):
+        with threads_for(n, "wall_repulsion"):
             wall_repulsion(pos2, flow, reach, grid.view, wall, grid.move_masks(), grid.padded()[1])
-    with threads_for(n):
+    with threads_for(n, "flock_combine"):
         _combine(s.velocity, s.flock_params, max_speed, steer, flow, settled, sep, s.pull_x, s.pull_y, wall,
                  wall_avoidance if use_walls else 0.0, s.position, s.home_x, s.home_y, HOME_PULL)
     return int(pairs)

@@ -65,6 +65,8 @@ class SteeringInputs:
         """Place obstacles at world ``positions`` (``(N, 2|3)``) moving at ``velocities``
         (``(N, 2|3)``, world units / s; what avoidance expects of them; None: standing)."""
         ids = agent_ids(self._agents, ids)
+        if len(ids) == 0:
+            return
         pos = np.asarray(positions, dtype=np.float64).reshape(len(ids), -1)
         s = self._agents
         s.position[ids, : pos.shape[1]] = pos

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.steps import MOVE_UX, MOVE_UY, SQRT2, move_offsets, step_cost
+from ..kernels.threads import threads_for
 
 __all__ = ["SQRT2", "INV_SQRT2", "TAN_22_5", "octant_of", "flow_directions", "directions_serial", "warm_directions", "make_safe", "WALL_PUSH", "kernel_directions"]
 
@@ -53,7 +54,8 @@ def flow_directions(moves, cost, wp, uniform, dist, smooth, best_move, direction
     each cell's descent move (-1 where none; the two-thread Dijkstra keeps them), so only the
     directions are made — 4096², 20% random walls: 8-10 -> 4 ns a cell."""
     if dist.size > PARALLEL_CELLS:
-        _directions_parallel(moves, cost, wp, uniform, dist, smooth, best_move, direction, moves_known)
+        with threads_for(dist.size, "flow_directions"):
+            _directions_parallel(moves, cost, wp, uniform, dist, smooth, best_move, direction, moves_known)
     elif moves_known:
         _directions_span(moves, cost, wp, uniform, dist, smooth, best_move, direction, 0, dist.size, _NO_CELLS, True)
     else:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..kernels.grid_dijkstra import SQRT2, integrate
 from ..kernels.parallel_dijkstra import NO_MOVES, integrate_parallel
+from ..kernels.threads import threads_for
 
 __all__ = ["SQRT2", "integrate", "integrate_field", "on_two_threads", "integration_field", "PARALLEL_FIELD_CELLS", "MIN_PARALLEL_WORK"]
 
@@ -36,8 +37,9 @@ def integrate_field(moves, cost, wp: int, uniform: bool, seeds: np.ndarray, seed
     ``on_two_threads``; there ``best`` (padded flat int8 pre-set to -1, or ``NO_MOVES``) gets
     each reached cell's descent move."""
     if on_two_threads(dist, allowed, limit, seeds):
-        return integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit,
-                                  MIN_PARALLEL_WORK, best)
+        with threads_for(dist.size, "flow_integration"):
+            return integrate_parallel(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit,
+                                      MIN_PARALLEL_WORK, best)
     return integrate(moves, cost, wp, uniform, seeds, seed_values, allowed, dist, limit)
 
 

@@ -110,7 +110,7 @@ def build_sectors(graph, maps: OrderMaps, owner: np.ndarray, sids: np.ndarray) -
     table = ring_table(graph)
     table.ensure(sids)
     grid = graph.grid
-    with threads_for(len(sids) * graph.size * graph.size):
+    with threads_for(len(sids) * graph.size * graph.size, "sector_fields"):
         sector_fields_into(grid.passable, grid.cost, grid.is_uniform, graph.size, graph.cols,
                            np.asarray(owner, dtype=np.int64), sids,
                            maps.goal_cells, maps.goal_sectors, table.count, table.cells, table.far, table.along,

@@ -25,6 +25,7 @@ from ..errors import NavError
 from ..kernels.first_moves import first_moves_begin, relax_first_moves, widen_boxes
 from ..kernels.heap import CLOSED, heap_pop
 from ..kernels.steps import SQRT2
+from ..kernels.threads import threads_for
 
 __all__ = ["GoalBounds", "MAX_CELLS"]
 
@@ -125,7 +126,8 @@ class GoalBounds:
         sources = np.flatnonzero(free).astype(np.int64)
         t = time.perf_counter()
         for lo in range(0, len(sources), chunk):
-            _build(moves, wp, sources[lo:lo + chunk], boxes)
+            with threads_for(len(sources), "goal_bounds"):
+                _build(moves, wp, sources[lo:lo + chunk], boxes)
             if progress is not None:
                 progress("Dijkstra per cell", min(lo + chunk, len(sources)), len(sources))
         cls.last_build_s = time.perf_counter() - t

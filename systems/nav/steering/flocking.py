@@ -69,7 +69,7 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     pairs = 0
     full = steer & refresh
     near_only = steer & ~refresh
-    with threads_for(int(steer.sum())):
+    with threads_for(int(steer.sum()), "flocking"):
         near = _in_bucket_order(buckets[0], pos, vel, group)      # once for both passes
         if full.any():
             pairs += flock_pass(pos, vel, group, radius, personal, max_speed, active, full, separation, cohesion,
