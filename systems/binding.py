@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import esper
+
 from rtsnav.components import Position, Velocity
 
 __all__ = ["ComponentBinding"]
@@ -56,3 +58,14 @@ class ComponentBinding:
         """``(x, y, z)`` from a game position component (z = 0 when it has only x, y)."""
         values = [float(getattr(component, f)) for f in self.position_fields]
         return (values[0], values[1], values[2] if len(values) == 3 else 0.0)
+
+    def entity_position(self, entity: int) -> tuple[Any, tuple[float, float, float]] | None:
+        """``(position component, (x, y, z))`` of ``entity`` in the current esper world, or None
+        when it has none or its fields cannot be read as numbers."""
+        component = esper.try_component(entity, self.position)
+        if component is None:
+            return None
+        try:
+            return component, self.read_position(component)
+        except (AttributeError, TypeError, ValueError):
+            return None

@@ -79,13 +79,10 @@ class ObstacleProcessor(NavProcessor):
         places: list[np.ndarray] = []
         speeds: list[np.ndarray] = []
         for entity, obstacle in found:
-            position = esper.try_component(entity, binding.position)
-            if position is None:
+            placed = binding.entity_position(entity)
+            if placed is None:
                 continue
-            try:
-                here = np.array(binding.read_position(position), dtype=np.float64)
-            except (AttributeError, TypeError, ValueError):
-                continue
+            here = np.array(placed[1], dtype=np.float64)
             if not np.isfinite(here).all():
                 continue
             seen.add(entity)

@@ -109,17 +109,10 @@ def _locate_unregistered(agent: NavigationAgent) -> tuple[float, float, float] |
     registry = esper.get_processor(AgentRegistryProcessor)
     if not isinstance(registry, NavProcessor):
         return None
-    binding = registry.navigation.binding
     for entity, candidate in esper.get_component(NavigationAgent):
         if candidate is agent:
-            position = esper.try_component(entity, binding.position)
-            if position is None:
-                return None
-            try:
-                x, y, z = binding.read_position(position)
-            except (AttributeError, TypeError, ValueError):
-                return None
-            return float(x), float(y), float(z)
+            found = registry.navigation.binding.entity_position(entity)
+            return None if found is None else found[1]
     return None
 
 

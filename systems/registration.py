@@ -22,13 +22,10 @@ def wanted_components(nav, entity: int, agent):
         if position is None:
             return None
         return position, esper.try_component(entity, Velocity), agent, flock, None
-    theirs = esper.try_component(entity, binding.position)
-    if theirs is None:
+    found = binding.entity_position(entity)
+    if found is None:
         return None
-    try:
-        x, y, z = binding.read_position(theirs)
-    except (AttributeError, TypeError, ValueError):
-        return None
+    theirs, (x, y, z) = found
     their_velocity = esper.try_component(entity, binding.velocity) if binding.velocity is not None else None
     agent_id = nav.id_of.get(entity)
     if agent_id is not None:                            # already mirrored: keep its private rows

@@ -78,3 +78,12 @@ def assert_no_agent_in_wall(navigation) -> None:
     ok = grid.passable[cells[:, 1], cells[:, 0]]
     assert ok.all(), f"agent centre inside a blocked cell: {cells[~ok][:3].tolist()}"
     assert np.isfinite(positions).all()
+
+
+@pytest.fixture
+def world():
+    """A fresh esper world for the test, the default one afterwards."""
+    esper.switch_world("test-world")
+    yield
+    esper.switch_world("default")
+    esper.delete_world("test-world")

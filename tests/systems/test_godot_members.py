@@ -18,14 +18,6 @@ from rtsnav.systems.nav.crowd import Crowd, CrowdConfig
 DT = 1 / 30
 
 
-@pytest.fixture
-def world():
-    esper.switch_world("godot-members")
-    yield
-    esper.switch_world("default")
-    esper.delete_world("godot-members")
-
-
 def _open(w=80, h=40):
     return Grid(np.ones((h, w), dtype=bool))
 

@@ -16,14 +16,6 @@ from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav import Grid
 
 
-@pytest.fixture
-def world():
-    esper.switch_world("godot")
-    yield
-    esper.switch_world("default")
-    esper.delete_world("godot")
-
-
 def _open(w=30, h=20):
     return Grid(np.ones((h, w), dtype=bool))
 
