@@ -408,3 +408,23 @@ def test_a_cache_path_that_is_a_fifo_is_rebuilt_not_waited_on(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(NavError, match="not a regular file"):
         read_baked(fifo, 1, "navmesh")
+
+
+def test_a_grids_arrays_are_read_only_and_edits_go_through_its_methods():
+    """Issue 38: writing into ``grid.passable`` (or ``cost`` / ``heights``) used to slip past every
+    cache (A*, JPS, JPS+ and bidirectional walked through the new wall); now it raises, and the
+    edit methods are seen by every search."""
+    from rtsnav.systems.nav import Grid, find_path
+
+    mine = np.ones((10, 10), dtype=bool)
+    grid = Grid(mine, cost=np.ones((10, 10)), heights=np.zeros((10, 10)))
+    for array in (grid.passable, grid.cost, grid.heights):
+        with pytest.raises(ValueError, match="read-only"):
+            array[3, 3] = 0
+    mine[0, 0] = False                                     # the caller's own array stays theirs
+    assert grid.passable[0, 0]
+    for method in ("astar", "jps", "jps+", "bidirectional"):
+        assert find_path(grid, (0, 3), (9, 3), method).found
+    grid.set_passable(np.array([[5, y] for y in range(10)]), False)
+    for method in ("astar", "jps", "jps+", "bidirectional"):
+        assert not find_path(grid, (0, 3), (9, 3), method).found, method

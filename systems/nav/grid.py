@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from .errors import NavError
-from .grid_edits import labels_after_closing, labels_after_opening, legal_moves, refresh_moves
+from .grid_edits import frozen, labels_after_closing, labels_after_opening, legal_moves, refresh_moves, write_cells
 from .grid_layers import masked_grid, set_cell_layers
 
 __all__ = ["Grid", "GridView"]
@@ -145,9 +145,9 @@ class Grid:
                            f"coordinates of every cell must stay exact and finite), got {cell_size}")
         if len(origin) != 2 or not all(math.isfinite(float(v)) for v in origin):
             raise NavError(f"origin must be two finite numbers (x, y), got {origin!r}")
-        self.passable: np.ndarray = passable
-        self.cost: np.ndarray = np.ascontiguousarray(cost_arr)
-        self.heights: np.ndarray | None = heights
+        self.passable: np.ndarray = frozen(passable)            # read-only: edits go through set_passable
+        self.cost: np.ndarray = frozen(cost_arr)
+        self.heights: np.ndarray | None = None if heights is None else frozen(heights)
         self.cell_size: float = cell_size
         self.origin: tuple[float, float] = (float(origin[0]), float(origin[1]))
         self.name: str = name
@@ -287,7 +287,7 @@ class Grid:
             self.check_cell(cell, "cell")
         value = bool(passable)
         changed = np.unique(c[self.passable[c[:, 1], c[:, 0]] != value], axis=0)
-        self.passable[c[:, 1], c[:, 0]] = value
+        write_cells(self.passable, (c[:, 1], c[:, 0]), value)
         padded, labels = self._padded, self._components
         self._invalidate(c)
         # the derived arrays follow the edit in place (grid_edits.py): a gate costs microseconds
@@ -310,7 +310,7 @@ class Grid:
         c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
         for cell in c:
             self.check_cell(cell, "cell")
-        self.cost[c[:, 1], c[:, 0]] = cost
+        write_cells(self.cost, (c[:, 1], c[:, 0]), cost)
         self._invalidate(None)
 
     def set_layers(self, cells: np.ndarray, layers: int) -> None:

@@ -18,7 +18,26 @@ import numpy as np
 from numba import njit
 from scipy.ndimage import distance_transform_edt
 
-__all__ = ["legal_moves", "refresh_moves", "labels_after_closing", "labels_after_opening", "nearest_open_cells"]
+__all__ = ["legal_moves", "refresh_moves", "labels_after_closing", "labels_after_opening", "nearest_open_cells",
+           "frozen", "write_cells"]
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """A private, read-only, C-ordered copy of ``array``: a grid's ``passable``, ``cost`` and
+    ``heights`` change only through its edit methods (a write into them raises), so every cache
+    and search sees every edit."""
+    out = np.array(array, order="C")
+    out.flags.writeable = False
+    return out
+
+
+def write_cells(array: np.ndarray, index, value) -> None:
+    """``array[index] = value`` into a grid's read-only array (its edit methods only)."""
+    array.flags.writeable = True
+    try:
+        array[index] = value
+    finally:
+        array.flags.writeable = False
 
 #: Cells around a closing edit searched for its open neighbours to still meet.
 WINDOW_MARGIN = 32

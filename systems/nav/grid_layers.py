@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .errors import NavError
+from .grid_edits import write_cells
 
 Grid = Any  # a ``grid.Grid`` (not imported: grid imports this module)
 
@@ -55,7 +56,7 @@ def masked_grid(grid: Grid, navigation_layers: int) -> Grid:
             if len(changed):
                 derived.set_passable(changed[:, ::-1], value)
         if not np.array_equal(derived.cost, grid.cost):
-            derived.cost[:] = grid.cost
+            write_cells(derived.cost, slice(None), grid.cost)
             derived._invalidate(None)
     derived._base_version = grid.version
     return derived

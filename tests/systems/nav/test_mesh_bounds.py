@@ -55,10 +55,11 @@ def test_goal_bounds_never_change_a_cost_and_prune_the_search(crop):
 
 def test_a_mesh_with_off_mesh_links_searches_without_its_bounds():
     """A link is a way the boxes do not know: the query ignores them (same answers as without)."""
-    grid = Grid(np.ones((30, 30), dtype=bool))
-    grid.passable[:, 15] = False
-    grid.passable[2:6, 8] = False
-    grid.passable[20:25, 22] = False
+    passable = np.ones((30, 30), dtype=bool)
+    passable[:, 15] = False
+    passable[2:6, 8] = False
+    passable[20:25, 22] = False
+    grid = Grid(passable)
     mesh = NavMesh.from_grid(grid, agent_radius=0.0)
     mesh.goal_bounds = MeshGoalBounds.build(mesh)
     mesh.add_link((10.5, 20.5, 0.0), (20.5, 20.5, 0.0), cost=2.0, kind="jump")
