@@ -18,7 +18,7 @@ import numpy as np
 from rtsnav import names as columns
 from rtsnav.names import GRID_PLANNERS, PLANNERS, POSTPROCESSING, NavState, canonical_planner, unknown_name
 
-from .rows import Column, RowComponent, bool_field
+from .rows import Column, RowComponent, bool_field, number
 
 __all__ = ["NavigationAgent", "NavState", "PLANNERS", "GRID_PLANNERS", "NavigationPathResult", "AVOIDANCE_DEFAULTS"]
 
@@ -80,7 +80,7 @@ def _avoidance_param(index: int, name: str, doc: str, lowest: float, highest: fl
 
     def set(self: "NavigationAgent", value: float) -> None:
         bad = isinstance(value, bool) or (whole and not isinstance(value, (int, np.integer)))
-        v = math.nan if bad else float(value)
+        v = math.nan if bad else number(value)
         if not lowest <= v <= highest or (index != columns.A_PRIORITY and v == lowest and not whole):
             span = f"{lowest:g} .. {highest:g}" if math.isfinite(highest) else f"> {lowest:g}"
             kind = "an int" if whole else "a finite number"
@@ -98,7 +98,7 @@ def _setting(index: int, name: str, doc: str, lowest: float = 0.0, whole: bool =
 
     def set(self: "NavigationAgent", value: float) -> None:
         bad = isinstance(value, bool) or (whole and not isinstance(value, (int, np.integer)))
-        v = math.nan if bad else float(value)
+        v = math.nan if bad else number(value)
         if not (math.isfinite(v) and v >= lowest):
             kind = "an int" if whole else "a finite number"
             raise ValueError(f"NavigationAgent.{name} must be {kind} >= {lowest:g}, got {value!r}")
@@ -125,7 +125,7 @@ def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> pro
         return float(self._store.agent_params[self._row, index])
 
     def set(self: "NavigationAgent", value: float) -> None:
-        v = float(value)
+        v = number(value)
         if not math.isfinite(v) or v < minimum or (strict and v == minimum):
             bound = f"> {minimum}" if strict else f">= {minimum}"
             raise ValueError(f"NavigationAgent.{name} must be a finite number {bound}, got {value!r}")

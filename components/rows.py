@@ -14,11 +14,23 @@ Stores need only attributes named after the columns, each an array of shape ``(r
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["RowComponent", "Column", "float_field", "bool_field"]
+__all__ = ["RowComponent", "Column", "float_field", "bool_field", "number"]
+
+
+def number(value: Any) -> float:
+    """``value`` as a float, or NaN when it is not a number (a bool, a string, None, a list):
+    the setters' range checks then refuse it with their own message."""
+    if isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return math.nan
 
 
 class Column:
@@ -91,14 +103,20 @@ class RowComponent:
         return f"{type(self).__name__}({inner})"
 
 
-def float_field(column: str, index: int, doc: str) -> property:
-    """A float property reading/writing ``store.<column>[row, index]``."""
+def float_field(column: str, index: int, doc: str, name: str = "") -> property:
+    """A float property reading/writing ``store.<column>[row, index]``; a value that is not a
+    number is a ``ValueError`` naming the field (NaN is stored: the crowd fails that agent with a
+    reason at its next tick)."""
 
     def get(self: RowComponent) -> float:
         return float(getattr(self._store, column)[self._row, index])
 
     def set(self: RowComponent, value: float) -> None:
-        getattr(self._store, column)[self._row, index] = value
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{type(self).__name__}.{name or column} must be a number, got {value!r}") from None
+        getattr(self._store, column)[self._row, index] = number
 
     return property(get, set, doc=doc)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
-from .rows import Column, RowComponent
+import numpy as np
+
+from .rows import Column, RowComponent, number
 
 __all__ = ["Flock"]
 
@@ -17,7 +19,7 @@ def _weight(index: int, name: str, doc: str, strict: bool) -> property:
         return float(self._store.flock_params[self._row, index])
 
     def set(self: "Flock", value: float) -> None:
-        v = float(value)
+        v = number(value)
         if not math.isfinite(v) or v < 0 or (strict and v == 0):
             raise ValueError(f"Flock.{name} must be a finite number {'>' if strict else '>='} 0, got {value!r}")
         self._store.flock_params[self._row, index] = v
@@ -62,7 +64,7 @@ class Flock(RowComponent):
 
     @group.setter
     def group(self, value: int) -> None:
-        if int(value) != value or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0 or value >= 2 ** 62:
             raise ValueError(f"Flock.group must be an int >= 0, got {value!r}")
         self._store.flock_group[self._row, 0] = int(value)
 

@@ -20,11 +20,11 @@ class Position(RowComponent):
 
     def __init__(self, x: float, y: float, z: float = 0.0) -> None:
         super().__init__()
-        self._store.position[0] = (x, y, z)
+        self.x, self.y, self.z = x, y, z
 
-    x = float_field("position", 0, "world x, world units")
-    y = float_field("position", 1, "world y, world units")
-    z = float_field("position", 2, "world z (height), world units")
+    x = float_field("position", 0, "world x, world units", "x")
+    y = float_field("position", 1, "world y, world units", "y")
+    z = float_field("position", 2, "world z (height), world units", "z")
 
     def as_tuple(self) -> tuple[float, float, float]:
         """``(x, y, z)`` as plain floats."""
@@ -44,11 +44,11 @@ class Velocity(RowComponent):
 
     def __init__(self, x: float = 0.0, y: float = 0.0, z: float = 0.0) -> None:
         super().__init__()
-        self._store.velocity[0] = (x, y, z)
+        self.x, self.y, self.z = x, y, z
 
-    x = float_field("velocity", 0, "x speed, world units / s")
-    y = float_field("velocity", 1, "y speed, world units / s")
-    z = float_field("velocity", 2, "z speed, world units / s")
+    x = float_field("velocity", 0, "x speed, world units / s", "x")
+    y = float_field("velocity", 1, "y speed, world units / s", "y")
+    z = float_field("velocity", 2, "z speed, world units / s", "z")
 
     def as_tuple(self) -> tuple[float, float, float]:
         """``(x, y, z)`` as plain floats."""

@@ -125,6 +125,12 @@ def _apply(app, kind: str, ev: dict) -> None:
 
 
 def main(argv=None) -> int:
+    """``rtsnav-demo``: parse the command line (``parse_args``) and run the demo."""
+    return run_command(_run, parse_args(argv))
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """The demo's options from ``argv`` (a usage error exits with status 2 and a message)."""
     ap = argparse.ArgumentParser(prog="rtsnav-demo", description="rtsnav RTS demo")
     ap.add_argument("--level", default="river",
                     help=f"built-in name ({', '.join(builtin_levels())}), level .toml or Moving AI .map")
@@ -137,8 +143,7 @@ def main(argv=None) -> int:
     ap.add_argument("--orders", type=Path, help="TOML script of selections / orders / gates (see game/script.py)")
     ap.add_argument("--size", type=_size, default=(1024, 640), help="window size WIDTHxHEIGHT")
     add_debug_flag(ap)
-    args = ap.parse_args(argv)
-    return run_command(_run, args)
+    return ap.parse_args(argv)
 
 
 def _run(args) -> int:

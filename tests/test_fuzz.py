@@ -249,6 +249,8 @@ def test_random_grids(shape, cost_kind, cell_size):
     except (TypeError, ValueError) as e:               # a non-numeric cost array is a NavError too
         pytest.fail(f"raw {type(e).__name__}: {e}")
     assert grid.cell_size > 0 and math.isfinite(grid.cell_size) and np.isfinite(grid.cost).all()
+    # a cost that is NaN, below 1, beyond float32 or not a number is refused, never taken quietly
+    assert cost is None or cost.size == 0 or cost_kind in (None, "inf"), f"accepted a {cost_kind} cost"
 
 
 @FUZZ
@@ -384,3 +386,90 @@ def test_random_navigation_layers(arena, masks, method):
         if r.found and grid.layers is not None:
             allowed = (grid.layers[r.cells[:, 1], r.cells[:, 0]] & np.uint32(int(query) & 0xFFFFFFFF)) != 0
             assert allowed.all()
+
+
+@FUZZ
+@given(st.sampled_from(["Position.x", "Position.z", "Velocity.y", "Flock.group", "Flock.separation",
+                        "Flock.radius", "NavigationAgent.max_speed", "NavigationAgent.radius",
+                        "NavigationAgent.method", "NavigationAgent.path_max_distance"]),
+       st.one_of(ANY_VALUE, st.lists(st.integers(), max_size=2)))
+def test_random_component_setters(field, value):
+    """A component field takes a value (read back as set) or refuses it with an error naming the
+    field — never a raw numpy error or a silently changed value."""
+    from rtsnav.components import Flock, NavigationAgent, Position, Velocity
+
+    cls_name, name = field.split(".")
+    component = {"Position": lambda: Position(0.0, 0.0), "Velocity": Velocity, "Flock": Flock,
+                 "NavigationAgent": NavigationAgent}[cls_name]()
+    try:
+        setattr(component, name, value)
+    except (ValueError, TypeError) as e:
+        assert name in str(e) or cls_name in str(e), str(e)
+        return
+    got = getattr(component, name)
+    if isinstance(got, float) and math.isnan(got):
+        assert isinstance(value, float) and math.isnan(value)
+    elif name == "method":
+        assert got == str(value) or value in ("dstar", "jps_plus")
+    else:
+        assert got == float(value)
+
+
+@FUZZ
+@given(st.one_of(st.integers(-2, 6), ANY_NUMBER, st.none(), st.text(max_size=2)),
+       st.one_of(st.integers(-2, 40), ANY_NUMBER), CELLS, CELLS)
+def test_random_hierarchy_calls(arena, levels, cluster, a, b):
+    """``Hierarchy.build`` with any level count and cluster size, then any query: a ``NavError``
+    naming the argument, or a path of legal steps between the asked cells."""
+    from rtsnav.systems.nav import Hierarchy
+
+    small = Grid(arena.passable[:40, :40].copy())
+    try:
+        h = Hierarchy.build(small, levels=levels, cluster_size=cluster)
+    except NavError:
+        return
+    try:
+        r = h.find_path(a, b)
+    except NavError:
+        return
+    if r.found:                                      # (smoothed: corners in sight of each other)
+        cells = r.cells
+        assert tuple(cells[0]) == tuple(int(v) for v in a) and tuple(cells[-1]) == tuple(int(v) for v in b)
+        assert small.passable[cells[:, 1], cells[:, 0]].all()
+        assert all(small.line_of_sight(p, q) for p, q in zip(cells[:-1], cells[1:]))
+
+
+@FUZZ
+@given(st.lists(st.tuples(ANY_NUMBER, ANY_NUMBER, ANY_NUMBER), min_size=0, max_size=6),
+       st.lists(st.tuples(st.integers(-2, 8), st.integers(-2, 8), st.integers(-2, 8)), max_size=4),
+       st.one_of(st.just(0.4), ANY_NUMBER))
+def test_random_triangle_soups(vertices, triangles, radius):
+    """``NavMesh.from_triangles`` on any soup: a ``NavError`` saying what is wrong, or a mesh whose
+    queries answer with finite points."""
+    try:
+        mesh = NavMesh.from_triangles(np.array(vertices, dtype=object), np.array(triangles, dtype=object),
+                                      agent_radius=radius)
+    except NavError:
+        return
+    r = mesh.find_path((0.5, 0.5, 0.0), (1.5, 1.5, 0.0))
+    assert r.status.name in ("FOUND", "PARTIAL", "UNREACHABLE")
+    assert np.isfinite(np.asarray(r.points, dtype=float)).all() if len(r.points) else True
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(["--units", "0", "-3", "50", "x", "--frames", "1", "--level", "rivr", "river",
+                                 "--size", "10x10", "800x600", "axb", "--orders", "/nonexistent.toml",
+                                 "--bogus"]), max_size=6))
+def test_random_demo_command_lines(argv):
+    """The demo's command line: usage errors exit 2 with a message; anything accepted parses into
+    sane numbers (the run itself is the demo tests' job)."""
+    from rtsnav.game.__main__ import parse_args
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            args = parse_args(["--headless"] + argv)
+    except SystemExit as e:
+        assert e.code == 2 and err.getvalue()
+        return
+    assert args.units >= 1 and args.frames >= 1 and min(args.size) > 0

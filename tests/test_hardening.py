@@ -428,3 +428,36 @@ def test_a_grids_arrays_are_read_only_and_edits_go_through_its_methods():
     grid.set_passable(np.array([[5, y] for y in range(10)]), False)
     for method in ("astar", "jps", "jps+", "bidirectional"):
         assert not find_path(grid, (0, 3), (9, 3), method).found, method
+
+
+def test_a_forged_cache_with_out_of_range_indexes_is_rebaked_with_one_warning(tmp_path):
+    """Issue 38: the checksum is unkeyed, so anyone who can write the cache folder can forge a file
+    that passes it; its indexes are checked before a kernel reads them (the kernels do not check
+    bounds), and the file is baked again, with a warning saying why."""
+    from rtsnav.systems.nav import Grid, NavMesh, find_path
+    from rtsnav.systems.nav.bake_cache import read_baked, write_baked
+    from rtsnav.systems.nav.search.jps_plus import JumpTable, jump_table
+
+    passable = np.ones((30, 40), dtype=bool)
+    passable[5:25, 20] = False
+    grid = Grid(passable)
+    NavMesh.cached(grid, tmp_path, agent_radius=0.4)
+    path = next(tmp_path.glob("navmesh-*"))
+    meta, arrays, digest = read_baked(path, NavMesh.FORMAT_VERSION, "navmesh")
+    arrays["tri_triangles"] = arrays["tri_triangles"].copy()
+    arrays["tri_triangles"][0, 0] = 10**6                     # points far outside the mesh
+    write_baked(path, NavMesh.FORMAT_VERSION, meta, arrays, grid=digest)
+    with pytest.warns(RuntimeWarning, match="tri_triangles"):
+        mesh = NavMesh.cached(grid, tmp_path, agent_radius=0.4)
+    assert mesh.find_path((3.5, 15.5, 0.0), (35.5, 15.5, 0.0)).found
+
+    jump_table(grid, tmp_path).current()
+    table_path = next(tmp_path.glob("jps*"))
+    _, tables, table_digest = read_baked(table_path, JumpTable.FORMAT_VERSION, "JPS+ table")
+    forged = tables["table"].copy()
+    forged[0, :] = 10**7                                      # jumps far off the grid
+    write_baked(table_path, JumpTable.FORMAT_VERSION, np.zeros(0), {"table": forged}, grid=table_digest)
+    fresh = Grid(passable)
+    with pytest.warns(RuntimeWarning, match="JPS"):
+        jump_table(fresh, tmp_path).current()
+    assert find_path(fresh, (3, 15), (35, 15), "jps+").found

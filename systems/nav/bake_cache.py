@@ -22,7 +22,8 @@ import numpy as np
 from .errors import NavError
 from .grid import Grid
 
-__all__ = ["grid_digest", "write_baked", "read_baked", "require", "load_or_bake", "default_cache_dir"]
+__all__ = ["grid_digest", "write_baked", "read_baked", "require", "check_indices", "check_offsets", "load_or_bake",
+           "default_cache_dir"]
 
 #: Cache folders already reported unwritable (one warning each per process).
 _WARNED_UNWRITABLE: set[str] = set()
@@ -102,16 +103,43 @@ def require(arrays: dict[str, np.ndarray], names, path: str | Path, kind: str) -
         raise NavError(f"{path}: {kind} cache lacks {', '.join(missing)} (incomplete file)")
 
 
+def check_indices(path: str | Path, kind: str, name: str, values: np.ndarray, upper: int,
+                  lowest: int = 0) -> None:
+    """``NavError`` naming the file unless ``values`` are integers in ``[lowest, upper)``: the
+    kernels do not check bounds, so a cache's indexes are checked before any kernel reads them
+    (a forged file must not crash the process)."""
+    values = np.asarray(values)
+    if values.size == 0:
+        return
+    if not np.issubdtype(values.dtype, np.integer):
+        raise NavError(f"{path}: {kind} cache's {name} is {values.dtype}, expected integers")
+    low, high = int(values.min()), int(values.max())
+    if low < lowest or high >= upper:
+        raise NavError(f"{path}: {kind} cache's {name} holds {low if low < lowest else high}, "
+                       f"outside {lowest} .. {upper - 1}")
+
+
+def check_offsets(path: str | Path, kind: str, name: str, start: np.ndarray, rows: int, entries: int) -> None:
+    """``NavError`` unless ``start`` is a CSR offset array: ``rows + 1`` non-decreasing integers
+    from 0 to ``entries``."""
+    start = np.asarray(start)
+    if (len(start) != rows + 1 or not np.issubdtype(start.dtype, np.integer) or (rows + 1 and (
+            int(start[0]) != 0 or int(start[-1]) != entries)) or (np.diff(start) < 0).any()):
+        raise NavError(f"{path}: {kind} cache's {name} is no offset array of {rows} rows over {entries} entries")
+
+
 def load_or_bake(path: str | Path, load: Callable[[Path], T], bake: Callable[[], T]) -> T:
-    """``load(path)`` if that works; otherwise ``bake()``, saved to ``path`` (a corrupt, stale or
-    incomplete file is rebuilt). The write is atomic (a temporary file renamed into place); a
-    folder that cannot be written keeps the bake in memory, with one ``RuntimeWarning``."""
+    """``load(path)`` if that works; otherwise ``bake()``, saved to ``path`` (a corrupt, forged,
+    stale or incomplete file is rebuilt, with one ``RuntimeWarning`` saying why). The write is
+    atomic (a temporary file renamed into place); a folder that cannot be written keeps the bake
+    in memory, with one ``RuntimeWarning``."""
     path = Path(path)
     if path.exists():
         try:
             return load(path)
-        except (NavError, KeyError, ValueError, IndexError, TypeError):
-            pass                                     # damaged or from another layout: bake again
+        except (NavError, KeyError, ValueError, IndexError, TypeError) as e:
+            # damaged, forged or from another layout: bake again, and say so
+            warnings.warn(f"rebaking {path.name}: {e}", RuntimeWarning, stacklevel=2)
     baked = bake()
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
     try:

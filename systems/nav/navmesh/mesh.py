@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
+from ..bake_cache import check_indices, check_offsets, grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
 from ..grid import Grid
 from ..result import PathStatus
@@ -174,6 +174,7 @@ class NavMesh(MeshSurface):
         require(arrays, [name.strip("_") for name in cls._ARRAYS], path, "navmesh")
         if len(meta) != 9:
             raise NavError(f"{path}: navmesh cache has {len(meta)} parameters, expected 9")
+        _check_mesh_arrays(path, arrays)
         mesh = cls.__new__(cls)
         mesh.config = NavMeshConfig(float(meta[0]), float(meta[1]), float(meta[2]), float(meta[3]),
                                     float(meta[4]), int(meta[5]), int(meta[8]))
@@ -427,3 +428,22 @@ class NavMesh(MeshSurface):
                     seen[v] = True
                     stack.append(int(v))
         return seen
+
+
+def _check_mesh_arrays(path, a: dict[str, np.ndarray]) -> None:
+    """Shapes and index ranges of a loaded navmesh's arrays (``bake_cache.check_indices``)."""
+    shape = a["walkable"].shape
+    if a["height"].shape != shape or a["poly_of_cell"].shape != shape or a["rects"].ndim != 2:
+        raise NavError(f"{path}: navmesh cache's cell arrays disagree in shape")
+    rects, points, triangles = len(a["rects"]), len(a["tri_points"]), len(a["tri_triangles"])
+    for name, values, upper, lowest in (("poly_of_cell", a["poly_of_cell"], rects, -1), ("src", a["src"], rects, 0),
+                                        ("dst", a["dst"], rects, 0), ("tri_triangles", a["tri_triangles"], points, 0),
+                                        ("tri_neighbours", a["tri_neighbours"], triangles, -1),
+                                        ("tri_touching", a["tri_touching"], triangles, -1),
+                                        ("cell_triangle", a["cell_triangle"], triangles, -1),
+                                        ("vis_dst", a["vis_dst"], points, 0)):
+        check_indices(path, "navmesh", name, values, upper, lowest)
+    if len(a["dst"]) != len(a["src"]) or len(a["seg"]) != len(a["src"]) or len(a["area_cost"]) != rects:
+        raise NavError(f"{path}: navmesh cache's edge arrays disagree in length")
+    check_offsets(path, "navmesh", "start", a["start"], rects, len(a["src"]))
+    check_offsets(path, "navmesh", "vis_start", a["vis_start"], points, len(a["vis_dst"]))

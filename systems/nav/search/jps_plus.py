@@ -292,7 +292,7 @@ class JumpTable:
     @classmethod
     def load(cls, path, grid) -> "JumpTable":
         """Read a table saved by ``save``; ``NavError`` when damaged or baked for another grid."""
-        from ..bake_cache import grid_digest, read_baked, require
+        from ..bake_cache import check_indices, grid_digest, read_baked, require
         from ..errors import NavError
 
         _, arrays, digest = read_baked(path, cls.FORMAT_VERSION, "JPS+ table")
@@ -302,6 +302,8 @@ class JumpTable:
         table = arrays["table"]
         if table.shape != (8, (grid.width + 2) * (grid.height + 2)) or table.dtype != np.int32:
             raise NavError(f"{path}: JPS+ table of shape {table.shape}, expected {(8, (grid.width + 2) * (grid.height + 2))}")
+        reach = max(grid.width, grid.height) + 2                  # a jump never leaves the padded grid
+        check_indices(path, "JPS+ table", "table", table, reach + 1, -reach)
         return cls(grid, np.ascontiguousarray(table))
 
     def current(self) -> np.ndarray:

@@ -489,6 +489,10 @@ class Hierarchy:
         for lv in range(h.levels):
             a, b, c = f[f"intra{lv}_a"], f[f"intra{lv}_b"], f[f"intra{lv}_c"]
             cl = f[f"intra{lv}_cluster"]
+            if len(c) and not (np.isfinite(c).all() and c.min() >= 0):
+                raise NavError(f"{path}: hierarchy cache holds edge costs that are negative or not finite")
+            # the ends are cells looked up among the level's waypoints (an unknown one is a
+            # KeyError there: the file is rebaked)
             for k in f[f"intra{lv}_keys"]:
                 m = cl == k
                 h._intra[lv][int(k)] = (a[m].astype(np.int64), b[m].astype(np.int64), c[m])
