@@ -118,6 +118,10 @@ def _apply(app, kind: str, ev: dict) -> None:
             app.toggle_follow()
         elif do == "look":
             app.look_at_minimap(app.minimap.pixel_at(*ev["minimap"]))
+        elif do == "pan":
+            app.camera.pan(float(ev["by"][0]), float(ev["by"][1]))
+        elif do == "zoom":
+            app.zoom(float(ev["by"]))
     elif kind == "gate":
         app.toggle_gate(ev.get("name"))
     elif kind == "overlay":

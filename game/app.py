@@ -167,8 +167,10 @@ class RtsApp:
         self.terrain.setLight(sun_np)
         self.terrain.setLight(base.render.attachNewNode(amb))
         g = self.level.grid
+        x0, y0 = g.origin
         self.camera = Camera(base, self.scene, np.array([g.width * g.cell_size / 2, g.height * g.cell_size / 2, 0.0]),
-                             max(g.width, g.height) * g.cell_size * 0.95)
+                             max(g.width, g.height) * g.cell_size * 0.95,
+                             bounds=(x0, y0, x0 + g.width * g.cell_size, y0 + g.height * g.cell_size))
         self.camera.frame(self.positions())
         self.overlays = Overlays(self.scene, self.navigation, self.level)
         self.marker_np = self.scene.attachNewNode("order-marker")
@@ -270,9 +272,11 @@ class RtsApp:
         if entities:
             self.camera.frame(self.navigation.positions(entities))
 
-    def zoom(self, factor: float) -> None:
-        """Wheel: zoom in (``factor`` < 1) or out."""
-        self.camera.zoom(factor)
+    def zoom(self, factor: float, pixel: tuple[float, float] | None = None) -> None:
+        """Wheel: zoom in (``factor`` < 1) or out, toward the ground under window ``pixel``
+        (the cursor) when given."""
+        toward = ground_point(self.base, pixel, self.level, self.scene) if pixel is not None else None
+        self.camera.zoom(factor, None if toward is None else np.asarray(toward))
 
     def on_minimap(self, pixel: tuple[float, float]) -> bool:
         """True when window ``pixel`` is on the minimap."""
@@ -379,10 +383,11 @@ class RtsApp:
             goal = grid.world_to_cell(target[0], target[1])
             near = grid.nearest_reachable(goal, grid.world_to_cells(self.navigation.positions(chosen)))
             if near is not None and near != goal:
-                reachable = False
-                wx, wy, _ = grid.cell_to_world(*near)
-                target = (wx, wy, float(self.level.ground[near[1], near[0]]))
-                self.say("can't reach that point: moving to the nearest reachable one")
+                # a click on a tree or a rock beside open ground just means the ground there
+                reachable = math.hypot(near[0] - goal[0], near[1] - goal[1]) <= 1.5
+                target = (*grid.cell_to_world(*near)[:2], float(self.level.ground[near[1], near[0]]))
+                if not reachable:
+                    self.say("can't reach that point: moving to the nearest reachable one")
         n = self.army.command(self.selected_units(), target, mode, queue=queue,
                               formation=self.formation if formation is None else formation)
         self.last_goal = grid.world_to_cell(target[0], target[1])
@@ -488,8 +493,12 @@ class RtsApp:
     # -------------------------------------------------------------------- loop
     def _frame_task(self, task):
         dt = SIM_DT if self.headless else min(self.base.clock.getDt(), 0.25)
-        self.camera.move(dt, self.input.held("pan"), self.input.held("rotate"),
-                         None if self.headless else self.input.mouse_pixel())
+        if not self.headless:       # Panda3D draws after this task: the last frame less this task (F3)
+            last = self.base.clock.getDt() * 1e3
+            self.frame_ms["render"] = max(0.0, last - self.frame_ms["simulation"] - self.frame_ms["sync"])
+        mouse = None if self.headless else self.input.mouse_pixel()
+        mouse = None if mouse is not None and self.minimap.contains(mouse) else mouse   # no edge pan there
+        self.camera.move(dt, self.input.held("pan"), self.input.held("rotate"), mouse)
         if self.input.drag_start is not None:
             self.input.draw_drag_box()
         t0 = time.perf_counter()

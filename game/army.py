@@ -49,7 +49,9 @@ class UnitMode(enum.IntEnum):
 def unit_tree():
     """The unit AI. Leaves read the blackboard (an ``Army``) and act on whole batches."""
     return Fallback(
-        Sequence(Condition("hurt", lambda u, a: (a.health[u] < HURT_BELOW) | (a.mode[u] == UnitMode.RETREAT)),
+        # the player's order wins: a hurt unit carries it out before it retreats
+        Sequence(Condition("hurt", lambda u, a: ((a.health[u] < HURT_BELOW) & ~a.obeying[u])
+                           | (a.mode[u] == UnitMode.RETREAT)),
                  Action("retreat home and heal", lambda u, a: a.retreat(u))),
         Sequence(Condition("may fight", lambda u, a: a.mode[u] != UnitMode.MOVE),
                  Condition("enemy in range", lambda u, a: a.enemy_distance[u] <= ATTACK_RANGE),
@@ -82,6 +84,8 @@ class Army:
         self.queue: dict[int, list[tuple[int, float, float, int]]] = {}   # unit -> [(mode, x, y, group)]
         self.base_speed = self.crowd.status(self.ids).max_speed.copy()
         self.fighting = np.zeros(n, dtype=bool)
+        #: carrying out the player's order (retreat waits until it is done; fighting does not)
+        self.obeying = np.zeros(n, dtype=bool)
         self.enemy_distance = np.full(n, np.inf)
         self.enemy = np.full(n, -1, dtype=np.int64)
         self.control_groups: dict[int, np.ndarray] = {}
@@ -114,6 +118,7 @@ class Army:
         free = np.setdiff1d(units, busy)
         for u in free.tolist():
             self.queue.pop(u, None)
+        self.obeying[units] = True
         if len(free):
             self._go(free, np.array([x, y]), UnitMode(mode), formation, group)
         return len(units)
@@ -124,13 +129,17 @@ class Army:
         self.crowd.stop(self.ids[units])
         self.crowd.pause(self.ids[units], False)
         self.mode[units] = UnitMode.IDLE
+        self.obeying[units] = False
         for u in units.tolist():
             self.queue.pop(u, None)
 
     def hold(self, units) -> None:
-        """Hold position: stand here, never chase, fight only what is in range."""
+        """Hold position: stand here, never chase, fight only what is in range (an order that
+        stands: hurt units hold too)."""
         self.stop(units)
-        self.mode[np.asarray(units, dtype=np.int64)] = UnitMode.HOLD
+        units = np.asarray(units, dtype=np.int64)
+        self.mode[units] = UnitMode.HOLD
+        self.obeying[units] = True
 
     def set_control_group(self, number: int, units) -> None:
         """Ctrl + number: remember ``units`` as control group ``number`` (1..9)."""
@@ -280,4 +289,5 @@ class Army:
             self.crowd.pause(self.ids[paused], False)                 # the fight is over
         done = self.arrived(units) & (self.mode[units] != UnitMode.HOLD) & (self.mode[units] != UnitMode.PATROL)
         self.mode[units[done & (self.mode[units] != UnitMode.IDLE)]] = UnitMode.IDLE
+        self.obeying[units[done & ~self.has_queued(units)]] = False       # the player's order is done
         return np.full(len(units), SUCCESS)

@@ -13,6 +13,10 @@ __all__ = ["Camera"]
 
 #: The window border (a fraction of its size) where the mouse pans the view.
 EDGE = 0.02
+#: How far past the map's edge the camera's target may go (a fraction of the map's size).
+BOUNDS_MARGIN = 0.1
+#: Closest and farthest zoom: world units, and a multiple of the map's larger side.
+MIN_DISTANCE, MAX_DISTANCE_MAPS = 10.0, 1.5
 
 
 class Camera:
@@ -22,10 +26,15 @@ class Camera:
     Attributes:
         target: world ``(3,)`` point it looks at; ``heading`` degrees; ``distance`` world units.
         following: the app keeps ``target`` on the selection's centre.
+        bounds: world ``(x0, y0, x1, y1)`` of the map: the target stays within it (plus
+            ``BOUNDS_MARGIN``) and the zoom within ``MIN_DISTANCE`` .. ``MAX_DISTANCE_MAPS`` × its
+            larger side, whatever pans, zooms, follows or frames it.
     """
 
-    def __init__(self, base, scene, target: np.ndarray, distance: float) -> None:
+    def __init__(self, base, scene, target: np.ndarray, distance: float,
+                 bounds: tuple[float, float, float, float] | None = None) -> None:
         self._base, self._scene = base, scene
+        self.bounds = bounds
         self.target = np.asarray(target, dtype=np.float64)
         self.heading = 0.0
         self.distance = float(distance)
@@ -34,7 +43,17 @@ class Camera:
         self.place()
 
     def place(self) -> None:
-        """Put the Panda3D camera where ``target``, ``heading`` and ``distance`` say."""
+        """Put the Panda3D camera where ``target``, ``heading`` and ``distance`` say (kept on
+        the map first: every move of the camera ends here)."""
+        if self.bounds is not None:
+            x0, y0, x1, y1 = self.bounds
+            mx, my = BOUNDS_MARGIN * (x1 - x0), BOUNDS_MARGIN * (y1 - y0)
+            if not np.isfinite(self.target).all():
+                self.target = np.array([(x0 + x1) / 2, (y0 + y1) / 2, 0.0])
+            self.target[0] = min(max(self.target[0], x0 - mx), x1 + mx)
+            self.target[1] = min(max(self.target[1], y0 - my), y1 + my)
+            far = MAX_DISTANCE_MAPS * max(x1 - x0, y1 - y0, MIN_DISTANCE)
+            self.distance = float(min(max(self.distance, MIN_DISTANCE), far)) if math.isfinite(self.distance) else far
         h = math.radians(self.heading)
         d = self.distance
         tx, ty, tz = self.target[0], -self.target[1], self.target[2]
@@ -64,9 +83,23 @@ class Camera:
                 break
             self.distance *= 1.15
 
-    def zoom(self, factor: float) -> None:
-        """Move in (``factor`` < 1) or out, within 10 .. 2,000 world units of the target."""
-        self.distance = float(np.clip(self.distance * factor, 10, 2000))
+    def zoom(self, factor: float, toward=None) -> None:
+        """Move in (``factor`` < 1) or out, within the zoom limits; ``toward`` (a world point,
+        the one under the cursor): the target moves toward it as the view closes in, so the
+        point under the cursor stays under it (RTS wheel zoom)."""
+        before = self.distance
+        limit = MAX_DISTANCE_MAPS * max(self.bounds[2] - self.bounds[0], self.bounds[3] - self.bounds[1],
+                                        MIN_DISTANCE) if self.bounds is not None else 2000.0
+        self.distance = float(np.clip(self.distance * factor, MIN_DISTANCE, limit))
+        if toward is not None and np.isfinite(toward).all():
+            share = 1.0 - self.distance / before
+            self.target[:2] += share * (np.asarray(toward, dtype=np.float64)[:2] - self.target[:2])
+        self.place()
+
+    def pan(self, dx: float, dy: float) -> None:
+        """Move the target by world ``(dx, dy)`` (kept on the map)."""
+        self.target[0] += dx
+        self.target[1] += dy
         self.place()
 
     def move(self, dt: float, pan: set, rotate: set, mouse: tuple[float, float] | None) -> None:

@@ -37,7 +37,7 @@ class Commands(Protocol):
     def toggle_pause(self) -> bool: ...
     def toggle_help(self) -> None: ...
     def toggle_timings(self) -> None: ...
-    def zoom(self, factor: float) -> None: ...
+    def zoom(self, factor: float, pixel: tuple[float, float] | None = None) -> None: ...
     def save_screenshot(self) -> None: ...
 
 
@@ -64,8 +64,8 @@ class Input:
         b.accept("q-up", self._hold, ["rotate", -1, False])
         b.accept("e", self._hold, ["rotate", 1, True])
         b.accept("e-up", self._hold, ["rotate", 1, False])
-        b.accept("wheel_up", app.zoom, [0.85])
-        b.accept("wheel_down", app.zoom, [1.18])
+        b.accept("wheel_up", lambda: app.zoom(0.85, self.mouse_pixel()))       # toward the cursor
+        b.accept("wheel_down", lambda: app.zoom(1.18, self.mouse_pixel()))
         b.accept("mouse1", self._mouse_down, [False])
         b.accept("shift-mouse1", self._mouse_down, [True])
         b.accept("mouse1-up", self._mouse_up)

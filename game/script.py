@@ -11,7 +11,9 @@ A TOML file of tables, each firing at its ``tick`` (the demo runs 30 ticks per s
 * ``[[command]]`` — ``do`` = ``"stop"``, ``"hold"``, ``"select_all"``, ``"set_group"`` /
   ``"recall_group"`` (with ``group`` = 1..9), ``"planner"`` (with ``planner`` = a name, or none
   to cycle), ``"formation"``, ``"jump"`` (camera to the selection), ``"follow"`` (camera
-  follows it) or ``"look"`` (with ``minimap`` = ``[u, v]``: the camera looks there);
+  follows it), ``"look"`` (with ``minimap`` = ``[u, v]``: the camera looks there), ``"pan"``
+  (with ``by`` = ``[dx, dy]`` world units) or ``"zoom"`` (with ``by`` = a factor, < 1 closer);
+  the camera stays on the map whatever they ask;
 * ``[[gate]]`` — ``name`` of one of the level's gates (toggled);
 * ``[[overlay]]`` — ``number`` 0 (none), 1 paths, 2 corridor / flow field, 3 hierarchy,
   4 navmesh, 5 density.
@@ -34,7 +36,7 @@ OVERLAY_NUMBERS = range(0, 6)
 _KINDS = ("order", "command", "gate", "overlay")
 ORDER_MODES = ("move", "attack", "patrol")
 COMMANDS = ("stop", "hold", "select_all", "set_group", "recall_group", "planner", "formation", "jump", "follow",
-            "look")
+            "look", "pan", "zoom")
 
 
 def _table_lines(text: str, kind: str) -> list[int]:
@@ -139,11 +141,23 @@ def _check_command(table: dict, level, bad) -> None:
         _check_group(table, bad)
     if do == "look":
         _check_minimap(table, bad)
+    if do == "pan":
+        by = table.get("by")
+        if not (isinstance(by, list) and len(by) == 2 and all(_finite_number(v) for v in by)):
+            raise bad(f"pan needs by = [dx, dy] (world units), got {by!r}")
+    if do == "zoom":
+        by = table.get("by")
+        if not (_finite_number(by) and float(by) > 0):  # type: ignore[arg-type]
+            raise bad(f"zoom needs by = a factor > 0 (< 1 closer), got {by!r}")
     if do == "planner" and "planner" in table:
         from .army import GROUP_PLANNER_CYCLE
 
         if table["planner"] not in GROUP_PLANNER_CYCLE:
             raise bad(f"planner must be one of {', '.join(GROUP_PLANNER_CYCLE)}, got {table['planner']!r}")
+
+
+def _finite_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _check_gate(table: dict, level, bad) -> None:
@@ -161,7 +175,7 @@ def _check_overlay(table: dict, level, bad) -> None:
 
 #: The keys each table kind may have (anything else is a typo: "did you mean").
 _KEYS = {"order": ("tick", "select", "box", "group", "mode", "queue", "formation", "target", "click", "minimap"),
-         "command": ("tick", "do", "group", "minimap", "planner"),
+         "command": ("tick", "do", "group", "minimap", "planner", "by"),
          "gate": ("tick", "name"),
          "overlay": ("tick", "number")}
 

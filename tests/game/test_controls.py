@@ -268,6 +268,47 @@ def test_hurt_units_retreat_home_and_heal(app):
     assert (app.army.health[mine] >= 1.0).all() and (app.army.mode[mine] == UnitMode.IDLE).all()
 
 
+def test_hurt_units_obey_the_players_move_order_before_they_retreat(app):
+    """Issue 40: below 30% health the unit AI forced a retreat on its next decision and the
+    player's order was lost; now the order wins until it is done, then the unit retreats."""
+    mine = team_units(app, 1)[:20]
+    app.army.health[mine] = 0.1
+    app.step(3)
+    assert (app.army.mode[mine] == UnitMode.RETREAT).all()
+    spot = np.median(positions(app, mine), axis=0) + np.array([0.0, 8.0])
+    app.army.command(mine, spot)
+    obeyed_at = None
+    for tick in range(30 * 30):
+        app.step(1)
+        assert not ((app.army.mode[mine] == UnitMode.RETREAT) & app.army.obeying[mine]).any(), tick
+        targets = app.navigation.crowd.status(app.army.ids[mine]).target[:, :2]
+        if obeyed_at is None and np.mean(np.hypot(*(targets - spot).T) < 3.0) >= 0.95:
+            obeyed_at = tick
+        if (~app.army.obeying[mine]).all():
+            break
+    assert obeyed_at is not None and obeyed_at <= 90                  # within 3 s
+    app.step(6)
+    # order done: now they go home (or, home already, healed)
+    assert ((app.army.mode[mine] == UnitMode.RETREAT) | (app.army.health[mine] >= 1.0)).all()
+
+
+def test_the_camera_stays_on_the_map_whatever_the_orders_ask(app, tmp_path):
+    """Issue 40: panning and zooming went into the void."""
+    grid = app.level.grid
+    size = np.array([grid.width, grid.height]) * grid.cell_size
+    play(app, tmp_path, '[[command]]\ntick = 1\ndo = "pan"\nby = [1e9, -1e9]\n'
+                        '[[command]]\ntick = 2\ndo = "zoom"\nby = 1e6\n'
+                        '[[command]]\ntick = 3\ndo = "pan"\nby = [-5e3, 7e3]\n', ticks=2)
+    x, y = app.camera.target[:2]
+    lo, hi = np.asarray(grid.origin) - 0.1 * size, np.asarray(grid.origin) + 1.1 * size
+    assert lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]
+    assert app.camera.distance <= 1.5 * size.max()
+    app.zoom(1e-9)                                                   # and never through the ground
+    assert app.camera.distance >= 10.0
+    with pytest.raises(LevelError, match="pan needs by"):
+        play(app, tmp_path, '[[command]]\ntick = 1\ndo = "pan"\nby = [1, "x"]\n')
+
+
 def test_orders_file_mistakes_name_the_table(app, tmp_path):
     for text, message in (('[[order]]\ntick = 1\nselect = 1\ntarget = [5, 5]\nmode = "charge"\n', "mode must be"),
                           ('[[command]]\ntick = 1\ndo = "dance"\n', "do must be one of"),

@@ -237,6 +237,22 @@ def test_box_selection_never_takes_the_enemy(app):
     assert teams == {app.player_team} and len(chosen) == len(app.entities) // 2
 
 
+def test_a_click_on_a_tree_beside_open_ground_is_an_ordinary_order(app):
+    """Issue 40: "can't reach that point" popped up for clicks on a tree next to open ground."""
+    from scipy.ndimage import binary_dilation
+
+    grid = app.level.grid
+    app.select_team(1)
+    labels = grid.components()
+    main = np.bincount(labels[labels >= 0]).argmax()
+    # a blocked cell with an open cell of the units' region right beside it (a tree or a rock)
+    beside = ~grid.passable & binary_dilation(labels == main)
+    y, x = np.argwhere(beside)[len(np.argwhere(beside)) // 2]
+    app.hud.message = ""
+    app.order_move(grid.cell_to_world(int(x), int(y)))
+    assert "can't reach" not in app.message
+
+
 def test_an_order_into_the_river_goes_to_the_nearest_reachable_point_and_says_so(app):
     grid = app.level.grid
     chosen = app.select_team(1)
