@@ -146,6 +146,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                                                    "(selection, orders, gates; for tests driving the window)")
     ap.add_argument("--orders", type=Path, help="TOML script of selections / orders / gates (see game/script.py)")
     ap.add_argument("--size", type=_size, default=(1024, 640), help="window size WIDTHxHEIGHT")
+    ap.add_argument("--summary-json", type=Path, help="headless: write the run's summary here (frames, "
+                                                      "simulation ms, units by team and state, stuck events, "
+                                                      "camera, HUD messages)")
     add_debug_flag(ap)
     return ap.parse_args(argv)
 
@@ -174,12 +177,15 @@ def _run(args) -> int:
     script = _script(args.orders, app)
     t0 = time.perf_counter()
     sim = sync = render = 0.0
+    sim_frames: list[float] = []
+    stuck_events = _count_stuck(app)
     for _frame in range(args.frames):
         while script and script[0][0] <= app.tick:
             _, kind, ev = script.pop(0)
             _apply(app, kind, ev)
         app.render_frame()
         sim += app.frame_ms["simulation"]
+        sim_frames.append(app.frame_ms["simulation"])
         sync += app.frame_ms["sync"]
         render += app.frame_ms["render"]
     wall = time.perf_counter() - t0
@@ -197,8 +203,63 @@ def _run(args) -> int:
     print(f"  ms per frame: simulation {sim / n:.2f}, scene sync {sync / n:.2f}, software render {render / n:.1f}")
     if args.screenshot:
         print(f"  screenshot: {args.screenshot}")
+    if args.summary_json:
+        _write_summary(app, args, sim_frames, stuck_events, wall)
+        print(f"  summary: {args.summary_json}")
     app.destroy()
     return 0
+
+
+class _Counter:
+    """Counts ``stuck`` events (a bound method: esper keeps handlers by weak reference)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_stuck(self, entity) -> None:
+        self.count += 1
+
+
+def _count_stuck(app) -> _Counter:
+    import esper
+
+    from rtsnav.systems import events
+
+    counter = _Counter()
+    esper.switch_world(app.world)
+    esper.set_handler(events.STUCK, counter.on_stuck)
+    return counter
+
+
+def _write_summary(app, args, sim_frames: list[float], stuck: _Counter, wall: float) -> None:
+    """``--summary-json``: what a test or a person checks of a headless run without pixels."""
+    import json
+
+    import numpy as np
+
+    from rtsnav.components import NavState
+    from rtsnav.game.army import UnitMode
+
+    army = app.army
+    states = app.navigation.crowd.states[app.navigation.agent_ids(app.entities)]
+    teams = {}
+    for t in np.unique(army.team).tolist():
+        mine = army.team == t
+        teams[str(t)] = {"units": int(mine.sum()), "mean_health": round(float(army.health[mine].mean()), 3),
+                         "retreating": int((mine & (army.mode == UnitMode.RETREAT)).sum())}
+    summary = {
+        "level": app.level.name, "frames": args.frames, "ticks": app.tick, "wall_s": round(wall, 2),
+        "simulation_ms": {"median": round(float(np.median(sim_frames)), 2) if sim_frames else 0.0,
+                          "p95": round(float(np.percentile(sim_frames, 95)), 2) if sim_frames else 0.0},
+        "units": len(app.entities), "teams": teams,
+        "states": {s.name.lower(): int((states == s).sum()) for s in NavState},
+        "stuck_events": stuck.count,
+        "camera": {"target": [round(float(v), 2) for v in app.camera.target[:2]],
+                   "distance": round(float(app.camera.distance), 2), "heading": round(float(app.camera.heading), 1)},
+        "messages": [text for _, text in app.hud.log],
+    }
+    args.summary_json.parent.mkdir(parents=True, exist_ok=True)
+    args.summary_json.write_text(json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":

@@ -35,12 +35,14 @@ class Hud:
         node.setPos(-base.getAspectRatio() + 0.03, 0, 0.92)
         self.message = ""
         self.message_until = 0                              # the tick the message disappears at
+        self.log: list[tuple[int, str]] = []                # every message said: (tick, text)
         self.help_visible = False
         self.show_timings = False
 
     def say(self, message: str, until_tick: int) -> None:
-        """Show ``message`` until tick ``until_tick``."""
+        """Show ``message`` until tick ``until_tick`` (and keep it in ``log``)."""
         self.message, self.message_until = message, int(until_tick)
+        self.log.append((int(until_tick), message))
 
     def toggle_help(self) -> None:
         """F1: the key help on or off."""

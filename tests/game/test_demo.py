@@ -350,3 +350,20 @@ def test_the_demo_without_panda3d_says_how_to_get_it():
             "raise SystemExit(main(['--headless', '--frames', '1']))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 2 and "rtsnav[demo]" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_headless_summary_json_says_what_the_run_did(tmp_path):
+    import json
+
+    from rtsnav.game.__main__ import main
+
+    orders = tmp_path / "camera.toml"
+    orders.write_text('[[command]]\ntick = 2\ndo = "pan"\nby = [1e5, 1e5]\n')
+    out = tmp_path / "summary.json"
+    assert main(["--headless", "--frames", "5", "--units", "40", "--orders", str(orders),
+                 "--summary-json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["frames"] == 5 and summary["units"] == 40 and set(summary["teams"]) == {"1", "2"}
+    assert sum(summary["states"].values()) == 40 and summary["simulation_ms"]["median"] >= 0
+    x, y = summary["camera"]["target"]
+    assert x <= 1.1 * 96 + 1e-6 and y <= 1.1 * 64 + 1e-6              # the river level: 96 x 64 cells
