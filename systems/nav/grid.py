@@ -60,7 +60,7 @@ class GridView(NamedTuple):
     has_heights: bool
 
 
-_NO_HEIGHTS = np.zeros((1, 1), dtype=np.float32)
+_NO_HEIGHTS = frozen(np.zeros((1, 1), dtype=np.float32))   # read-only as real heights are: one kernel type
 
 #: Edits a grid remembers cell by cell (for structures that update instead of rebuilding).
 EDIT_LOG = 64
