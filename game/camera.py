@@ -16,7 +16,7 @@ EDGE = 0.02
 #: How far past the map's edge the camera's target may go (a fraction of the map's size).
 BOUNDS_MARGIN = 0.1
 #: Closest and farthest zoom: world units, and a multiple of the map's larger side.
-MIN_DISTANCE, MAX_DISTANCE_MAPS = 10.0, 1.5
+MIN_DISTANCE, MAX_DISTANCE_MAPS = 10.0, 3.0
 
 
 class Camera:
