@@ -84,7 +84,7 @@ class Grid:
     """
 
     __slots__ = ("passable", "cost", "heights", "cell_size", "origin", "name", "version",
-                 "_uniform", "_padded", "_components", "_workspaces", "_edits", "_kept", "layers", "_masked", "_base_version")
+                 "_uniform", "_padded", "_components", "_workspaces", "_edits", "_kept", "layers", "_masked")
     # caches, reset by every edit (``_invalidate``)
     _uniform: bool | None
     _padded: tuple[np.ndarray, np.ndarray, np.ndarray] | None
@@ -153,8 +153,7 @@ class Grid:
         self.name: str = name
         #: ``uint32 [H, W]`` navigation layer bits per cell (``set_layers``), or None: all on layer 1.
         self.layers: np.ndarray | None = None
-        self._masked: dict[int, Grid] = {}      # layer mask -> its derived grid; (derived) the base version:
-        self._base_version = -1
+        self._masked: dict[int, tuple] = {}     # layer mask -> (version, the grid it sees, its derived grid)
         self.version: int = 0   # bumped by every edit; caches key on it
         # (version after the edit, cells or None for an edit structures cannot follow), newest last
         self._edits: list[tuple[int, np.ndarray | None]] = []

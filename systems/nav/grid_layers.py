@@ -35,20 +35,21 @@ def masked_grid(grid: Grid, navigation_layers: int) -> Grid:
     """``Grid.masked``' work: ``grid`` itself when the mask takes every open cell, else the
     derived grid of that mask (made once, brought up to date with the edits since)."""
     mask = int(navigation_layers) & 0xFFFFFFFF
-    if grid.layers is None:
-        if mask & 1:
-            return grid
-        allowed = np.zeros(grid.shape, dtype=bool)
-    else:
-        allowed = (grid.layers & np.uint32(mask)) != 0
-    if allowed[grid.passable].all():
+    if grid.layers is None and mask & 1:
         return grid
-    derived = grid._masked.get(mask)
+    # the answer is kept per grid version: planners and path following ask for every agent's
+    # mask each tick, and the check below reads every cell
+    answered_at, answer, derived = grid._masked.get(mask, (-1, None, None))
+    if answered_at == grid.version:
+        return answer
+    allowed = np.zeros(grid.shape, dtype=bool) if grid.layers is None else (grid.layers & np.uint32(mask)) != 0
+    if allowed[grid.passable].all():
+        grid._masked[mask] = (grid.version, grid, derived)
+        return grid
     if derived is None:
         derived = type(grid)(grid.passable & allowed, np.where(grid.passable, grid.cost, 1.0), grid.heights,
                              cell_size=grid.cell_size, origin=grid.origin, name=f"{grid.name}[layers {mask:#x}]")
-        grid._masked[mask] = derived
-    elif derived._base_version != grid.version:
+    else:
         wanted = grid.passable & allowed
         for value in (True, False):          # only the cells that changed: the derived grid's edit log follows
             changed = np.argwhere(wanted != derived.passable)
@@ -58,5 +59,5 @@ def masked_grid(grid: Grid, navigation_layers: int) -> Grid:
         if not np.array_equal(derived.cost, grid.cost):
             write_cells(derived.cost, slice(None), grid.cost)
             derived._invalidate(None)
-    derived._base_version = grid.version
+    grid._masked[mask] = (grid.version, derived, derived)
     return derived

@@ -84,12 +84,12 @@ def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: 
     # agents see the cells of their navigation layers: one pass per mask that hides some cells
     masks = s.agent_layers[:n, L_NAVIGATION_LAYERS]
     everyone = s.alive
-    for mask in (np.unique(masks).tolist() if grid.layers is not None or (masks & 1 == 0).any() else ()):
+    for mask in (np.unique(masks).tolist() if grid.layers is not None or ((masks & 1) == 0).any() else ()):
         seen = grid.masked(mask)
         if seen is not grid:
             group = np.zeros_like(s.alive)
             group[:n] = s.alive[:n] & (masks == mask)
-            everyone = everyone & ~group if everyone is not s.alive else s.alive & ~group
+            everyone = everyone & ~group                  # (a new array: the alive column is kept)
             _follow(group, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
                     s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, seen.passable, grid.cell_size,
                     grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick)

@@ -160,7 +160,7 @@ class Orders:
         single = ~group_planned(methods)                    # GroupSteering starts or joins group orders
         ends: dict[int, tuple[float, float, float]] = {}
         if s.unreachable:
-            instead = np.array([int(i) in s.unreachable for i in ids.tolist()], dtype=bool)
+            instead = np.isin(ids, np.fromiter(s.unreachable, dtype=np.int64))
             for k in np.flatnonzero(instead).tolist():
                 i = int(ids[k])
                 goals[k] = s.unreachable[i]
