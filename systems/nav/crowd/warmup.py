@@ -163,6 +163,11 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
             progress(stage, done, len(stages))
         t0 = time.perf_counter()
         if stage == "kernels":
+            practised = (level_kind(level.grid), practice is not None, frozenset(chosen))
+            if any(kind == practised[0] and glue == practised[1] and practised[2] <= done_set
+                   for kind, glue, done_set in _PRACTISED):
+                seconds[stage] = time.perf_counter() - t0      # this process practised it: all compiled
+                continue
             if not compiled:
                 say(f"compiling navigation kernels on first use (about {FIRST_COMPILE_S} s on 2 cores; cached for "
                     "later runs)")
@@ -177,6 +182,7 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
                 flows = [m for m in chosen if m in FLOCKED]
                 if flows:
                     practice_crowd(crowd_class, practice_grid(level.grid), flows, "tiles", radius)
+            _PRACTISED.append(practised)
             say(f"crowd kernels ready ({time.perf_counter() - t0:.0f} s)")
         else:
             bake(level, stage)
@@ -192,6 +198,11 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
         progress("done", len(stages), len(stages))
     return seconds
 
+
+#: (level kind, through esper, planners) of each practice run this process made: a second level
+#: of the same kind (a game's next map, a test's next world) needs no practice, its kernels are
+#: compiled in this process already (a practice run costs ~1 s even from numba's cache).
+_PRACTISED: list[tuple[str, bool, frozenset]] = []
 
 #: Seconds a first compile of every kernel takes on this project's 2-core machine, in two
 #: processes (what the first-run message announces; ``tests/benchmarks/cold_start.py`` measures it).
