@@ -16,9 +16,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rtsnav import names as columns
+from rtsnav.checks import number, point, whole_number
 from rtsnav.names import GRID_PLANNERS, PLANNERS, POSTPROCESSING, NavState, canonical_planner, unknown_name
 
-from .rows import Column, RowComponent, bool_field, number
+from .rows import Column, RowComponent, bool_field
 
 __all__ = ["NavigationAgent", "NavState", "PLANNERS", "GRID_PLANNERS", "NavigationPathResult", "AVOIDANCE_DEFAULTS"]
 
@@ -62,9 +63,8 @@ def _mask_field(index: int, name: str, doc: str) -> property:
         return int(self._store.agent_layers[self._row, index])
 
     def set(self: "NavigationAgent", value: int) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 2 ** 32:
-            raise ValueError(f"NavigationAgent.{name} must be an int bit mask 0 .. 2**32 - 1, got {value!r}")
-        self._store.agent_layers[self._row, index] = int(value)
+        self._store.agent_layers[self._row, index] = whole_number(value, f"NavigationAgent.{name} (a bit mask)",
+                                                                  low=0, high=2 ** 32 - 1)
 
     return property(get, set, doc=doc)
 
@@ -79,12 +79,11 @@ def _avoidance_param(index: int, name: str, doc: str, lowest: float, highest: fl
         return int(value) if whole else value
 
     def set(self: "NavigationAgent", value: float) -> None:
-        bad = isinstance(value, bool) or (whole and not isinstance(value, (int, np.integer)))
-        v = math.nan if bad else number(value)
-        if not lowest <= v <= highest or (index != columns.A_PRIORITY and v == lowest and not whole):
-            span = f"{lowest:g} .. {highest:g}" if math.isfinite(highest) else f"> {lowest:g}"
-            kind = "an int" if whole else "a finite number"
-            raise ValueError(f"NavigationAgent.{name} must be {kind} {span}, got {value!r}")
+        what = f"NavigationAgent.{name}"
+        if whole:
+            v: float = whole_number(value, what, low=lowest, high=highest)
+        else:      # a time or a distance of 0 means nothing; a priority of 0 is the lowest
+            v = number(value, what, low=lowest, high=highest, low_open=index != columns.A_PRIORITY)
         self._store.avoidance_params[self._row, index] = v
 
     return property(get, set, doc=doc)
@@ -97,11 +96,8 @@ def _setting(index: int, name: str, doc: str, lowest: float = 0.0, whole: bool =
         return int(value) if whole else value
 
     def set(self: "NavigationAgent", value: float) -> None:
-        bad = isinstance(value, bool) or (whole and not isinstance(value, (int, np.integer)))
-        v = math.nan if bad else number(value)
-        if not (math.isfinite(v) and v >= lowest):
-            kind = "an int" if whole else "a finite number"
-            raise ValueError(f"NavigationAgent.{name} must be {kind} >= {lowest:g}, got {value!r}")
+        what = f"NavigationAgent.{name}"
+        v = whole_number(value, what, low=lowest) if whole else number(value, what, low=lowest)
         self._store.path_settings[self._row, index] = v
 
     return property(get, set, doc=doc)
@@ -109,15 +105,8 @@ def _setting(index: int, name: str, doc: str, lowest: float = 0.0, whole: bool =
 
 def _vector(value: Sequence[float] | None, what: str) -> tuple[float, float, float]:
     """``value`` as a finite ``(x, y, z)`` (a 2-vector gets z = 0)."""
-    try:
-        vals = [float(v) for v in value]  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        vals = []
-    if len(vals) == 2:
-        vals.append(0.0)
-    if len(vals) != 3 or not all(math.isfinite(v) for v in vals):
-        raise ValueError(f"NavigationAgent.{what} must be a finite (x, y) or (x, y, z), got {value!r}")
-    return vals[0], vals[1], vals[2]
+    vals = point(value, f"NavigationAgent.{what} (x, y) or (x, y, z)")
+    return vals[0], vals[1], vals[2] if len(vals) == 3 else 0.0
 
 def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> property:
     """A validated ``NavigationAgent`` property over one column of its row."""
@@ -125,11 +114,8 @@ def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> pro
         return float(self._store.agent_params[self._row, index])
 
     def set(self: "NavigationAgent", value: float) -> None:
-        v = number(value)
-        if not math.isfinite(v) or v < minimum or (strict and v == minimum):
-            bound = f"> {minimum}" if strict else f">= {minimum}"
-            raise ValueError(f"NavigationAgent.{name} must be a finite number {bound}, got {value!r}")
-        self._store.agent_params[self._row, index] = v
+        self._store.agent_params[self._row, index] = number(value, f"NavigationAgent.{name}", low=minimum,
+                                                            low_open=strict)
 
     return property(get, set, doc=doc)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from rtsnav.checks import number, point, whole_number
 
 __all__ = ["NavigationObstacle"]
 
@@ -47,24 +48,19 @@ class NavigationObstacle:
     use_3d_avoidance: bool = False
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(float(self.radius)) and self.radius >= 0):
-            raise ValueError(f"NavigationObstacle.radius must be a finite number >= 0, got {self.radius!r}")
-        if not (math.isfinite(float(self.height)) and self.height >= 0):
-            raise ValueError(f"NavigationObstacle.height must be a finite number >= 0, got {self.height!r}")
-        v = tuple(float(c) for c in self.velocity)
-        if len(v) == 2:
-            v = (*v, 0.0)
-        if len(v) != 3 or not all(math.isfinite(c) for c in v):
-            raise ValueError(f"NavigationObstacle.velocity must be a finite (x, y[, z]), got {self.velocity!r}")
-        self.velocity = v
-        points = [tuple(float(c) for c in p) for p in self.vertices]
-        if points and (len(points) < 3 or any(len(p) < 2 or not all(math.isfinite(c) for c in p) for p in points)):
+        self.radius = number(self.radius, "NavigationObstacle.radius", low=0.0)
+        self.height = number(self.height, "NavigationObstacle.height", low=0.0)
+        v = point(self.velocity, "NavigationObstacle.velocity (x, y) or (x, y, z)")
+        self.velocity = (v[0], v[1], v[2] if len(v) == 3 else 0.0)
+        if isinstance(self.vertices, (str, bytes)):
+            raise ValueError(f"NavigationObstacle.vertices must be a list of (x, y) points, got {self.vertices!r}")
+        corners = [point(p, f"NavigationObstacle.vertices[{i}]", dims=2) for i, p in enumerate(self.vertices)]
+        if 0 < len(corners) < 3:
             raise ValueError("NavigationObstacle.vertices must be empty or at least 3 finite (x, y) points, "
                              f"got {self.vertices!r}")
-        self.vertices = [(p[0], p[1]) for p in points]
-        if isinstance(self.avoidance_layers, bool) or not isinstance(self.avoidance_layers, int) \
-                or not 0 <= self.avoidance_layers < 2 ** 32:
-            raise ValueError(f"NavigationObstacle.avoidance_layers must be an int bit mask, got {self.avoidance_layers!r}")
+        self.vertices = [(p[0], p[1]) for p in corners]
+        self.avoidance_layers = whole_number(self.avoidance_layers, "NavigationObstacle.avoidance_layers (a bit mask)",
+                                             low=0, high=2 ** 32 - 1)
 
     def get_avoidance_layer_value(self, layer_number: int) -> bool:
         """Whether layer ``layer_number`` (1 .. 32) is on in ``avoidance_layers``."""

@@ -14,23 +14,11 @@ Stores need only attributes named after the columns, each an array of shape ``(r
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["RowComponent", "Column", "float_field", "bool_field", "number"]
-
-
-def number(value: Any) -> float:
-    """``value`` as a float, or NaN when it is not a number (a bool, a string, None, a list):
-    the setters' range checks then refuse it with their own message."""
-    if isinstance(value, bool):
-        return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError, OverflowError):
-        return math.nan
+__all__ = ["RowComponent", "Column", "float_field", "bool_field"]
 
 
 class Column:

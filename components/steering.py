@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .rows import Column, RowComponent, number
+from rtsnav.checks import number
+
+from .rows import Column, RowComponent
 
 __all__ = ["Flock"]
 
@@ -19,10 +19,7 @@ def _weight(index: int, name: str, doc: str, strict: bool) -> property:
         return float(self._store.flock_params[self._row, index])
 
     def set(self: "Flock", value: float) -> None:
-        v = number(value)
-        if not math.isfinite(v) or v < 0 or (strict and v == 0):
-            raise ValueError(f"Flock.{name} must be a finite number {'>' if strict else '>='} 0, got {value!r}")
-        self._store.flock_params[self._row, index] = v
+        self._store.flock_params[self._row, index] = number(value, f"Flock.{name}", low=0.0, low_open=strict)
 
     return property(get, set, doc=doc)
 

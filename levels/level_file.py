@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rtsnav.names import unknown_name
+from rtsnav.checks import known_keys
 from rtsnav.systems.nav.grid import Grid
 
 from .errors import LevelError
@@ -244,9 +244,7 @@ def _parse_color(source: _Source, line: int, char: str, value) -> tuple[float, f
 def check_keys(error, line: int, where: str, table: dict, known: tuple[str, ...]) -> None:
     """Raise ``error(line, message)`` for the first key of ``table`` not in ``known`` (a typo
     such as ``opne`` is a mistake, not something to ignore), with the closest known key."""
-    for key in table:
-        if key not in known:
-            raise error(line, (f"{where}: " if where else "") + unknown_name("key", key, known))
+    known_keys(table, known, where, error=lambda message: error(line, message))
 
 
 def _read_toml(text: str, src: str) -> dict:

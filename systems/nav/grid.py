@@ -35,6 +35,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
 from .errors import NavError
 from .grid_edits import frozen, labels_after_closing, labels_after_opening, legal_moves, refresh_moves, write_cells
 from .grid_layers import masked_grid, set_cell_layers
@@ -450,15 +452,8 @@ def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
 
 def finite_point(point, what: str = "point", dims: int | tuple[int, ...] = (2, 3)) -> tuple[float, ...]:
     """``point`` as a tuple of finite floats with ``dims`` coordinates, else ``NavError`` saying
-    what came (NaN, None, a string, the wrong length)."""
-    allowed = (dims,) if isinstance(dims, int) else dims
-    try:
-        values = tuple(float(v) for v in point)
-    except (TypeError, ValueError):
-        raise NavError(f"{what} must be {' or '.join(map(str, allowed))} finite numbers, got {point!r}") from None
-    if len(values) not in allowed or not all(math.isfinite(v) for v in values):
-        raise NavError(f"{what} must be {' or '.join(map(str, allowed))} finite numbers, got {point!r}")
-    return values
+    what came (NaN, None, a string, the wrong length): ``rtsnav.checks.point`` with NavError."""
+    return checks.point(point, what, dims=dims, error=NavError)
 
 
 @njit(cache=True)

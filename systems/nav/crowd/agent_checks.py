@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from rtsnav import checks
+
 from ..errors import NavError
 from ..grid import finite_point
 from .config import CrowdConfig
@@ -46,12 +48,7 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
               "separation": (0.0, math.inf), "cohesion": (0.0, math.inf), "alignment": (0.0, math.inf)}
     for name, value in settings.items():
         low, high = limits.get(name, (1e-9, math.inf))
-        try:
-            ok = math.isfinite(float(value)) and low <= float(value) <= high
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise NavError(f"{name} must be a finite number in [{low:g}, {high:g}], got {value!r}")
+        checks.number(value, name, low=low, high=high, error=NavError)
     return pos
 
 
@@ -63,14 +60,8 @@ def check_group(group) -> None:
 
 def check_tick(dt, movement: str) -> float:
     """``dt`` as seconds (finite, ≥ 0) and ``movement`` one of ``"rtsnav"`` / ``"game"``."""
-    try:
-        seconds = float(dt)
-    except (TypeError, ValueError):
-        raise NavError(f"dt must be a number of seconds > 0, got {dt!r}") from None
-    if not math.isfinite(seconds) or seconds < 0:
-        raise NavError(f"dt must be a finite number of seconds >= 0, got {dt!r}")
-    if movement not in ("rtsnav", "game"):
-        raise NavError(f"movement must be 'rtsnav' or 'game', got {movement!r}")
+    seconds = checks.number(dt, "dt (seconds)", low=0.0, error=NavError)
+    checks.choice(movement, "movement", ("rtsnav", "game"), error=NavError)
     return seconds
 
 

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rtsnav import checks
+
 from ..bake_cache import check_indices, check_offsets, grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
 from ..grid import Grid
@@ -219,9 +221,8 @@ class NavMesh(MeshSurface):
         for name, p in (("a", a), ("b", b)):
             if self.polygon_at(p) < 0:
                 raise NavError(f"link end {name} {tuple(p)} is not on the navmesh")
-        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float, np.floating, np.integer))
-                                 or not math.isfinite(float(cost)) or float(cost) < 0):
-            raise NavError(f"link cost must be a finite number >= 0 (or None: the straight distance), got {cost!r}")
+        if cost is not None:
+            checks.number(cost, "link cost (None: the straight distance)", low=0.0, error=NavError)
         if not isinstance(kind, str) or not kind:
             raise NavError(f"link kind must be a non-empty string such as 'jump', got {kind!r}")
         c = float(cost) if cost is not None else math.dist(a[:2], b[:2])

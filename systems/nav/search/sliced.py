@@ -18,11 +18,11 @@ returns exactly what the one-shot query returns (same kernel, same arrays, resum
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from rtsnav import checks
 from rtsnav.names import SEARCH_METHODS, canonical_planner, unknown_name
 
 from ..errors import NavError
@@ -161,9 +161,7 @@ class SlicedSearch:
                 self._hmode = ANCHORS
         self._hweight = 1.0
         if method == "weighted":
-            self._hweight = float(weight)
-            if not (self._hweight >= 1.0 and math.isfinite(self._hweight)):
-                raise NavError(f"weight must be a finite number >= 1, got {weight!r}")
+            self._hweight = checks.number(weight, "weight", low=1.0, error=NavError)
         self._heuristic = heuristic if (self._hmode != ZERO and callable(heuristic)) else "zero"
         self._result: PathResult | None = self._trivial_answer()
         wide = method == "bidirectional"

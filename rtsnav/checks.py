@@ -1,0 +1,141 @@
+"""The one validation layer: checks every public entry shares for what callers hand it.
+
+Plain Python and numpy (no numba, esper or Panda3D), so every layer can use it: the algorithm
+core passes ``error=NavError``, the level loaders ``LevelError``, the esper components keep
+``ValueError``. Each check returns the value in the form the caller stores (a float, an int, a
+tuple, an array) or raises ``error`` with a message that names the argument, says what was
+expected and shows what came::
+
+    radius = number(radius, "radius", low=0.0, high=8.0, error=NavError)
+    cells = indices(edges, "edges", len(nodes), error=NavError)
+    method = choice(method, "method", SEARCH_METHODS, error=NavError)
+
+A new entry point gets the same checks and the same wording by calling these.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from .names import unknown_name
+
+#: What a check raises: an exception class, or any callable that makes one from the message.
+Raise = Callable[[str], BaseException]
+
+__all__ = ["Raise", "number", "whole_number", "point", "points", "indices", "choice", "known_keys", "as_float"]
+
+
+def as_float(value: Any) -> float:
+    """``value`` as a float, or NaN when it is not a number (a bool, a string, None, a list):
+    the range check that follows then refuses it with its message. Text is not a number here
+    (``"3"`` is a mistake in a call, not a value to parse)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return math.nan
+
+
+def _span(low: float, high: float, low_open: bool, high_open: bool) -> str:
+    if math.isinf(low) and math.isinf(high):
+        return ""
+    if math.isinf(high):
+        return f" {'>' if low_open else '>='} {low:g}"
+    if math.isinf(low):
+        return f" {'<' if high_open else '<='} {high:g}"
+    return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def number(value: Any, name: str, *, low: float = -math.inf, high: float = math.inf, low_open: bool = False,
+           high_open: bool = False, error: Raise = ValueError) -> float:
+    """``value`` as a finite float in the range (``low_open`` / ``high_open``: the bound itself
+    is refused), else ``error("<name> must be a finite number in [low, high], got <value>")``."""
+    v = as_float(value)
+    ok = math.isfinite(v) and (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
+    if not ok:
+        raise error(f"{name} must be a finite number{_span(low, high, low_open, high_open)}, got {value!r}")
+    return v
+
+
+def whole_number(value: Any, name: str, *, low: float = -math.inf, high: float = math.inf,
+                 error: Raise = ValueError) -> int:
+    """``value`` as an int (a Python or numpy integer, not a bool or a float) in ``[low, high]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise error(f"{name} must be a whole number{_span(low, high, False, False)}, got {value!r}")
+    return int(value)
+
+
+def point(value: Any, name: str, *, dims: int | tuple[int, ...] = (2, 3),
+          error: Raise = ValueError) -> tuple[float, ...]:
+    """``value`` as a tuple of ``dims`` finite floats (NaN, None, a string or the wrong length refused)."""
+    allowed = (dims,) if isinstance(dims, int) else dims
+    expected = f"{name} must be {' or '.join(map(str, allowed))} finite numbers, got {value!r}"
+    if isinstance(value, (str, bytes)):
+        raise error(expected)
+    try:
+        values = tuple(as_float(v) for v in value)
+    except TypeError:
+        raise error(expected) from None
+    if len(values) not in allowed or not all(math.isfinite(v) for v in values):
+        raise error(expected)
+    return values
+
+
+def points(value: Any, name: str, *, dims: int | tuple[int, ...] = (2, 3),
+           error: Raise = ValueError) -> np.ndarray:
+    """``value`` as an ``(N, d)`` float64 array of finite points, ``d`` one of ``dims`` (one point
+    alone is one row)."""
+    allowed = (dims,) if isinstance(dims, int) else dims
+    expected = f"{name} must be an (N, {' or '.join(map(str, allowed))}) array of finite numbers"
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise error(f"{expected}, got {value!r}") from None
+    if arr.ndim == 1 and arr.shape[0] in allowed:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] not in allowed:
+        raise error(f"{expected}, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise error(f"{expected}; row {int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])} is not finite")
+    return arr
+
+
+def indices(value: Any, name: str, size: int, *, error: Raise = ValueError) -> np.ndarray:
+    """``value`` as an int64 array of indexes into something of ``size`` items (``0 <= i < size``;
+    negative indexes are refused, not wrapped)."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise error(f"{name} must be whole-number indexes 0..{size - 1}, got {value!r}") from None
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise error(f"{name} must be whole-number indexes 0..{size - 1}, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    bad = (arr < 0) | (arr >= size)
+    if bad.any():
+        raise error(f"{name} must be indexes 0..{size - 1}, got {int(arr[bad].flat[0])}")
+    return arr
+
+
+def choice(value: Any, name: str, options: Iterable[str], *, error: Raise = ValueError) -> str:
+    """``value`` if it is one of ``options``, else ``error`` with the closest option ("did you mean")."""
+    options = tuple(options)
+    if not isinstance(value, str) or value not in options:
+        raise error(unknown_name(name, value, options))
+    return value
+
+
+def known_keys(keys: Iterable[str], allowed: Iterable[str], where: str, *,
+               error: Raise = ValueError) -> None:
+    """Refuse the first of ``keys`` not in ``allowed`` (a misspelt key of a file's table), naming
+    ``where`` and the closest allowed key."""
+    allowed = tuple(allowed)
+    for key in keys:
+        if key not in allowed:
+            raise error((f"{where}: " if where else "") + unknown_name("key", key, allowed))
