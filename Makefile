@@ -55,6 +55,8 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/crowd.py --json bench-results/crowd.json
 	$(PY) tests/benchmarks/crowd_flows.py --json bench-results/crowd_flows.json
 	$(PY) tests/benchmarks/busy_cores.py --json bench-results/busy_cores.json
+	@# its first run bakes Goal Bounding for a 1024² map (~40 min on 2 cores; then cached in bench-results/cache)
+	$(PY) tests/benchmarks/goal_bounds_big.py --json bench-results/goal_bounds_big.json
 	$(PY) tests/benchmarks/crowd_fingerprint.py --json bench-results/crowd_fingerprint.json
 	$(PY) tests/benchmarks/cold_start.py --json bench-results/cold_start.json
 	$(PY) tests/benchmarks/dynamic.py --json bench-results/dynamic.json

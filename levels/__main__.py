@@ -59,11 +59,36 @@ def _check_writable(folder: Path) -> None:
 
 
 def bake(args) -> int:
+    """Bake every map of ``args.map`` (one or more); goal bounds on ``--scheduler``'s Dask cluster."""
+    client = None
+    if args.scheduler:
+        if not args.goal_bounds:
+            raise CliError("--scheduler runs the goal-bounds bake: add --goal-bounds")
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise CliError("--scheduler needs Dask: pip install 'rtsnav[bake]'") from None
+        try:
+            client = Client(args.scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as e:
+            raise CliError(f"cannot reach the Dask scheduler at {args.scheduler!r}: {e}") from None
+    try:
+        for name in args.map:
+            if len(args.map) > 1:
+                print(f"== {name}")
+            _bake_one(args, name, client)
+    finally:
+        if client is not None:
+            client.close()
+    return 0
+
+
+def _bake_one(args, name: str, client) -> None:
     from rtsnav.systems.nav.flow.sectors import SectorGraph
     from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 
     _check_writable(args.cache)
-    grid = load_level(args.map).grid
+    grid = load_level(name).grid
     t = time.perf_counter()
     h = Hierarchy.cached(grid, args.cache, levels=args.levels, cluster_size=args.cluster_size,
                          progress=_bar("hierarchy"))
@@ -94,9 +119,8 @@ def bake(args) -> int:
     table = JumpTable.cached(grid, args.cache, progress=_bar("jps+", unit="layer"))
     print(f"JPS+ jump table ready in {time.perf_counter() - t:.2f} s (cached): {table.memory_bytes / 1e6:.1f} MB")
     if args.goal_bounds:
-        _bake_goal_bounds(grid, args.cache)
+        _bake_goal_bounds(grid, args.cache, client)
         _bake_mesh_goal_bounds(mesh, args.cache)
-    return 0
 
 
 def _bake_mesh_goal_bounds(mesh, cache) -> None:
@@ -115,29 +139,38 @@ def _bake_mesh_goal_bounds(mesh, cache) -> None:
           f"{time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
 
 
-def _bake_goal_bounds(grid, cache) -> None:
-    """Goal bounds per cell where the map is small enough; on larger maps the crowd's waypoint
-    graph gets them instead (one Dijkstra per waypoint, not per cell)."""
-    from rtsnav.systems.nav.errors import NavError
-    from rtsnav.systems.nav.search.goal_bounds import GoalBounds
+def _bake_goal_bounds(grid, cache, client=None) -> None:
+    """Goal bounds per cell at any size (maps over ``MAX_CELLS`` open cells in resumable chunks on
+    Dask or local processes), and on larger maps the crowd's waypoint graph's too (one Dijkstra
+    per waypoint: what its waypoint planner prunes with)."""
+    from rtsnav.systems.nav.search.goal_bounds import MAX_CELLS, GoalBounds
 
+    if not grid.is_uniform:
+        print("goal bounds per cell: only on uniform-cost maps (this one has terrain costs)")
+        return
     t = time.perf_counter()
-    try:
-        GoalBounds.check_size(grid)
-    except NavError as e:
-        print(f"goal bounds per cell: {e}")
+    large = int(grid.passable.sum()) > MAX_CELLS
+    if large or client is not None:
+        where = f"Dask scheduler {client.scheduler.address}" if client is not None else "this machine's cores"
+        print(f"goal bounds per cell: {GoalBounds.estimate(grid)}; on {where}, resumable (run again after a kill)")
+    bounds = GoalBounds.cached(grid, cache, progress=_bar("goal bounds", unit="cell"), client=client)
+    print(f"goal bounds ready in {time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
+    if large:
         from rtsnav.systems.nav.crowd.rebuild import waypoint_seed
+        from rtsnav.systems.nav.errors import NavError
         from rtsnav.systems.nav.waypoints.graph import WaypointGraph
         from rtsnav.systems.nav.waypoints.graph_bounds import GraphGoalBounds
 
+        t = time.perf_counter()
         graph = WaypointGraph.cached_floodfill(grid, cache, waypoint_seed(grid), spacing=4)
-        GraphGoalBounds.check_size(graph)                # refuses large graphs with an estimate
+        try:
+            GraphGoalBounds.check_size(graph)
+        except NavError as e:
+            print(f"goal bounds of the waypoint graph: {e}")
+            return
         on_graph = GraphGoalBounds.cached(graph, cache, progress=_bar("waypoint goal bounds", unit="waypoint"))
         print(f"goal bounds of the waypoint graph ({len(graph):,} waypoints) ready in "
               f"{time.perf_counter() - t:.2f} s (cached): {on_graph.memory_bytes / 1e6:.1f} MB")
-        return
-    bounds = GoalBounds.cached(grid, cache, progress=_bar("goal bounds", unit="cell"))
-    print(f"goal bounds ready in {time.perf_counter() - t:.2f} s (cached): {bounds.memory_bytes / 1e6:.1f} MB")
 
 
 def list_levels(args) -> int:
@@ -239,14 +272,16 @@ def main(argv=None) -> int:
                    help=f"pixels per cell, 1..{MAX_SCALE} (default: the longer side about 960 pixels)")
     s.add_argument("--overlay", default="", help=f"comma list of: {', '.join(OVERLAYS)}")
     b = sub.add_parser("bake", help="build and cache a level's navigation data")
-    b.add_argument("map", help="a level (.toml, built-in name) or Moving AI .map")
+    b.add_argument("map", nargs="+", help="levels (.toml, built-in names) or Moving AI .map files")
     b.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})")
     b.add_argument("--levels", type=positive_int, default=3)
     b.add_argument("--cluster-size", type=positive_int, default=32)
     b.add_argument("--goal-bounds", action="store_true",
-                   help="also build goal bounds (one Dijkstra per cell on maps up to 65,536 open cells; "
-                        "on larger maps, one per waypoint of the crowd's waypoint graph) and the navmesh's "
-                        "(one per convex corner)")
+                   help="also build goal bounds: per cell at any map size (one Dijkstra per open cell; "
+                        f"beyond {65_536:,} open cells in resumable chunks on Dask or local processes), on "
+                        "the crowd's waypoint graph of large maps, and on the navmesh (one per convex corner)")
+    b.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="a Dask scheduler (tcp://host:8786) to run the goal-bounds bake on (needs rtsnav[bake])")
     for p in (v, s, b):
         add_debug_flag(p, subcommand=True)
     args = ap.parse_args(argv)

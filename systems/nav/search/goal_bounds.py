@@ -7,9 +7,10 @@ the goal: no shortest path to the goal starts with it. Ties are kept: a cell rea
 shortest paths counts in the box of every first move among them, so pruning never removes all
 of a goal's shortest paths and costs never change (tested against the search without it).
 
-The build is one Dijkstra search per passable cell (both cores): quadratic in the map. It refuses
-grids beyond ``MAX_CELLS`` passable cells with an estimate of the time it would take; on large
-maps, bound the hierarchy, waypoint or navmesh graphs' searches instead (see `docs/planners.md`).
+The build is one Dijkstra search per passable cell: quadratic in the map. Up to ``MAX_CELLS``
+passable cells it runs in this process (both cores); larger maps are baked in chunks on a Dask
+cluster (a ``LocalCluster`` of this machine by default, or a real one's scheduler) or in local
+processes, resumably (``goal_bounds_bake``).
 Memory: 64 bytes per padded cell (8 boxes of 4 ``int16``). A map edit invalidates the bounds:
 ``find_path`` then searches without them and says so in ``reason``.
 """
@@ -19,54 +20,17 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..errors import NavError
-from ..kernels.first_moves import first_moves_begin, relax_first_moves, widen_boxes
-from ..kernels.heap import CLOSED, heap_pop
-from ..kernels.steps import SQRT2
 from ..kernels.threads import threads_for
+from .goal_bounds_bake import bake_boxes, build_rows, empty_rows, row_blocks
 
 __all__ = ["GoalBounds", "MAX_CELLS"]
 
-#: Largest number of passable cells ``GoalBounds.build`` accepts (a 256×256 open map).
+#: Most passable cells ``GoalBounds.build`` bakes in this process (a 256×256 open map, ~3 min on
+#: two cores); larger maps are baked in chunks on Dask or local processes, resumably.
 MAX_CELLS = 65_536
-_DX = np.array((1, -1, 0, 0, 1, -1, 1, -1), dtype=np.int64)
-_DY = np.array((0, 0, 1, -1, 1, 1, -1, -1), dtype=np.int64)
-
-
-@njit(cache=True, parallel=True)
-def _build(moves, wp, sources, boxes):
-    """Fill ``boxes[node, move] = (min x, min y, max x, max y)`` (padded coordinates; empty boxes
-    have min > max) for every node of ``sources`` (padded flat ids)."""
-    n = moves.shape[0]
-    for k in prange(sources.shape[0]):
-        src = sources[k]
-        g, first, stamp, pos, keys, nodes, size = first_moves_begin(n, src)
-        offs = np.array((1, -1, wp, -wp, wp + 1, wp - 1, -wp + 1, -wp - 1))
-        lo_x = np.full(8, 1 << 14, dtype=np.int64)
-        lo_y = np.full(8, 1 << 14, dtype=np.int64)
-        hi_x = np.full(8, -1, dtype=np.int64)
-        hi_y = np.full(8, -1, dtype=np.int64)
-        while size > 0:
-            u, size = heap_pop(keys, nodes, pos, size)
-            pos[u] = CLOSED
-            fu = first[u]
-            if u != src:
-                widen_boxes(fu, 8, u % wp, u // wp, lo_x, lo_y, hi_x, hi_y)
-            mu = moves[u]
-            gu = g[u]
-            for m in range(8):
-                if (mu >> m) & 1 == 0:
-                    continue
-                label = np.uint64(1) << np.uint64(m) if u == src else fu
-                size = relax_first_moves(u + offs[m], gu + (SQRT2 if m >= 4 else 1.0),   # uniform grids only
-                                         label, 1e-9, g, first, stamp, pos, keys, nodes, size)
-        for m in range(8):
-            boxes[src, m, 0] = lo_x[m]
-            boxes[src, m, 1] = lo_y[m]
-            boxes[src, m, 2] = hi_x[m]
-            boxes[src, m, 3] = hi_y[m]
 
 
 class GoalBounds:
@@ -97,54 +61,77 @@ class GoalBounds:
         return int(self.boxes.nbytes)
 
     @classmethod
-    def check_size(cls, grid) -> None:
-        """``NavError`` when ``grid`` has too many passable cells to build in reasonable time."""
+    def estimate(cls, grid) -> str:
+        """How long a build of ``grid`` takes on this project's two cores, and its memory."""
         cells = int(grid.passable.sum())
-        if cells > MAX_CELLS:
-            seconds = cells * cells * cls.NS_PER_PAIR * 1e-9
-            raise NavError(f"goal bounding needs one Dijkstra search per cell: {cells:,} passable cells is "
-                           f"over the limit of {MAX_CELLS:,} (it would take about {seconds / 60:.0f} min and "
-                           f"{64 * (grid.width + 2) * (grid.height + 2) / 1e6:.0f} MB); on maps this large use JPS+, "
-                           "the hierarchy, or goal bounds on the waypoint graph (GraphGoalBounds; "
-                           "`levels bake --goal-bounds` bakes them)")
+        minutes = cells * cells * cls.NS_PER_PAIR * 1e-9 / 60
+        return (f"{cells:,} passable cells: about {minutes:,.0f} min on two cores (less on more), "
+                f"{64 * (grid.width + 2) * (grid.height + 2) / 1e6:,.0f} MB of boxes")
 
     #: Seconds the last ``build`` took.
     last_build_s = 0.0
 
     @classmethod
-    def build(cls, grid, progress=None, chunk: int = 2048) -> "GoalBounds":
-        """One Dijkstra search per passable cell; ``progress(stage, done, total)`` per chunk."""
+    def build(cls, grid, progress=None, chunk: int = 2048, *, client=None, processes: int | None = None,
+              parts_dir=None) -> "GoalBounds":
+        """One Dijkstra search per passable cell, on a map of any size; ``progress(stage, done,
+        total)`` per chunk.
+
+        Up to ``MAX_CELLS`` passable cells the searches run in this process. Larger maps — or any
+        map given ``client``, ``processes`` or ``parts_dir`` — are baked in chunks of ``chunk``
+        cells by ``goal_bounds_bake.bake_boxes``: on ``client`` (a ``dask.distributed.Client``,
+        e.g. of a real cluster's scheduler), else on a Dask ``LocalCluster`` of this machine's
+        cores when Dask is installed (``rtsnav[bake]``), else in ``processes`` local processes
+        (default: one per core); chunks finished in ``parts_dir`` are kept, so a killed bake
+        continues. The boxes are the same bit for bit whichever way they are baked."""
         if not grid.is_uniform:
             raise NavError("goal bounding is built for uniform-cost grids (this one has terrain costs)")
-        cls.check_size(grid)
         grid.padded()
         moves, wp = grid.move_masks(), grid.width + 2
-        boxes = np.empty((moves.shape[0], 8, 4), dtype=np.int16)
-        boxes[:, :, 0:2] = 1 << 14
-        boxes[:, :, 2:4] = -1
         (free, _), _ = grid.padded()
         sources = np.flatnonzero(free).astype(np.int64)
         t = time.perf_counter()
-        for lo in range(0, len(sources), chunk):
-            with threads_for(len(sources), "goal_bounds"):
-                _build(moves, wp, sources[lo:lo + chunk], boxes)
-            if progress is not None:
-                progress("Dijkstra per cell", min(lo + chunk, len(sources)), len(sources))
+        boxes = empty_rows(moves.shape[0])
+        if len(sources) <= MAX_CELLS and client is None and processes is None and parts_dir is None:
+            for lo in range(0, len(sources), chunk):
+                part = sources[lo:lo + chunk]
+                rows = empty_rows(len(part))
+                with threads_for(len(sources), "goal_bounds"):
+                    build_rows(moves, wp, part, rows, row_blocks(len(part)))
+                boxes[part] = rows
+                if progress is not None:
+                    progress("Dijkstra per cell", min(lo + chunk, len(sources)), len(sources))
+        else:
+            boxes[sources] = bake_boxes(moves, wp, sources, chunk=chunk, client=client, processes=processes,
+                                        parts_dir=parts_dir, progress=progress)
         cls.last_build_s = time.perf_counter() - t
         return cls(grid, boxes)
 
     @classmethod
-    def cached(cls, grid, cache_dir, progress=None) -> "GoalBounds":
-        """Load from ``cache_dir`` when a valid file was baked for this grid, else build and save."""
+    def cached(cls, grid, cache_dir, progress=None, *, client=None, processes: int | None = None) -> "GoalBounds":
+        """Load from ``cache_dir`` when a valid file was baked for this grid, else build and save
+        (a large map's finished chunks wait in ``goal_bounds_<digest>.parts/`` until the whole
+        is saved: run it again after a kill and it continues)."""
         if cache_dir is None:
-            return cls.build(grid, progress)
+            return cls.build(grid, progress, client=client, processes=processes)
         from pathlib import Path
 
         from ..bake_cache import grid_digest, load_or_bake
 
         digest = grid_digest(grid, ("goal bounds", cls.FORMAT_VERSION), heights=False)
         path = Path(cache_dir) / f"goal_bounds_{digest[:16]}.npz"
-        return load_or_bake(path, lambda p: cls.load(p, grid), lambda: cls.build(grid, progress))
+        parts = Path(cache_dir) / f"goal_bounds_{digest[:16]}.parts"
+        large = int(grid.passable.sum()) > MAX_CELLS or client is not None or processes is not None
+
+        def bake() -> "GoalBounds":
+            return cls.build(grid, progress, client=client, processes=processes, parts_dir=parts if large else None)
+
+        bounds = load_or_bake(path, lambda p: cls.load(p, grid), bake)
+        if path.exists() and parts.exists():
+            import shutil
+
+            shutil.rmtree(parts, ignore_errors=True)
+        return bounds
 
     def save(self, path) -> None:
         """Write the boxes in the checksummed bake format."""
