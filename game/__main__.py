@@ -241,17 +241,19 @@ def _write_summary(app, args, sim_frames: list[float], stuck: _Counter, wall: fl
     from rtsnav.game.army import UnitMode
 
     army = app.army
-    states = app.navigation.crowd.states[app.navigation.agent_ids(app.entities)]
+    states = app.navigation.crowd.states[army.ids[army.alive]]
     teams = {}
     for t in np.unique(army.team).tolist():
-        mine = army.team == t
-        teams[str(t)] = {"units": int(mine.sum()), "mean_health": round(float(army.health[mine].mean()), 3),
+        mine = (army.team == t) & army.alive
+        teams[str(t)] = {"units": int(mine.sum()), "deaths": army.deaths[t],
+                         "mean_health": round(float(army.health[mine].mean()), 3) if mine.any() else 0.0,
                          "retreating": int((mine & (army.mode == UnitMode.RETREAT)).sum())}
     summary = {
         "level": app.level.name, "frames": args.frames, "ticks": app.tick, "wall_s": round(wall, 2),
         "simulation_ms": {"median": round(float(np.median(sim_frames)), 2) if sim_frames else 0.0,
                           "p95": round(float(np.percentile(sim_frames, 95)), 2) if sim_frames else 0.0},
-        "units": len(app.entities), "teams": teams,
+        "units": int(army.alive.sum()), "crowd_agents": app.navigation.agent_count,
+        "winner": army.winner(), "teams": teams,
         "states": {s.name.lower(): int((states == s).sum()) for s in NavState},
         "stuck_events": stuck.count,
         "camera": {"target": [round(float(v), 2) for v in app.camera.target[:2]],

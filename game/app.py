@@ -31,7 +31,8 @@ from .minimap import Minimap
 from .orders import ground_point
 from .overlays import Overlays
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
-from .selection import nearest_unit, project_to_screen, units_in_box
+from .selection import nearest_unit, units_in_box
+from .window_state import HealthBars, pnm_to_array, window_summary
 
 __all__ = ["RtsApp", "configure_panda", "pnm_to_array", "SIM_DT", "OVERLAYS", "HELP"]
 
@@ -130,6 +131,11 @@ class RtsApp:
             esper.process(SIM_DT)
             self.army.tick(SIM_DT)
             self.tick += 1
+            if len(self.army.fallen):
+                self._selected_mask &= self.army.alive
+                winner = self.army.winner()
+                if winner is not None and self.hud.message != f"team {winner} wins":
+                    self.say(f"team {winner} wins", 30.0)
 
     # ------------------------------------------------------------------ scene
     def _build_scene(self) -> None:
@@ -149,6 +155,8 @@ class RtsApp:
         self.rings = RingMesh(len(self.entities))
         self._rings_shown = True
         self.rings.node.reparentTo(self.scene)
+        self.bars = HealthBars(len(self.entities))
+        self.bars.node.reparentTo(self.scene)
         self.gate_nodes: dict[str, tuple] = {}
         for name, gate in self.level.gates.items():
             closed = build_blocks(self.level, gate.cells, 1.6, (0.75, 0.18, 0.12), f"gate {name} closed")
@@ -181,7 +189,7 @@ class RtsApp:
         self.sync_scene()
 
     def _recolor(self) -> None:
-        teams = np.array([esper.component_for_entity(e, Team).id for e in self.entities])
+        teams = self.army.team
         rgb = np.array([TEAM_COLORS.get(int(t), (0.8, 0.8, 0.8)) for t in teams])
         self.units.set_colors(rgb)
         self.rings.set_colors(np.clip(0.35 + rgb, 0, 1))
@@ -202,10 +210,12 @@ class RtsApp:
         pos = crowd.positions[self.army.ids]               # agent ids are stable: no per-entity lookups
         # stand on the drawn ground (big maps draw merged blocks at their mean height)
         pos[:, 2] = np.maximum(pos[:, 2], ground_under(self.level, self.ground_step, self.ground_drawn, pos))
-        self.units.update(pos, crowd.velocities[self.army.ids, :2] + 1e-9 * np.array([1.0, 0.0]))
+        alive = self.army.alive
+        self.units.update(pos, crowd.velocities[self.army.ids, :2] + 1e-9 * np.array([1.0, 0.0]), alive)
         if self._selected_mask.any() or self._rings_shown:  # nothing selected: the rings stay collapsed
             self.rings.update(pos, self._selected_mask)
             self._rings_shown = bool(self._selected_mask.any())
+        self.bars.update(pos, self.army.health, alive)
         overlay = self.overlays.number
         if overlay and self.tick % (15 if overlay in (1, 5) else 60) == 0 and self.tick != self._overlay_tick:
             self._overlay_tick = self.tick                      # overlays follow the units and the plans
@@ -217,17 +227,18 @@ class RtsApp:
                 self.camera.place()
         if self._minimap_tick < 0 or self.tick - self._minimap_tick >= 10:      # dots redrawn 3 times a second
             self._minimap_tick = self.tick
-            self.minimap.update(pos, self.army.team, self.camera.view_on_ground())
+            self.minimap.update(pos[alive], self.army.team[alive], self.camera.view_on_ground())
         if self.marker_until and self.tick >= self.marker_until:
             self.marker_np.getChildren().detach()
             self.marker_until = 0
         self._update_hud()
 
     def _update_hud(self) -> None:
-        states = self.navigation.crowd.states[self.army.ids]
+        states = self.navigation.crowd.states[self.army.ids[self.army.alive]]
         overlay = self.overlays.number
+        deaths = ", ".join(f"team {t} {n}" for t, n in self.army.deaths.items())
         lines = [f"{self.level.name}   {self.tick * SIM_DT:5.1f} s" + ("   PAUSED" if self.paused else ""),
-                 f"units {len(self.entities)}   selected {int(self._selected_mask.sum())}"
+                 f"units {int(self.army.alive.sum())}   deaths: {deaths}   selected {int(self._selected_mask.sum())}"
                  f"   moving {int((states == NavState.FOLLOWING).sum())}"
                  f"   arrived {int((states == NavState.FINISHED).sum())}",
                  f"group planner: {self.army.planner} (Tab)   formation {'on' if self.formation else 'off'} (F)"
@@ -259,10 +270,12 @@ class RtsApp:
 
     def overlay_draw(self, number: int):
         """The arrays overlay ``number`` draws for the selection and its last order."""
-        return self.overlays.draw(number, self.army.ids[self.selected_units()], self.army.ids, self.last_goal)
+        return self.overlays.draw(number, self.army.ids[self.selected_units()], self.army.ids[self.army.alive],
+                                  self.last_goal)
 
     def _draw_overlay(self) -> None:
-        problem = self.overlays.redraw(self.army.ids[self.selected_units()], self.army.ids, self.last_goal)
+        problem = self.overlays.redraw(self.army.ids[self.selected_units()], self.army.ids[self.army.alive],
+                                       self.last_goal)
         if problem:
             self.say(problem)
 
@@ -334,24 +347,21 @@ class RtsApp:
         """Select the units drawn inside the pixel rectangle ``box`` (of team 1 when mixed)."""
         esper.switch_world(self.world)
         idx = units_in_box(self.base, self.positions(), box, self.scene)
-        chosen = [self.entities[i] for i in idx if self._team_of(self.entities[i]) == self.player_team]
+        chosen = [self.entities[i] for i in idx if self.army.alive[i] and self.army.team[i] == self.player_team]
         self._set_selection(chosen, add)
         return chosen
 
     def select_at(self, pixel: tuple[float, float], add: bool = False) -> list[int]:
         """Select the player's unit drawn nearest to ``pixel`` (if any)."""
-        own = [i for i, e in enumerate(self.entities) if self._team_of(e) == self.player_team]
+        own = np.flatnonzero((self.army.team == self.player_team) & self.army.alive).tolist()
         i = nearest_unit(self.base, self.positions()[own], pixel, space=self.scene) if own else None
         chosen = [] if i is None else [self.entities[own[i]]]
         self._set_selection(chosen, add)
         return chosen
 
-    def _team_of(self, entity: int) -> int:
-        return int(esper.component_for_entity(entity, Team).id)
-
     def select_team(self, team: int) -> list[int]:
-        """Select every unit of ``team``."""
-        chosen = [e for e in self.entities if esper.component_for_entity(e, Team).id == team]
+        """Select every living unit of ``team``."""
+        chosen = [self.entities[i] for i in np.flatnonzero((self.army.team == team) & self.army.alive).tolist()]
         self._set_selection(chosen, False)
         return chosen
 
@@ -515,36 +525,8 @@ class RtsApp:
         return task.cont
 
     def state_summary(self) -> dict:
-        """What a test driving the real window checks: selection, orders, gates, camera, and
-        the window pixels of things worth clicking (the player's units, the gates, the centre's
-        ground point)."""
-
-        chosen = self.selected_units()
-        crowd = self.navigation.crowd
-        pos = self.positions()
-        own = np.flatnonzero(self.army.team == self.player_team)
-        own_px, front = project_to_screen(self.base, pos[own], self.scene)
-        own_px = own_px[front]
-        w, h = self.base.win.getXSize(), self.base.win.getYSize()
-        probe = ground_point(self.base, (0.75 * w, h / 2), self.level, self.scene)
-        gates = {}
-        for name, gate in self.level.gates.items():
-            px = project_to_screen(self.base, self.level.grid.cells_to_world(gate.cells), self.scene)[0].mean(axis=0)
-            gates[name] = {"open": bool(gate.open), "pixel": [float(px[0]), float(px[1])]}
-        return {
-            "tick": self.tick, "window": [w, h],
-            "selected": len(chosen),
-            "selected_teams": sorted({int(t) for t in self.army.team[chosen].tolist()}),
-            "selected_targets": crowd.status(self.army.ids[chosen]).target[:, :2].tolist() if len(chosen) else [],
-            "selected_modes": sorted({UnitMode(int(m)).name for m in self.army.mode[chosen].tolist()}),
-            "control_groups": {str(k): len(v) for k, v in self.army.control_groups.items()},
-            "planner": self.army.planner, "formation": self.formation, "paused": self.paused,
-            "player_units_box": [float(v) for v in (*own_px.min(axis=0), *own_px.max(axis=0))] if len(own_px) else [],
-            # the ground under the pixel (0.75 w, 0.5 h): somewhere to right-click
-            "probe_pixel": [0.75 * w, h / 2],
-            "probe_ground": None if probe is None else [float(probe[0]), float(probe[1])],
-            "gates": gates,
-        }
+        """What a test driving the real window checks (``window_state.window_summary``)."""
+        return window_summary(self)
 
     def render_frame(self) -> None:
         """Run one frame: the frame task (simulation + sync), then draw."""
@@ -578,23 +560,3 @@ class RtsApp:
         esper.switch_world("default")
         if self.world in esper.list_worlds():
             esper.delete_world(self.world)
-
-
-def pnm_to_array(img: PNMImage) -> np.ndarray:
-    """A ``PNMImage`` as ``[H, W, 3] uint8``."""
-    from panda3d.core import StringStream
-
-    w, h = img.getXSize(), img.getYSize()
-    ss = StringStream()
-    img.write(ss, "ppm")
-    data = ss.getData()
-    # binary PPM: "P6\n<w> <h>\n<max>\n" then the pixels
-    header_end = 0
-    fields = 0
-    while fields < 4:
-        while data[header_end:header_end + 1].isspace():
-            header_end += 1
-        while not data[header_end:header_end + 1].isspace():
-            header_end += 1
-        fields += 1
-    return np.frombuffer(data[header_end + 1:], dtype=np.uint8)[: w * h * 3].reshape(h, w, 3)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import itertools
 
+import esper
 import numpy as np
 from scipy.spatial import cKDTree
 
@@ -27,7 +28,8 @@ __all__ = ["Army", "UnitMode", "GROUP_PLANNER_CYCLE", "unit_tree"]
 #: What ``P`` cycles through for group orders (a single unit always uses A*-like planners).
 GROUP_PLANNER_CYCLE = ("leader", "flowfield", "potential", "navmesh", "hierarchy", "jps+", "astar")
 GROUP_PLANNERS = ("leader", "flowfield", "potential")
-ATTACK_RANGE = 3.0          # world units
+ATTACK_RANGE = 4.0          # world units: the rank behind the front one still has a line of fire
+ACQUIRE_RANGE = 12.0        # attack-moving and patrolling units close in on enemies this near
 DAMAGE_PER_S = 0.12         # health (1 = full) a unit takes per second from one attacker
 HURT_BELOW = 0.3
 HEAL_PER_S = 0.2
@@ -56,6 +58,9 @@ def unit_tree():
         Sequence(Condition("may fight", lambda u, a: a.mode[u] != UnitMode.MOVE),
                  Condition("enemy in range", lambda u, a: a.enemy_distance[u] <= ATTACK_RANGE),
                  Action("attack", lambda u, a: a.attack(u))),
+        Sequence(Condition("may chase", lambda u, a: (a.mode[u] == UnitMode.ATTACK_MOVE) | (a.mode[u] == UnitMode.PATROL)),
+                 Condition("enemy near", lambda u, a: a.enemy_distance[u] <= ACQUIRE_RANGE),
+                 Action("close in", lambda u, a: a.close_in(u))),
         Sequence(Condition("patrolling", lambda u, a: a.mode[u] == UnitMode.PATROL),
                  Sequence(Action("walk to B", lambda u, a: a.walk(u, 1)),
                           Action("walk back to A", lambda u, a: a.walk(u, 0)), memory=True)),
@@ -79,8 +84,14 @@ class Army:
         n = len(self.entities)
         self.team = np.asarray(teams, dtype=np.int64)
         self.health = np.ones(n)
+        #: False once a unit died: its entity is deleted (its agent leaves the crowd) and no
+        #: command, AI leaf or count touches its slot again; slots keep their index
+        self.alive = np.ones(n, dtype=bool)
+        self.deaths: dict[int, int] = {int(t): 0 for t in np.unique(self.team).tolist()}
+        self.fallen = np.zeros(0, dtype=np.int64)            # who died in the last AI tick
         self.mode = np.zeros(n, dtype=np.int8)
         self.patrol = np.full((n, 2, 2), np.nan)             # per unit: point A, point B
+        self.goal = np.full((n, 2), np.nan)                  # where the current order leads
         self.queue: dict[int, list[tuple[int, float, float, int]]] = {}   # unit -> [(mode, x, y, group)]
         self.base_speed = self.crowd.status(self.ids).max_speed.copy()
         self.fighting = np.zeros(n, dtype=bool)
@@ -107,7 +118,7 @@ class Army:
         """Order ``units`` (indices) to world ``target`` in ``mode`` (MOVE, ATTACK_MOVE or
         PATROL). ``queue`` appends it after their current orders (shift + right-click);
         ``formation`` keeps their layout and moves them at the slowest one's speed."""
-        units = np.asarray(units, dtype=np.int64)
+        units = self.living(units)
         if len(units) == 0:
             return 0
         x, y = float(target[0]), float(target[1])
@@ -125,7 +136,7 @@ class Army:
 
     def stop(self, units) -> None:
         """Stop: drop orders and queues; the units stand and fight what comes in range."""
-        units = np.asarray(units, dtype=np.int64)
+        units = self.living(units)
         self.crowd.stop(self.ids[units])
         self.crowd.pause(self.ids[units], False)
         self.mode[units] = UnitMode.IDLE
@@ -137,7 +148,7 @@ class Army:
         """Hold position: stand here, never chase, fight only what is in range (an order that
         stands: hurt units hold too)."""
         self.stop(units)
-        units = np.asarray(units, dtype=np.int64)
+        units = self.living(units)
         self.mode[units] = UnitMode.HOLD
         self.obeying[units] = True
 
@@ -146,8 +157,13 @@ class Army:
         self.control_groups[int(number)] = np.asarray(units, dtype=np.int64).copy()
 
     def control_group(self, number: int) -> np.ndarray:
-        """The units of control group ``number`` (empty if none)."""
-        return self.control_groups.get(int(number), np.zeros(0, dtype=np.int64))
+        """The living units of control group ``number`` (empty if none)."""
+        return self.living(self.control_groups.get(int(number), np.zeros(0, dtype=np.int64)))
+
+    def living(self, units) -> np.ndarray:
+        """``units`` (indices) without the dead."""
+        units = np.asarray(units, dtype=np.int64).reshape(-1)
+        return units[self.alive[units]]
 
     def next_planner(self) -> str:
         """Cycle the planner used by group orders; returns the new one."""
@@ -161,6 +177,7 @@ class Army:
         crowd.pause(ids, False)
         self.fighting[units] = False
         self.mode[units] = mode
+        self.goal[units] = target
         if mode == UnitMode.PATROL:
             self.patrol[units, 0] = pos.mean(axis=0)
             self.patrol[units, 1] = target
@@ -207,15 +224,39 @@ class Army:
         self.enemy_distance[:] = np.inf
         self.enemy[:] = -1
         for t in (np.unique(self.team).tolist() if self.combat else []):
-            mine, theirs = np.flatnonzero(self.team == t), np.flatnonzero(self.team != t)
-            if len(theirs) == 0:
+            mine = np.flatnonzero((self.team == t) & self.alive)
+            theirs = np.flatnonzero((self.team != t) & self.alive)
+            if len(theirs) == 0 or len(mine) == 0:
                 continue
-            d, k = cKDTree(pos[theirs]).query(pos[mine], distance_upper_bound=4 * ATTACK_RANGE)
+            d, k = cKDTree(pos[theirs]).query(pos[mine], distance_upper_bound=ACQUIRE_RANGE)
             found = np.isfinite(d)
             self.enemy_distance[mine[found]] = d[found]
             self.enemy[mine[found]] = theirs[k[found]]
         self.fighting[:] = False
-        return self.tree.tick(np.arange(len(self.entities)), self)
+        statuses = self.tree.tick(np.flatnonzero(self.alive), self)
+        self._bury(np.flatnonzero(self.alive & (self.health <= 0.0)))
+        return statuses
+
+    def _bury(self, dead: np.ndarray) -> None:
+        """``dead`` died: their entities are deleted (the navigation plugin takes their agents
+        out of the crowd on its next tick), their orders dropped, the deaths counted."""
+        self.fallen = dead
+        if len(dead) == 0:
+            return
+        self.alive[dead] = False
+        self.mode[dead] = UnitMode.IDLE
+        self.obeying[dead] = False
+        self.fighting[dead] = False
+        for u in dead.tolist():
+            self.queue.pop(u, None)
+            self.deaths[int(self.team[u])] += 1
+            if esper.entity_exists(self.entities[u]):
+                esper.delete_entity(self.entities[u], immediate=True)
+
+    def winner(self) -> int | None:
+        """The one team with units left when every other team has none (None while two fight)."""
+        standing = np.unique(self.team[self.alive]).tolist()
+        return int(standing[0]) if len(standing) == 1 and len(self.deaths) > 1 else None
 
     # ------------------------------------------------------------------ leaves
     def _state(self, units: np.ndarray) -> np.ndarray:
@@ -283,10 +324,32 @@ class Army:
         done = ~stale & self.arrived(units)
         return np.where(done, SUCCESS, RUNNING)
 
+    def close_in(self, units: np.ndarray) -> np.ndarray:
+        """Walk at the nearest enemy (re-planned only when it moved 2 units from where the unit walks)."""
+        ids = self.ids[units]
+        status = self.crowd.status(ids)
+        enemy_at = self.crowd.positions[self.ids[self.enemy[units]], :2]
+        stale = ~status.has_target | (np.hypot(*(status.target[:, :2] - enemy_at).T) > 2.0)
+        if status.paused.any():
+            self.crowd.pause(ids[status.paused], False)
+        if stale.any():
+            self.crowd.move(ids[stale], enemy_at[stale], "astar")
+        return np.full(len(units), RUNNING)
+
     def carry_on(self, units: np.ndarray) -> np.ndarray:
-        paused = units[self.crowd.status(self.ids[units]).paused]
+        status = self.crowd.status(self.ids[units])
+        paused = units[status.paused]
         if len(paused):
             self.crowd.pause(self.ids[paused], False)                 # the fight is over
+        # an attack-move that chased an enemy walks on to where it was ordered
+        off = (self.mode[units] == UnitMode.ATTACK_MOVE) & (np.hypot(*(status.target[:, :2] - self.goal[units]).T) > 1e-3)
+        if off.any():
+            resume = units[off]
+            for point in np.unique(self.goal[resume], axis=0):
+                these = resume[(self.goal[resume] == point).all(axis=1)]
+                planner = self.planner if len(these) > 1 else "astar"
+                self.crowd.move(self.ids[these], point, planner,
+                                group=next(self._group_ids) if planner in GROUP_PLANNERS else None)
         done = self.arrived(units) & (self.mode[units] != UnitMode.HOLD) & (self.mode[units] != UnitMode.PATROL)
         self.mode[units[done & (self.mode[units] != UnitMode.IDLE)]] = UnitMode.IDLE
         self.obeying[units[done & ~self.has_queued(units)]] = False       # the player's order is done

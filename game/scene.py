@@ -161,11 +161,11 @@ class UnitMesh:
         self.node = NodePath(node)
         self.node.setTwoSided(True)
 
-    def update(self, positions: np.ndarray, headings: np.ndarray) -> None:
+    def update(self, positions: np.ndarray, headings: np.ndarray, shown: np.ndarray | None = None) -> None:
         """Place unit ``i`` at ``positions[i]`` (world, ``(N, 3)``) pointing along
-        ``headings[i]`` (``(N, 2)``)."""
+        ``headings[i]`` (``(N, 2)``); units not ``shown`` (the dead) shrink to nothing."""
         n = self.count
-        r = self.radius
+        r = self.radius if shown is None else np.where(shown[:n], self.radius, 0.0)
         hx = headings[:n, 0]
         hy = headings[:n, 1]
         norm = np.hypot(hx, hy)

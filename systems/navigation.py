@@ -129,6 +129,11 @@ class Navigation:
         """
         return self.crowd.prepare(methods, progress, freeze_gc, navigation_layers)
 
+    @property
+    def agent_count(self) -> int:
+        """How many agents the crowd has (one per entity with a ``NavigationAgent``)."""
+        return int(self.crowd.agents.alive_count)
+
     def occupants(self, cells) -> list[int]:
         """Entities whose agent's body overlaps any of ``cells`` (``(N, 2)`` x, y): a game may
         refuse to close a gate while this is not empty."""

@@ -153,3 +153,29 @@ def test_box_select_right_click_and_keys_in_a_real_window(window):
     patch = img[max(int(gy) - 20, 0):int(gy) + 20, max(int(gx) - 20, 0):int(gx) + 20]
     red = (np.abs(patch - np.array([0.75, 0.18, 0.12]) * 255).max(axis=2) < 70).sum()
     assert red > 20, "the closed gate is not drawn closed in the window"
+
+
+@pytest.mark.slow
+def test_a_fight_in_a_real_window_kills_units_and_shows_health_bars(window):
+    """Select the army, arm attack-move (A), right-click the enemy: the armies fight, units die
+    (the state counts them) and the F12 screenshot shows the health bars' dark backs."""
+    win = window.window
+    window.xdo("windowfocus", "--sync", win)
+    window.xdo("key", "ctrl+a")
+    s = window.settle()
+    ex, ey = s["enemy_units_centre"]
+    window.xdo("key", "a")
+    window.xdo("mousemove", "--window", win, str(int(ex)), str(int(ey)))
+    window.settle()
+    window.xdo("click", "3")
+    s = window.settle()
+    assert s["selected_modes"] == ["ATTACK_MOVE"]
+    s = _wait_for(lambda: (lambda st: st if st["health_bars_shown"] >= 10 else None)(window.state()),
+                  "units hurt in the fight", limit_s=300)
+    window.xdo("key", "F12")
+    (img,) = _wait_for(lambda: _whole_png(window.shot), "the F12 screenshot, written to the end")
+    backs = (np.abs(img.astype(int) - 20).max(axis=2) <= 6).sum()          # the bars' dark grey backs
+    assert backs > 40, f"{s['health_bars_shown']} bars shown but only {backs} bar pixels in the window"
+    s = _wait_for(lambda: (lambda st: st if sum(st["deaths"].values()) > 0 else None)(window.state()),
+                  "a death", limit_s=300)
+    assert sum(s["alive"].values()) == 200 - sum(s["deaths"].values())

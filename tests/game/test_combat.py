@@ -1,0 +1,79 @@
+"""Combat with stakes: units die, their entities and agents go, the HUD counts them, bars show."""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+import pytest
+
+from rtsnav.components import NavigationAgent
+from rtsnav.game.app import RtsApp
+from rtsnav.game.army import UnitMode
+from rtsnav.game.window_state import HealthBars
+
+
+@pytest.fixture
+def app():
+    a = RtsApp("river", 120, headless=True, size=(640, 400))
+    yield a
+    a.destroy()
+
+
+def test_a_unit_at_zero_health_dies_its_entity_and_agent_go_and_commands_skip_it(app):
+    army = app.army
+    victim = int(np.flatnonzero(army.team == app.player_team)[0])
+    entity = app.entities[victim]
+    app.select_team(app.player_team)
+    army.health[victim] = 0.0
+    app.step(4)                                           # the AI thinks, buries, the plugin unregisters
+    assert not army.alive[victim] and not esper.entity_exists(entity)
+    assert army.deaths[app.player_team] == 1 and app.navigation.agent_count == 119
+    assert victim not in app.selected_units().tolist()
+    assert army.command(np.arange(len(app.entities)), army.home[victim], UnitMode.MOVE) == 119
+    army.stop([victim])                                   # no error for the dead
+    assert victim not in app.select_team(app.player_team)
+    app.sync_scene()
+    assert f"deaths: team {app.player_team} 1" in app.hud.text.getText()
+    assert app.state_summary()["deaths"][str(app.player_team)] == 1
+
+
+def test_attack_move_armies_close_in_and_fight_and_the_crowd_shrinks_with_the_dead(app):
+    army = app.army
+    teams = sorted(army.deaths)
+    for t in teams:
+        enemy = [o for o in teams if o != t][0]
+        army.command(np.flatnonzero(army.team == t), army.home[np.flatnonzero(army.team == enemy)[0]],
+                     UnitMode.ATTACK_MOVE)
+    app.step(30 * 45)
+    dead = sum(army.deaths.values())
+    assert dead >= 2 and int((~army.alive).sum()) == dead
+    assert app.navigation.agent_count == int(army.alive.sum())
+    assert sum(1 for _ in esper.get_component(NavigationAgent)) == int(army.alive.sum())
+
+
+def test_health_bars_show_over_hurt_living_units_only():
+    pytest.importorskip("panda3d")
+    bars = HealthBars(3)
+    pos = np.zeros((3, 3))
+    pos[:, 0] = [0.0, 5.0, 10.0]
+    bars.update(pos, np.array([1.0, 0.5, 0.2]), np.array([True, True, False]))
+    assert bars.shown.tolist() == [False, True, False]
+
+
+@pytest.mark.slow
+def test_both_teams_attack_moving_on_the_river_lose_a_fifth_of_a_side_within_90_s():
+    """The issue's acceptance: 500 units, both teams attack-move into each other."""
+    app = RtsApp("river", 500, headless=True, size=(640, 400))
+    try:
+        army = app.army
+        teams = sorted(army.deaths)
+        for t in teams:
+            enemy = [o for o in teams if o != t][0]
+            army.command(np.flatnonzero(army.team == t), army.home[np.flatnonzero(army.team == enemy)[0]],
+                         UnitMode.ATTACK_MOVE)
+        app.step(30 * 90)
+        share = max(army.deaths[t] / int((army.team == t).sum()) for t in teams)
+        assert share >= 0.20, army.deaths
+        assert app.navigation.agent_count == int(army.alive.sum()) == 500 - sum(army.deaths.values())
+    finally:
+        app.destroy()
