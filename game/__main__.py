@@ -239,6 +239,7 @@ def _write_summary(app, args, sim_frames: list[float], stuck: _Counter, wall: fl
 
     from rtsnav.components import NavState
     from rtsnav.game.army import UnitMode
+    from rtsnav.game.unit_types import UNIT_TYPES
 
     army = app.army
     states = app.navigation.crowd.states[army.ids[army.alive]]
@@ -255,6 +256,7 @@ def _write_summary(app, args, sim_frames: list[float], stuck: _Counter, wall: fl
         "units": int(army.alive.sum()), "crowd_agents": app.navigation.agent_count,
         "winner": army.winner(), "teams": teams,
         "states": {s.name.lower(): int((states == s).sum()) for s in NavState},
+        "unit_types": {kind.name: int(((army.kind == k) & army.alive).sum()) for k, kind in enumerate(UNIT_TYPES)},
         "stuck_events": stuck.count,
         "camera": {"target": [round(float(v), 2) for v in app.camera.target[:2]],
                    "distance": round(float(app.camera.distance), 2), "heading": round(float(app.camera.heading), 1)},

@@ -32,6 +32,7 @@ from .orders import ground_point
 from .overlays import Overlays
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, units_in_box
+from .unit_types import UNIT_TYPES, spawn_cells_for_width, unit_kinds
 from .window_state import HealthBars, pnm_to_array, window_summary
 
 __all__ = ["RtsApp", "configure_panda", "pnm_to_array", "SIM_DT", "OVERLAYS", "HELP"]
@@ -76,7 +77,7 @@ class RtsApp:
         self.entities = self._spawn(units, seed, avoidance)
         self.player_team = min(self.level.spawns)          # the player's side; the others are scripted
         teams = np.array([esper.component_for_entity(e, Team).id for e in self.entities])
-        self.army = Army(self.navigation, self.entities, teams, self.level, combat)
+        self.army = Army(self.navigation, self.entities, teams, self.level, combat, self.kinds)
         self.index_of = {e: i for i, e in enumerate(self.entities)}
         self.armed: UnitMode | None = None                 # A / P pressed: the next right-click's mode
         self.formation = False                             # F: group moves keep their layout
@@ -107,16 +108,20 @@ class RtsApp:
                   file=sys.stderr)
             units = room
         ents = []
+        self.kinds = unit_kinds(units)
+        kinds = [UNIT_TYPES[k] for k in self.kinds.tolist()]
+        roomy = spawn_cells_for_width(self.level, 0.7)       # a tank next to a tree would start in it
         for i in range(units):
             team = teams[i % len(teams)]
-            cells = self.level.spawns[team]
+            cells = roomy[team] if kinds[i].radius > 0.5 * self.level.grid.cell_size else self.level.spawns[team]
             x, y = cells[rng.integers(0, len(cells))]
             wx, wy, _ = self.level.grid.cell_to_world(int(x), int(y))
             jitter = rng.uniform(-0.3, 0.3, 2) * self.level.grid.cell_size
             z = float(self.level.ground[y, x])
             ents.append(esper.create_entity(
                 Position(wx + jitter[0], wy + jitter[1], z), Velocity(), Team(team), Flock(group=team, radius=1.2),
-                NavigationAgent(max_speed=float(rng.uniform(4.5, 5.5)), radius=0.35, avoidance_enabled=avoidance)))
+                NavigationAgent(max_speed=kinds[i].speed * float(rng.uniform(0.92, 1.08)), radius=kinds[i].radius,
+                                avoidance_enabled=avoidance)))
         esper.process(0.0)                      # register the agents (no movement at dt = 0)
         return ents
 
@@ -149,7 +154,7 @@ class RtsApp:
         self.terrain = build_terrain(self.level)
         self.terrain.reparentTo(self.scene)
         self.ground_step, self.ground_drawn = drawn_ground(self.level)
-        self.units = UnitMesh(len(self.entities))
+        self.units = UnitMesh(len(self.entities), np.array([UNIT_TYPES[k].radius for k in self.kinds.tolist()]))
         self.units.node.reparentTo(self.scene)
         self.units.node.setLightOff()
         self.rings = RingMesh(len(self.entities))
@@ -357,6 +362,19 @@ class RtsApp:
         i = nearest_unit(self.base, self.positions()[own], pixel, space=self.scene) if own else None
         chosen = [] if i is None else [self.entities[own[i]]]
         self._set_selection(chosen, add)
+        return chosen
+
+    def select_kind_at(self, pixel: tuple[float, float]) -> list[int]:
+        """Double-click: every unit of the player's on screen of the kind of the one under ``pixel``."""
+        picked = self.select_at(pixel)
+        if not picked:
+            return []
+        kind = self.kinds[self.index_of[picked[0]]]
+        mine = np.flatnonzero((self.army.team == self.player_team) & self.army.alive & (self.kinds == kind))
+        w, h = self.base.win.getXSize(), self.base.win.getYSize()
+        chosen = [self.entities[mine[i]] for i in units_in_box(self.base, self.positions()[mine], (0, 0, w, h),
+                                                               self.scene)]
+        self._set_selection(chosen, False)
         return chosen
 
     def select_team(self, team: int) -> list[int]:

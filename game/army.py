@@ -23,6 +23,8 @@ from scipy.spatial import cKDTree
 from rtsnav.components import NavState
 from rtsnav.systems.nav.behaviour import Action, Condition, Fallback, Sequence, Status, compile_tree
 
+from .unit_types import UNIT_TYPES
+
 __all__ = ["Army", "UnitMode", "GROUP_PLANNER_CYCLE", "unit_tree"]
 
 #: What ``P`` cycles through for group orders (a single unit always uses A*-like planners).
@@ -75,7 +77,8 @@ class Army:
     """Every unit's commands and AI state. ``entities`` in the app's order; ``teams`` per unit;
     ``combat=False`` leaves out fighting (and so retreating): orders and navigation only."""
 
-    def __init__(self, navigation, entities: list[int], teams: np.ndarray, level, combat: bool = True) -> None:
+    def __init__(self, navigation, entities: list[int], teams: np.ndarray, level, combat: bool = True,
+                 kinds: np.ndarray | None = None) -> None:
         self.nav = navigation
         self.crowd = navigation.crowd
         self.level = level
@@ -84,6 +87,11 @@ class Army:
         n = len(self.entities)
         self.team = np.asarray(teams, dtype=np.int64)
         self.health = np.ones(n)
+        #: each unit's kind (``unit_types.UNIT_TYPES``): what it takes and deals in a fight
+        self.kind = np.zeros(n, dtype=np.int8) if kinds is None else np.asarray(kinds, dtype=np.int8)
+        self.toughness = np.array([UNIT_TYPES[k].toughness for k in self.kind.tolist()])
+        self.power = np.array([UNIT_TYPES[k].power for k in self.kind.tolist()])
+        self.wide = self.crowd.status(self.ids).radius > 0.5 * level.grid.cell_size
         #: False once a unit died: its entity is deleted (its agent leaves the crowd) and no
         #: command, AI leaf or count touches its slot again; slots keep their index
         self.alive = np.ones(n, dtype=bool)
@@ -189,6 +197,14 @@ class Army:
             crowd.move(ids, targets, "astar")
             return
         crowd.set_speed(ids, speeds)
+        wide = self.wide[units]
+        if wide.any() and not wide.all() and self.planner in GROUP_PLANNERS:
+            # the wide ones (tanks) as a group of their own: its leader plans on their clearance
+            # class, where a mixed group's infantry leader led them past gaps only infantry fit
+            patrol = self.patrol[units[wide]].copy()              # the whole group's patrol points
+            self._go(units[wide], target, mode, False, next(self._group_ids))
+            self.patrol[units[wide]] = patrol
+            units, ids = units[~wide], ids[~wide]
         planner = self.planner if len(units) > 1 else ("astar" if self.planner in GROUP_PLANNERS else self.planner)
         crowd.move(ids, target, planner, group=group if planner in GROUP_PLANNERS else None)
 
@@ -301,7 +317,8 @@ class Army:
     def attack(self, units: np.ndarray) -> np.ndarray:
         self.fighting[units] = True
         self.crowd.pause(self.ids[units], True)                       # stand and fight
-        np.subtract.at(self.health, self.enemy[units], DAMAGE_PER_S * self.dt)
+        targets = self.enemy[units]
+        np.subtract.at(self.health, targets, DAMAGE_PER_S * self.dt * self.power[units] / self.toughness[targets])
         np.maximum(self.health, 0.0, out=self.health)
         return np.full(len(units), RUNNING)
 

@@ -11,6 +11,9 @@ from panda3d.core import LineSegs
 from .army import UnitMode
 from .hud import OVERLAYS
 
+#: Two left-clicks on the same spot within this many seconds select that kind of unit on screen.
+DOUBLE_CLICK_S = 0.35
+
 __all__ = ["Input", "Commands"]
 
 
@@ -31,6 +34,7 @@ class Commands(Protocol):
     def look_at_minimap(self, pixel: tuple[float, float]) -> bool: ...
     def on_minimap(self, pixel: tuple[float, float]) -> bool: ...
     def select_at(self, pixel: tuple[float, float], add: bool = False) -> list[int]: ...
+    def select_kind_at(self, pixel: tuple[float, float]) -> list[int]: ...
     def select_box(self, box: tuple[float, float, float, float], add: bool = False) -> list[int]: ...
     def right_click(self, pixel: tuple[float, float], queue: bool = False) -> int: ...
     def toggle_gate_at_pixel(self, pixel: tuple[float, float] | None) -> str | None: ...
@@ -50,6 +54,7 @@ class Input:
         #: held keys by kind: ``"pan"`` -> {(dx, dy)}, ``"rotate"`` -> {±1}
         self.intent: dict[str, set] = {}
         self.drag_start: tuple[float, float] | None = None
+        self._last_click: tuple[float, tuple[float, float]] = (-1e9, (0.0, 0.0))   # (time, pixel)
         self.drag_add = False
         self.box = base.render2d.attachNewNode("selection-box")
         self._bind()
@@ -122,7 +127,13 @@ class Input:
             return
         a, b = self.drag_start, end
         if abs(a[0] - b[0]) + abs(a[1] - b[1]) < 6:
-            self._app.select_at(b, self.drag_add)
+            now = self._base.clock.getRealTime()
+            last_at, last_pixel = self._last_click
+            if now - last_at < DOUBLE_CLICK_S and abs(last_pixel[0] - b[0]) + abs(last_pixel[1] - b[1]) < 8:
+                self._app.select_kind_at(b)                  # double-click: that kind on screen
+            else:
+                self._app.select_at(b, self.drag_add)
+            self._last_click = (now, b)
         else:
             self._app.select_box((a[0], a[1], b[0], b[1]), self.drag_add)
         self.drag_start = None

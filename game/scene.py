@@ -150,9 +150,9 @@ class UnitMesh:
     """Every unit as a small diamond with a nose in one dynamic mesh; ``update`` rewrites the
     vertex positions from an ``(N, 3)`` array and ``set_colors`` the per-unit colours."""
 
-    def __init__(self, count: int, radius: float = 0.35, lift: float = 0.35) -> None:
+    def __init__(self, count: int, radius: "float | np.ndarray" = 0.35, lift: float = 0.35) -> None:
         self.count = count
-        self.radius = radius
+        self.radius = np.broadcast_to(np.asarray(radius, dtype=np.float64), (count,))     # per unit
         self.lift = lift
         tris = (np.arange(count) * 4)[:, None] + np.array([0, 1, 2, 0, 2, 3])
         verts = np.zeros((count * 4, 3), dtype=np.float32)
@@ -166,13 +166,14 @@ class UnitMesh:
         ``headings[i]`` (``(N, 2)``); units not ``shown`` (the dead) shrink to nothing."""
         n = self.count
         r = self.radius if shown is None else np.where(shown[:n], self.radius, 0.0)
+        lift = self.lift * self.radius / 0.35                      # a wide unit stands on the ground too
         hx = headings[:n, 0]
         hy = headings[:n, 1]
         norm = np.hypot(hx, hy)
         hx = np.where(norm > 1e-6, hx / np.maximum(norm, 1e-6), 1.0)
         hy = np.where(norm > 1e-6, hy / np.maximum(norm, 1e-6), 0.0)
         px, py = positions[:n, 0], positions[:n, 1]
-        pz = positions[:n, 2] + self.lift
+        pz = positions[:n, 2] + lift
         # nose, left, tail, right
         corners = np.stack([
             np.stack([px + 1.3 * r * hx, py + 1.3 * r * hy, pz], -1),

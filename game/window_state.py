@@ -14,6 +14,7 @@ from .army import UnitMode
 from .orders import ground_point
 from .scene import _mesh, _write
 from .selection import project_to_screen
+from .unit_types import UNIT_TYPES
 
 __all__ = ["HealthBars", "window_summary", "pnm_to_array"]
 
@@ -93,6 +94,7 @@ def window_summary(app) -> dict:
         "selected_teams": sorted({int(t) for t in app.army.team[chosen].tolist()}),
         "selected_targets": crowd.status(app.army.ids[chosen]).target[:, :2].tolist() if len(chosen) else [],
         "selected_modes": sorted({UnitMode(int(m)).name for m in app.army.mode[chosen].tolist()}),
+        "selected_kinds": sorted({UNIT_TYPES[int(k)].name for k in app.army.kind[chosen].tolist()}),
         "control_groups": {str(k): len(v) for k, v in app.army.control_groups.items()},
         "planner": app.army.planner, "formation": app.formation, "paused": app.paused,
         "player_units_box": [float(v) for v in (*own_px.min(axis=0), *own_px.max(axis=0))] if len(own_px) else [],

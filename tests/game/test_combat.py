@@ -77,3 +77,31 @@ def test_both_teams_attack_moving_on_the_river_lose_a_fifth_of_a_side_within_90_
         assert app.navigation.agent_count == int(army.alive.sum()) == 500 - sum(army.deaths.values())
     finally:
         app.destroy()
+
+
+@pytest.mark.slow
+def test_every_unit_type_crosses_the_river_by_the_bridges_and_arrives():
+    """Infantry, tanks (wide: the clearance classes) and scouts ordered across the river as one
+    group: every kind gets there, the tanks too."""
+    from rtsnav.components import NavState
+    from rtsnav.game.unit_types import UNIT_TYPES
+
+    app = RtsApp("river", 120, headless=True, size=(640, 400), combat=False)
+    try:
+        army = app.army
+        mine = np.flatnonzero(army.team == app.player_team)
+        other = np.flatnonzero(army.team != app.player_team)[0]
+        assert len(set(army.kind[mine].tolist())) == len(UNIT_TYPES)
+        army.command(mine, army.home[other], UnitMode.MOVE)
+        start = app.navigation.crowd.positions[army.ids[mine], 0].copy()
+        app.step(30 * 90)                                       # the slow tanks queue at the bridges
+        states = app.navigation.crowd.states[army.ids[mine]]
+        end = app.navigation.crowd.positions[army.ids[mine], 0]
+        for k, kind in enumerate(UNIT_TYPES):
+            these = army.kind[mine] == k
+            arrived = (states[these] == NavState.FINISHED).mean()
+            assert arrived >= 0.9, f"{kind.name}: {arrived:.0%} arrived"
+        crossed = np.sign(end - 47.5) != np.sign(start - 47.5)
+        assert crossed.mean() >= 0.9                             # over the river (it runs down x = 45..50)
+    finally:
+        app.destroy()

@@ -381,7 +381,11 @@ class Orders:
         s.recoveries[frozen if held is None else np.setdiff1d(frozen, held, assume_unique=True)] += 1
         tries = s.recoveries[frozen]
         give_up = frozen[tries > self._config.max_recoveries]
-        for i in give_up.tolist():
+        there = self._held_off_by_arrivals(give_up)
+        if there.any():
+            s.velocity[give_up[there]] = 0.0
+            self._outcomes.arrive(give_up[there])
+        for i in give_up[~there].tolist():
             self._outcomes.fail(i, f"no progress for {self._config.stuck_after:g} s after {self._config.max_recoveries} recoveries")
         live = frozen[tries <= self._config.max_recoveries]
         free_walled_in(self._agents, self._grid, live)
@@ -391,6 +395,27 @@ class Orders:
         nearest = live[s.recoveries[live] >= 3]
         if len(nearest):
             self._walk_alone(nearest, np.array([self._nearest_reachable(i) for i in nearest.tolist()]))
+
+    def _held_off_by_arrivals(self, ids: np.ndarray) -> np.ndarray:
+        """Which of ``ids`` stand at the edge of the agents that already arrived at their target
+        (another group sent to the same point fills it): as near as the crowd lets them, so they
+        have arrived (an RTS unit stops there), not failed. Rare (units that gave up): a loop."""
+        s = self._agents
+        out = np.zeros(len(ids), dtype=bool)
+        n = s.size
+        standing = np.flatnonzero(s.alive[:n] & (s.nav_state[:n, 0] == NavState.FINISHED))
+        if len(ids) == 0 or len(standing) == 0:
+            return out
+        cell = self._grid.cell_size
+        for k, i in enumerate(ids.tolist()):
+            goal = s.target[i, :2]
+            same = standing[np.hypot(*(s.target[standing, :2] - goal).T) <= 1.5 * cell]
+            if len(same) < 3:
+                continue
+            filled = float(np.hypot(*(s.position[same, :2] - goal).T).max())
+            reach = filled + 2.0 * (float(s.radius[i]) + float(s.radius[same].max())) + cell
+            out[k] = float(np.hypot(*(s.position[i, :2] - goal))) <= reach
+        return out
 
     def _nearest_reachable(self, i: int) -> tuple[int, int]:
         """The open cell reachable from the agent nearest its target."""

@@ -130,14 +130,21 @@ class GridJob(Job):
         self.smoother: PathSmoother | None = None
         costed = not grid.is_uniform or grid.heights is not None
         self.per_expansion = UNITS["expansion_costed"] if costed else 1
+        #: set when ``goal`` stands in for an unreachable target: the route is PARTIAL, saying this
+        self.partial_reason = ""
+
+    def _answer(self, route: Route) -> Route:
+        if self.partial_reason and route.found:
+            route.status, route.reason = PathStatus.PARTIAL, self.partial_reason
+        return route
 
     def advance(self, units: int) -> int:
         if self.smoother is not None:                         # the last steps: smoothing
             finished, used = _smoothing_step(self.smoother, units)
             if finished:
                 assert self.search is not None
-                self.route = route_from_cells(self.grid, self.search.result(), self.smoothing, self.target,
-                                              self.smoother.result())
+                self.route = self._answer(route_from_cells(self.grid, self.search.result(), self.smoothing,
+                                                           self.target, self.smoother.result()))
                 self.done = True
             return used
         if self.search is None and self.method == "jps+":
@@ -165,7 +172,7 @@ class GridJob(Job):
                 self.smoother = PathSmoother(self.grid, result.cells, self.smoothing)
                 self.step_units = 1
             else:
-                self.route = route_from_cells(self.grid, result, self.smoothing, self.target)
+                self.route = self._answer(route_from_cells(self.grid, result, self.smoothing, self.target))
                 self.done = True
         return int(used)
 

@@ -148,11 +148,19 @@ class Planning:
         what = f"an agent of radius {radius:g}"
         if start is None:
             return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=f"{what} fits nowhere on this map"), 1, _same)
+        partial = ""
         if not grid.passable[goal[1], goal[0]] or not grid.connected(start, goal):
             reason = f"goal {goal} is not reachable for {what} (a passage on the way is too narrow)"
-            return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=reason), 1, _same)
+            near = grid.nearest_reachable(goal, np.array([start])) if self._config.unreachable == "closest" else None
+            if near is None or near == start:
+                return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=reason), 1, _same)
+            # where it does not fit (beside a tree, past a gap): the nearest cell it reaches, and it says so
+            goal, target, partial = near, target.copy(), reason + "; walking to the closest reachable point"
+            target[:2] = grid.cell_to_world(*near)[:2]
         method = planner.label if planner.label in GRID_PLANNERS else "astar"
-        return GridJob(grid, start, goal, method, target, self._config.smoothing, self.pool, self._config.weight)
+        job = GridJob(grid, start, goal, method, target, self._config.smoothing, self.pool, self._config.weight)
+        job.partial_reason = partial
+        return job
 
 
 def _same(route: Route) -> Route:
