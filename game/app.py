@@ -188,6 +188,7 @@ class RtsApp:
         self.overlays = Overlays(self.scene, self.navigation, self.level)
         self.marker_np = self.scene.attachNewNode("order-marker")
         self.marker_until = 0
+        self.marker_points: list[tuple[float, float, float]] = []         # the shown chain of orders
         self.hud = Hud(base)
         self.minimap = Minimap(base, self.level, TEAM_COLORS)
         self._minimap_tick = -1
@@ -419,17 +420,25 @@ class RtsApp:
         n = self.army.command(self.selected_units(), target, mode, queue=queue,
                               formation=self.formation if formation is None else formation)
         self.last_goal = grid.world_to_cell(target[0], target[1])
-        self._mark_ground(target, (1.0, 1.0, 1.0) if reachable else (1.0, 0.3, 0.25))
+        self._mark_ground(target, (1.0, 1.0, 1.0) if reachable else (1.0, 0.3, 0.25), chained=queue)
         if self.overlays.number in (2, 3, 4):
             self._draw_overlay()
         return n
 
-    def _mark_ground(self, target: tuple[float, float, float], rgb=(1.0, 1.0, 1.0)) -> None:
-        self.marker_np.getChildren().detach()
+    def _mark_ground(self, target: tuple[float, float, float], rgb=(1.0, 1.0, 1.0), chained: bool = False) -> None:
+        """Rings where an order goes; a queued order (shift) adds its rings to the chain of the
+        earlier ones, joined by a line, so the whole queue shows."""
         segs = LineSegs("order-marker")
         segs.setThickness(3.0)
         segs.setColor(*rgb, 1)
         x, y, z = target
+        if chained and self.marker_until and self.marker_points:
+            segs.moveTo(*self.marker_points[-1])
+            segs.drawTo(x, y, z + 0.5)
+        else:
+            self.marker_np.getChildren().detach()
+            self.marker_points = []
+        self.marker_points.append((x, y, z + 0.5))
         for radius in (0.8, 1.6):
             ring = [(x + radius * math.cos(a), y + radius * math.sin(a), z + 0.5)
                     for a in np.linspace(0, 2 * math.pi, 25)]

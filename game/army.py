@@ -34,6 +34,7 @@ ATTACK_RANGE = 4.0          # world units: the rank behind the front one still h
 ACQUIRE_RANGE = 12.0        # attack-moving and patrolling units close in on enemies this near
 DAMAGE_PER_S = 0.12         # health (1 = full) a unit takes per second from one attacker
 HURT_BELOW = 0.3
+SHOVED = 2.0                # world units an idle unit may be pushed from its post before it walks back
 HEAL_PER_S = 0.2
 THINK_HZ = 10.0             # unit AI decisions per second
 SUCCESS, FAILURE, RUNNING = np.int8(Status.SUCCESS), np.int8(Status.FAILURE), np.int8(Status.RUNNING)
@@ -100,6 +101,9 @@ class Army:
         self.mode = np.zeros(n, dtype=np.int8)
         self.patrol = np.full((n, 2, 2), np.nan)             # per unit: point A, point B
         self.goal = np.full((n, 2), np.nan)                  # where the current order leads
+        #: where an idle unit belongs: where it last finished an order (or spawned, or stopped);
+        #: shoved more than ``SHOVED`` away by passing units, it walks back
+        self.post = self.crowd.positions[self.ids, :2].copy()
         self.queue: dict[int, list[tuple[int, float, float, int]]] = {}   # unit -> [(mode, x, y, group)]
         self.base_speed = self.crowd.status(self.ids).max_speed.copy()
         self.fighting = np.zeros(n, dtype=bool)
@@ -149,6 +153,7 @@ class Army:
         self.crowd.pause(self.ids[units], False)
         self.mode[units] = UnitMode.IDLE
         self.obeying[units] = False
+        self.post[units] = self.crowd.positions[self.ids[units], :2]
         for u in units.tolist():
             self.queue.pop(u, None)
 
@@ -312,6 +317,7 @@ class Army:
         self.health[units[home]] = np.minimum(1.0, self.health[units[home]] + HEAL_PER_S * self.dt)
         healed = home & (self.health[units] >= 1.0)
         self.mode[units[healed]] = UnitMode.IDLE
+        self.post[units[healed]] = self.crowd.positions[self.ids[units[healed]], :2]
         return np.where(healed, SUCCESS, RUNNING)
 
     def attack(self, units: np.ndarray) -> np.ndarray:
@@ -353,6 +359,18 @@ class Army:
             self.crowd.move(ids[stale], enemy_at[stale], "astar")
         return np.full(len(units), RUNNING)
 
+    def _back_to_post(self, idle: np.ndarray) -> None:
+        """Idle units shoved ``SHOVED`` or more from their post (a passing army, a fight) walk back."""
+        if len(idle) == 0:
+            return
+        ids = self.ids[idle]
+        away = np.hypot(*(self.crowd.positions[ids, :2] - self.post[idle]).T) > SHOVED
+        status = self.crowd.status(ids)
+        heading_home = status.has_target & (np.hypot(*(status.target[:, :2] - self.post[idle]).T) < 1e-6)
+        back = idle[away & ~heading_home]
+        if len(back):
+            self.crowd.move(self.ids[back], np.c_[self.post[back], np.zeros(len(back))], "astar")
+
     def carry_on(self, units: np.ndarray) -> np.ndarray:
         status = self.crowd.status(self.ids[units])
         paused = units[status.paused]
@@ -368,6 +386,9 @@ class Army:
                 self.crowd.move(self.ids[these], point, planner,
                                 group=next(self._group_ids) if planner in GROUP_PLANNERS else None)
         done = self.arrived(units) & (self.mode[units] != UnitMode.HOLD) & (self.mode[units] != UnitMode.PATROL)
-        self.mode[units[done & (self.mode[units] != UnitMode.IDLE)]] = UnitMode.IDLE
+        settling = units[done & (self.mode[units] != UnitMode.IDLE)]
+        self.mode[settling] = UnitMode.IDLE
+        self.post[settling] = self.crowd.positions[self.ids[settling], :2]
+        self._back_to_post(units[done & (self.mode[units] == UnitMode.IDLE)])
         self.obeying[units[done & ~self.has_queued(units)]] = False       # the player's order is done
         return np.full(len(units), SUCCESS)

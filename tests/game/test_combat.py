@@ -105,3 +105,18 @@ def test_every_unit_type_crosses_the_river_by_the_bridges_and_arrives():
         assert crossed.mean() >= 0.9                             # over the river (it runs down x = 45..50)
     finally:
         app.destroy()
+
+
+def test_an_idle_unit_pushed_off_its_post_walks_back(app):
+    from rtsnav.components import Position
+
+    army = app.army
+    u = int(np.flatnonzero(army.team != app.player_team)[5])
+    post = army.post[u].copy()
+    pos = esper.component_for_entity(app.entities[u], Position)
+    pos.x, pos.y = post[0] - 4.0, post[1]                    # shoved 4 units west (open ground there)
+    app.step(2)
+    assert np.hypot(*(app.positions()[u, :2] - post)) > 3.0
+    app.step(30 * 6)
+    assert np.hypot(*(app.positions()[u, :2] - post)) < 1.5
+    assert army.mode[u] == UnitMode.IDLE and not army.obeying[u]

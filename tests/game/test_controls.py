@@ -316,3 +316,14 @@ def test_orders_file_mistakes_name_the_table(app, tmp_path):
                           ('[[order]]\ntick = 1\ntarget = [5, 5]\nqueue = "yes"\n', "queue must be true or false")):
         with pytest.raises(LevelError, match=message):
             play(app, tmp_path, text)
+
+
+def test_queued_orders_show_as_a_chain_of_markers(app):
+    app.select_team(1)
+    app.order_move((30.5, 30.5, 0.0))
+    app.order_move((30.5, 20.5, 0.0), queue=True)
+    app.order_move((20.5, 20.5, 0.0), queue=True)
+    assert len(app.marker_points) == 3 and app.marker_np.getNumChildren() == 3
+    assert [p[:2] for p in app.marker_points] == [(30.5, 30.5), (30.5, 20.5), (20.5, 20.5)]
+    app.order_move((25.5, 25.5, 0.0))                              # a new order: a new chain
+    assert len(app.marker_points) == 1 and app.marker_np.getNumChildren() == 1

@@ -409,7 +409,8 @@ class Orders:
         cell = self._grid.cell_size
         for k, i in enumerate(ids.tolist()):
             goal = s.target[i, :2]
-            same = standing[np.hypot(*(s.target[standing, :2] - goal).T) <= 1.5 * cell]
+            # sent to about the same point (a group's members stand at slots around it)
+            same = standing[np.hypot(*(s.target[standing, :2] - goal).T) <= 8.0 * cell]
             if len(same) < 3:
                 continue
             filled = float(np.hypot(*(s.position[same, :2] - goal).T).max())
