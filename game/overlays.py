@@ -101,11 +101,16 @@ class Overlays:
         if not chosen:
             ids = all_ids
         if number == 1:
-            walking = ids[crowd.states[ids] == NavState.FOLLOWING][:400]        # arrived units: no path
-            index = crowd.status(walking).path_index
-            lines = [crowd.path(int(a))[max(int(k) - 1, 0):] for a, k in zip(walking.tolist(), index.tolist())]
-            return debug_draw.paths(grid, [p for p in lines if len(p) >= 2], heights=ground,
-                                    label="paths of the selected units")
+            walking = ids[crowd.states[ids] == NavState.FOLLOWING][:2000]       # arrived units: no path
+            status = crowd.status(walking)
+            lines = [crowd.path(int(a))[max(int(k) - 1, 0):] for a, k in zip(walking.tolist(), status.path_index.tolist())]
+            # a group's route once (its member with the longest way to go), not one line per unit
+            left = np.array([len(p) for p in lines])
+            order = np.lexsort((-left, status.group))
+            first = order[np.r_[True, status.group[order][1:] != status.group[order][:-1]]]
+            shown = np.r_[first[status.group[first] >= 0], np.flatnonzero(status.group < 0)[:40]]
+            return debug_draw.paths(grid, [lines[k] for k in shown.tolist() if len(lines[k]) >= 2], heights=ground,
+                                    label="routes of the selected groups (one per group) and units")
         if number == 5:
             return debug_draw.density(grid, crowd.positions[all_ids, :2], heights=ground)
         if goal is None or not chosen:

@@ -289,7 +289,11 @@ def test_overlays_explain_the_selection_order_from_the_shared_debug_draw_layer(a
     assert order is not None and order.corridor is not None
     legend = lambda d: [n for n, _ in d.legend]  # noqa: E731
     paths = app.overlay_draw(1)
-    assert legend(paths) == ["paths of the selected units"] and len(paths.segments) > 0
+    assert legend(paths) == ["routes of the selected groups (one per group) and units"] and len(paths.segments) > 0
+    ids = app.army.ids[app.selected_units()]
+    groups = set(app.navigation.crowd.status(ids).group.tolist())
+    longest = max(len(app.navigation.crowd.path(int(i))) for i in ids.tolist())
+    assert len(paths.segments) <= len(groups) * longest            # one route per group, not a haystack
     flow = app.overlay_draw(2)
     assert "corridor field (the group follows it)" in legend(flow)
     ends = grid.world_to_cells(flow.segments[:, 0, :2])
