@@ -12,6 +12,16 @@ from rtsnav.game.army import UnitMode
 from rtsnav.game.window_state import HealthBars
 
 
+def attack_each_other(army) -> list[int]:
+    """Each team attack-moves to the other's home; returns the teams."""
+    teams = sorted(army.deaths)
+    for t in teams:
+        enemy = [o for o in teams if o != t][0]
+        army.command(np.flatnonzero(army.team == t), army.home[np.flatnonzero(army.team == enemy)[0]],
+                     UnitMode.ATTACK_MOVE)
+    return teams
+
+
 @pytest.fixture
 def app():
     a = RtsApp("river", 120, headless=True, size=(640, 400))
@@ -39,11 +49,7 @@ def test_a_unit_at_zero_health_dies_its_entity_and_agent_go_and_commands_skip_it
 
 def test_attack_move_armies_close_in_and_fight_and_the_crowd_shrinks_with_the_dead(app):
     army = app.army
-    teams = sorted(army.deaths)
-    for t in teams:
-        enemy = [o for o in teams if o != t][0]
-        army.command(np.flatnonzero(army.team == t), army.home[np.flatnonzero(army.team == enemy)[0]],
-                     UnitMode.ATTACK_MOVE)
+    teams = attack_each_other(army)
     app.step(30 * 45)
     dead = sum(army.deaths.values())
     assert dead >= 2 and int((~army.alive).sum()) == dead
@@ -66,11 +72,7 @@ def test_both_teams_attack_moving_on_the_river_lose_a_fifth_of_a_side_within_90_
     app = RtsApp("river", 500, headless=True, size=(640, 400))
     try:
         army = app.army
-        teams = sorted(army.deaths)
-        for t in teams:
-            enemy = [o for o in teams if o != t][0]
-            army.command(np.flatnonzero(army.team == t), army.home[np.flatnonzero(army.team == enemy)[0]],
-                         UnitMode.ATTACK_MOVE)
+        teams = attack_each_other(army)
         app.step(30 * 90)
         share = max(army.deaths[t] / int((army.team == t).sum()) for t in teams)
         assert share >= 0.20, army.deaths

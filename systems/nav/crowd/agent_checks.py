@@ -19,19 +19,21 @@ __all__ = ["agent_ids", "check_group", "check_settings", "check_targets", "check
 
 def agent_ids(agents: CrowdState, ids) -> np.ndarray:
     """``ids`` as an ``int64`` array of live agents' ids; ``NavError`` naming the first that is not."""
-    try:
-        arr = np.atleast_1d(np.asarray(ids))
-    except (TypeError, ValueError):
-        raise NavError(f"agent ids must be integers, got {ids!r}") from None
-    if arr.size == 0:
-        return arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
+    if isinstance(ids, (str, bytes)):
         raise NavError(f"agent ids must be integers, got {ids!r}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= agents.size)
-    if bad.any() or not agents.alive[arr[~bad]].all():
-        raise NavError(f"no agent with id {int(arr[bad][0]) if bad.any() else int(arr[~agents.alive[arr]][0])}")
+    arr = checks.indices(np.atleast_1d(np.asarray(ids, dtype=object if ids is None else None)), "agent ids",
+                         agents.size, error=_no_agent)
+    dead = ~agents.alive[arr]
+    if dead.any():
+        raise NavError(f"no agent with id {int(arr[dead][0])}")
     return arr
+
+
+def _no_agent(message: str) -> NavError:
+    """``checks.indices``' refusal in the crowd's words: an index out of range is no agent."""
+    if "dtype" in message or "whole-number" in message:
+        return NavError(message)
+    return NavError(f"no agent with id {message.rsplit('got ', 1)[1]}")
 
 
 def check_settings(positions, cell_size: float, config: CrowdConfig, **settings: float) -> np.ndarray:
