@@ -44,6 +44,9 @@ class GoalBounds:
     #: Measured build cost per (source, cell) pair on this machine's two cores, for estimates
     #: (41 ns on maze-128-128-10, 47 ns on random-64-64-20).
     NS_PER_PAIR = 45.0
+    #: The same on large maps, whose search arrays outgrow the caches: 140 ns a pair on one core
+    #: (brc202d ×2, 1024², 171,828 open cells: ``tests/benchmarks/goal_bounds_big.py``).
+    NS_PER_PAIR_LARGE = 70.0
 
     def __init__(self, grid, boxes: np.ndarray) -> None:
         self.grid = grid
@@ -64,7 +67,7 @@ class GoalBounds:
     def estimate(cls, grid) -> str:
         """How long a build of ``grid`` takes on this project's two cores, and its memory."""
         cells = int(grid.passable.sum())
-        minutes = cells * cells * cls.NS_PER_PAIR * 1e-9 / 60
+        minutes = cells * cells * (cls.NS_PER_PAIR if cells <= MAX_CELLS else cls.NS_PER_PAIR_LARGE) * 1e-9 / 60
         return (f"{cells:,} passable cells: about {minutes:,.0f} min on two cores (less on more), "
                 f"{64 * (grid.width + 2) * (grid.height + 2) / 1e6:,.0f} MB of boxes")
 
