@@ -7,7 +7,7 @@ Avoidance is on (every unit steers around every other, enemies included) and the
 leader + corridor flow field), so the frames measured are of moving, flocking crowds that meet.
 Rendering here is Panda3D's software renderer (p3tinydisplay); a GPU machine draws far faster,
 so it is reported apart. The frame is split by system: each rtsnav processor's own time (the
-crowd's update is ``CrowdStep``), and the rest of the simulation (the unit AI, esper). Targets
+crowd's update is ``Crowd``), and the rest of the simulation (the unit AI, esper). Targets
 (issue 40): the demo's simulation ≤ 2.5 × the core crowd's update of the same agents, measured
 in the same frames; earlier targets (avoidance on): 2,000 units sim + sync ≤ 6 ms, 10,000 ≤ 20 ms.
 """
@@ -48,7 +48,7 @@ def bench(level: str, units: int, frames: int) -> dict:
     by = np.array(systems[10:])
     split = {type(p).__name__.replace("Processor", ""): round(float(np.median(by[:, k])), 2)
              for k, p in enumerate(procs)}
-    crowd = float(np.median(by[:, [k for k, p in enumerate(procs) if "CrowdStep" in type(p).__name__][0]]))
+    crowd = float(np.median(by[:, [k for k, p in enumerate(procs) if type(p).__name__ == "CrowdProcessor"][0]]))
     sim = float(np.median(s[:, 0]))
     # the game's own work: the unit AI and esper's other processors (sim less rtsnav's processors)
     game = float(np.median(s[:, 0] - by.sum(axis=1)))
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
               f"{r['sim_plus_sync_p95_ms']:>8.2f}{r['software_render_ms']:>22.1f}"
               + (f"   target ≤ {targets[r['units']]:g} ms: {'met' if r['sim_plus_sync_ms'] <= targets[r['units']] else 'NOT met'}"
                  if r["units"] in targets else ""))
-    print("\nby system (median ms a frame; CrowdStep is the core crowd's update of the same agents):")
+    print("\nby system (median ms a frame; Crowd is the core crowd's update of the same agents):")
     for r in rows:
         print(f"{r['level']:>10}{r['units']:>6}  " + "  ".join(f"{k} {v:.2f}" for k, v in r["by_system_ms"].items())
               + f"   sim / crowd = {r['sim_over_crowd']:.2f} (target ≤ 2.5)")
