@@ -374,21 +374,22 @@ def demo_armies(units: int, mode: str, seconds: float = 40.0) -> dict:
         w, h = app.level.grid.width, app.level.grid.height
         for t in (1, 2):
             _apply(app, "order", {"select": t, "target": [w - 12.5, h / 2] if t == 1 else [11.5, h / 2], "mode": mode})
-        radius = crowd.agents.radius[ids]
         worst_mates = worst_others = under = 0
         for _ in range(int(seconds / DT)):
             app.step(1)
-            pos = crowd.agents.position[ids, :2]
+            living = app.army.alive                  # the dead left the crowd (attack mode kills)
+            pos = crowd.agents.position[ids[living], :2]
+            radius, side = crowd.agents.radius[ids[living]], team[living]
             pairs = np.array(sorted(cKDTree(pos).query_pairs(2 * radius.max())), dtype=np.int64).reshape(-1, 2)
             if len(pairs):
                 d = np.hypot(*(pos[pairs[:, 0]] - pos[pairs[:, 1]]).T)
                 limit = radius[pairs[:, 0]] + radius[pairs[:, 1]]
-                same = team[pairs[:, 0]] == team[pairs[:, 1]]
+                same = side[pairs[:, 0]] == side[pairs[:, 1]]
                 worst_mates = max(worst_mates, int(((d < 0.9 * limit) & same).sum()))
                 worst_others = max(worst_others, int(((d < 0.9 * limit) & ~same).sum()))
                 under += int((d < 0.5 * limit).sum())
-        states = crowd.states[ids]
-        return {"units": units, "mode": mode, "worst_pairs_under_0.9_mates": worst_mates,
+        states = crowd.states[ids[app.army.alive]]
+        return {"units": units, "mode": mode, "deaths": sum(app.army.deaths.values()), "worst_pairs_under_0.9_mates": worst_mates,
                 "worst_pairs_under_0.9_others": worst_others, "allowed_0.5%_of_units": round(0.005 * units, 1),
                 "pair_ticks_under_0.5": under, "finished": int((states == NavState.FINISHED).sum()),
                 "failed": int((states == NavState.FAILED).sum())}
