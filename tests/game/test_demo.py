@@ -117,15 +117,21 @@ def test_closing_a_gate_mid_route_reroutes_the_group(app):
     app.step(40)                                                     # on the way, not yet across
     t = app.navigation.agents
     assert all(t.position[t.row_of[e], 0] < 44 for e in chosen)
-    # the group was heading over the north bridge: its leader's path crosses the gate cells
+    # the group was heading over the north bridge: its leader's path crosses the gate cells (the
+    # tanks go as a group of their own, led on their clearance class: their way may differ)
     from rtsnav.components import NavigationAgent
-    (order,) = app.navigation.crowd.groups.orders.values()
-    leader = int(app.navigation.crowd.agents.owner[order.leader])
-    leader_path = esper.component_for_entity(leader, NavigationAgent).path
-    pts = np.concatenate([np.linspace(a, b, 60) for a, b in zip(leader_path[:-1, :2], leader_path[1:, :2])])
-    cells = app.level.grid.world_to_cells(pts)
+
     north = app.level.gates["north bridge"].cells
-    assert np.isin(cells[:, 0] * 10_000 + cells[:, 1], north[:, 0] * 10_000 + north[:, 1]).any()
+    orders = list(app.navigation.crowd.groups.orders.values())
+    assert 1 <= len(orders) <= 2
+    for order in orders:
+        leader = int(app.navigation.crowd.agents.owner[order.leader])
+        if esper.component_for_entity(leader, NavigationAgent).radius > 0.5:
+            continue
+        leader_path = esper.component_for_entity(leader, NavigationAgent).path
+        pts = np.concatenate([np.linspace(a, b, 60) for a, b in zip(leader_path[:-1, :2], leader_path[1:, :2])])
+        cells = app.level.grid.world_to_cells(pts)
+        assert np.isin(cells[:, 0] * 10_000 + cells[:, 1], north[:, 0] * 10_000 + north[:, 1]).any()
     app.toggle_gate("north bridge")
     assert not app.level.gates["north bridge"].open
     gate = app.level.gates["north bridge"].cells
