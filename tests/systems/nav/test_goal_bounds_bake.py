@@ -25,6 +25,7 @@ class Stop(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_a_bake_in_local_processes_equals_the_serial_one_and_a_killed_bake_continues(grid, serial, tmp_path):
     parts = tmp_path / "parts"
     seen = []
@@ -61,6 +62,7 @@ def test_chunks_of_another_bake_or_of_the_wrong_shape_are_not_used(tmp_path):
     assert other.load(0, 5) is None and not list(tmp_path.glob("part-*"))
 
 
+@pytest.mark.slow
 def test_large_maps_are_cached_and_their_parts_removed(grid, serial, tmp_path, monkeypatch):
     import rtsnav.systems.nav.search.goal_bounds as module
 
