@@ -194,10 +194,13 @@ def _run(args) -> int:
         app.screenshot(args.screenshot)
     from rtsnav.components import NavState
 
-    states = app.navigation.crowd.states[app.navigation.agent_ids(app.entities)]
+    army = app.army
+    states = app.navigation.crowd.states[army.ids[army.alive]]
     n = max(args.frames, 1)
+    deaths = ", ".join(f"team {t} {d}" for t, d in army.deaths.items())
     print(f"rtsnav demo (headless): level {app.level.name!r}, {len(app.entities)} units, {args.frames} frames "
           f"({app.tick} ticks of 1/30 s) in {wall:.1f} s")
+    print(f"  alive {int(army.alive.sum())}, deaths {deaths}" + (f", team {army.winner()} won" if army.winner() else ""))
     print(f"  arrived {int((states == NavState.FINISHED).sum())}, moving {int((states == NavState.FOLLOWING).sum())}, "
           f"failed {int((states == NavState.FAILED).sum())}, idle {int((states == NavState.IDLE).sum())}")
     print(f"  ms per frame: simulation {sim / n:.2f}, scene sync {sync / n:.2f}, software render {render / n:.1f}")

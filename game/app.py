@@ -288,6 +288,7 @@ class RtsApp:
     # ---------------------------------------------------------------- camera
     def frame_units(self, entities: list[int]) -> None:
         """Point the camera at ``entities`` and zoom until every one is on screen."""
+        entities = [e for e in entities if esper.entity_exists(e)]          # the dead are gone
         if entities:
             self.camera.frame(self.navigation.positions(entities))
 

@@ -122,3 +122,24 @@ def test_an_idle_unit_pushed_off_its_post_walks_back(app):
     app.step(30 * 6)
     assert np.hypot(*(app.positions()[u, :2] - post)) < 1.5
     assert army.mode[u] == UnitMode.IDLE and not army.obeying[u]
+
+
+@pytest.mark.slow
+def test_the_headless_demo_reports_a_fight_with_deaths(tmp_path, capsys):
+    """The command line ``make demo`` runs, with units dying on the way (its report read every
+    entity's agent and crashed on the dead)."""
+    import json
+
+    from rtsnav.game.__main__ import main
+
+    orders = tmp_path / "attack.toml"
+    orders.write_text('[[order]]\ntick = 1\nselect = 1\ntarget = [80.5, 31.5]\nmode = "attack"\n\n'
+                      '[[order]]\ntick = 1\nselect = 2\ntarget = [12.5, 31.5]\nmode = "attack"\n')
+    summary = tmp_path / "summary.json"
+    assert main(["--headless", "--units", "80", "--frames", "700", "--size", "320x200", "--orders", str(orders),
+                 "--summary-json", str(summary)]) == 0
+    s = json.loads(summary.read_text())
+    dead = sum(team["deaths"] for team in s["teams"].values())
+    assert dead > 0 and s["units"] == 80 - dead
+    assert 0 <= s["crowd_agents"] - s["units"] <= 3          # the last tick's dead leave at the next tick
+    assert "deaths team 1" in capsys.readouterr().out
