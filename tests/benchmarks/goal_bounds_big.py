@@ -28,7 +28,7 @@ from rtsnav.systems.nav import find_path  # noqa: E402
 from rtsnav.systems.nav.search.goal_bounds import GoalBounds  # noqa: E402
 from rtsnav.systems.nav.search.goal_bounds_bake import build_rows, empty_rows, row_blocks  # noqa: E402
 from tests.benchmarks.busy_cores import map_1024  # noqa: E402
-from tests.benchmarks.report import meta, save_json  # noqa: E402
+from tests.benchmarks.report import save_json  # noqa: E402
 
 
 def long_queries(grid, count: int, seed: int = 7, min_octile: float = 400.0) -> list[tuple]:
@@ -121,13 +121,13 @@ def main(argv=None) -> int:
         print(f"{name:<16}{us:>12.1f}")
     print(f"speed-up with bounds: A* {speedup['astar']:.2f}×, JPS+ {speedup['jps+']:.2f}× "
           f"(target JPS+ ≥ 3×); every cost equal: {costs_equal}")
-    save_json(args.json, {"meta": meta(), "results": {
+    save_json(args.json, {
         "map": grid.name, "size": f"{grid.width}x{grid.height}", "open_cells": cells, "bake": bake,
         "memory_mb": round(bounds.memory_bytes / 1e6, 1), "bit_equal_sample": bit_equal, "queries": len(queries),
         "ns_per_pair_one_core": round(ns_per_pair, 1), "projection": projection,
         "projection_754k_cells": projection_754k,
         "median_us": {k: round(v, 1) for k, v in medians.items()},
-        "speedup": {k: round(v, 2) for k, v in speedup.items()}, "costs_equal": costs_equal}})
+        "speedup": {k: round(v, 2) for k, v in speedup.items()}, "costs_equal": costs_equal})
     return 0 if bit_equal and costs_equal else 1
 
 
