@@ -10,17 +10,19 @@ from panda3d.core import (
     GeomLines,
     GeomNode,
     GeomPoints,
+    GeomTriangles,
     GeomVertexArrayFormat,
     GeomVertexData,
     GeomVertexFormat,
     NodePath,
+    TransparencyAttrib,
 )
 
 from rtsnav.components import NavState
 from rtsnav.systems.nav import debug_draw
 from rtsnav.systems.nav.debug_draw import DebugDraw
 
-__all__ = ["debug_node", "Overlays"]
+__all__ = ["debug_node", "heat_map", "Overlays"]
 
 
 def _format() -> GeomVertexFormat:
@@ -62,6 +64,25 @@ def debug_node(draw: DebugDraw, thickness: float = 2.0, point_size: float = 5.0)
     return root
 
 
+def heat_map(centres: np.ndarray, colors: np.ndarray, size: float, alpha: float = 0.5) -> NodePath:
+    """A translucent square of side ``size`` on each of ``centres`` (world, ``(N, 3)``) in its
+    colour: a heat map lying on the ground, over the terrain and under the units (which stand
+    higher and are drawn after it)."""
+    corners = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]) * size
+    verts = np.repeat(centres, 6, axis=0)
+    verts[:, :2] += np.tile(corners, (len(centres), 1))
+    rgba = np.repeat(np.c_[np.asarray(colors)[:, :3], np.full(len(centres), alpha)], 6, axis=0)
+    node = GeomNode("density-heat-map")
+    node.addGeom(_geom(verts, rgba, GeomTriangles))
+    root = NodePath(node)
+    root.setTransparency(TransparencyAttrib.MAlpha)
+    root.setDepthWrite(False)
+    root.setTwoSided(True)
+    root.setLightOff()
+    root.setBin("transparent", 0)
+    return root
+
+
 class Overlays:
     """The overlays of the demo (F5-F9): arrays from the core's debug-draw layer for the selection
     and its last order, drawn as one mesh under the world's root ``scene``."""
@@ -84,7 +105,9 @@ class Overlays:
             drawn = self.draw(self.number, ids, all_ids, goal)
         except Exception as e:                               # noqa: BLE001 - an overlay never stops the game
             return f"overlay unavailable: {type(e).__name__}: {e}"
-        if not drawn.empty:
+        if self.number == 5 and len(drawn.points):
+            self.node.attachNewNode(heat_map(drawn.points, drawn.point_colors, self._level.grid.cell_size).node())
+        elif not drawn.empty:
             self.node.attachNewNode(debug_node(drawn).node())
         self.legend = drawn.legend
         return None

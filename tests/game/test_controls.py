@@ -327,3 +327,12 @@ def test_queued_orders_show_as_a_chain_of_markers(app):
     assert [p[:2] for p in app.marker_points] == [(30.5, 30.5), (30.5, 20.5), (20.5, 20.5)]
     app.order_move((25.5, 25.5, 0.0))                              # a new order: a new chain
     assert len(app.marker_points) == 1 and app.marker_np.getNumChildren() == 1
+
+
+def test_f9_density_is_a_translucent_heat_map_on_the_ground(app):
+    app.step(2)
+    app.set_overlay(5)
+    heat = app.overlays.node.find("**/density-heat-map")
+    assert not heat.isEmpty() and heat.getTransparency() != 0
+    geom = heat.node().getGeom(0)
+    assert geom.getPrimitive(0).getNumPrimitives() >= 2                  # squares, not dots
