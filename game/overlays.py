@@ -107,6 +107,15 @@ class Overlays:
             return f"overlay unavailable: {type(e).__name__}: {e}"
         if self.number == 5 and len(drawn.points):
             self.node.attachNewNode(heat_map(drawn.points, drawn.point_colors, self._level.grid.cell_size).node())
+        elif self.number == 4 and len(drawn.segments):
+            # every polygon outline faint, the selection's corridor and path strong
+            faint = np.isclose(drawn.segment_colors, debug_draw.COLORS["navmesh"]).all(axis=1)
+            muted = np.broadcast_to([0.42, 0.58, 0.5, 1.0], (int(faint.sum()), 4))    # near the grass: faint
+            outlines = debug_node(DebugDraw(drawn.segments[faint], muted), thickness=1.0)
+            outlines.setName("navmesh-outlines")
+            self.node.attachNewNode(outlines.node())
+            strong = DebugDraw(drawn.segments[~faint], drawn.segment_colors[~faint], drawn.points, drawn.point_colors)
+            self.node.attachNewNode(debug_node(strong, thickness=3.5).node())
         elif not drawn.empty:
             self.node.attachNewNode(debug_node(drawn).node())
         self.legend = drawn.legend

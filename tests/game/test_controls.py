@@ -336,3 +336,14 @@ def test_f9_density_is_a_translucent_heat_map_on_the_ground(app):
     assert not heat.isEmpty() and heat.getTransparency() != 0
     geom = heat.node().getGeom(0)
     assert geom.getPrimitive(0).getNumPrimitives() >= 2                  # squares, not dots
+
+
+def test_f8_draws_the_navmesh_faintly_and_the_orders_corridor_strongly(app):
+    app.select_team(1)
+    app.order_move(app.level.grid.cell_to_world(84, 40))
+    app.step(2)
+    app.set_overlay(4)
+    names = [c.getName() for c in app.overlays.node.getChildren()]
+    assert names == ["navmesh-outlines", "debug-draw"]
+    faint, strong = app.overlays.node.getChildren()
+    assert faint.getRenderModeThickness() < strong.getRenderModeThickness()
