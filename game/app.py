@@ -80,6 +80,7 @@ class RtsApp:
         self.army = Army(self.navigation, self.entities, teams, self.level, combat, self.kinds)
         self.index_of = {e: i for i, e in enumerate(self.entities)}
         self.armed: UnitMode | None = None                 # A / P pressed: the next right-click's mode
+        self.inspected: int | None = None                  # an enemy clicked on: its state on the HUD
         self.formation = False                             # F: group moves keep their layout
         self.screenshot_path: Path = Path("rtsnav-shot.png")
         self.paused = False
@@ -253,6 +254,10 @@ class RtsApp:
                  f"overlay: {OVERLAYS.get(overlay, 'off')} (F5-F9)"
                  + ("   " + "  ".join(f"{name}: {color_name(rgba)}" for name, rgba in self.overlays.legend)
                     if overlay else "")]
+        if self.inspected is not None:
+            u, army = self.inspected, self.army
+            state = f"health {army.health[u]:.0%}, {UnitMode(int(army.mode[u])).name.lower()}" if army.alive[u] else "dead"
+            lines.append(f"enemy {UNIT_TYPES[army.kind[u]].name} (team {army.team[u]}): {state}")
         if self.level.gates:
             lines.append("gates: " + ", ".join(f"{n} {'open' if g.open else 'CLOSED'}"
                                                for n, g in self.level.gates.items()))
@@ -363,6 +368,11 @@ class RtsApp:
         own = np.flatnonzero((self.army.team == self.player_team) & self.army.alive).tolist()
         i = nearest_unit(self.base, self.positions()[own], pixel, space=self.scene) if own else None
         chosen = [] if i is None else [self.entities[own[i]]]
+        self.inspected = None
+        if i is None:                           # an enemy under the cursor: shown, not commanded
+            enemy = np.flatnonzero((self.army.team != self.player_team) & self.army.alive)
+            k = nearest_unit(self.base, self.positions()[enemy], pixel, space=self.scene) if len(enemy) else None
+            self.inspected = None if k is None else int(enemy[k])
         self._set_selection(chosen, add)
         return chosen
 

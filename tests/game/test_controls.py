@@ -347,3 +347,17 @@ def test_f8_draws_the_navmesh_faintly_and_the_orders_corridor_strongly(app):
     assert names == ["navmesh-outlines", "debug-draw"]
     faint, strong = app.overlays.node.getChildren()
     assert faint.getRenderModeThickness() < strong.getRenderModeThickness()
+
+
+def test_clicking_an_enemy_shows_it_without_commanding_it(app):
+    from rtsnav.game.selection import project_to_screen
+
+    enemy = int(np.flatnonzero(app.army.team != app.player_team)[0])
+    app.camera.frame(app.positions()[[enemy]])
+    app.sync_scene()
+    pixel = project_to_screen(app.base, app.positions()[[enemy]], app.scene)[0][0]
+    assert app.select_at(tuple(pixel)) == [] and app.inspected is not None
+    app.sync_scene()
+    assert "enemy " in app.hud.text.getText() and "health 100%" in app.hud.text.getText()
+    assert app.order_move((30.5, 30.5, 0.0)) == 0                 # nobody of the player's is selected
+    assert app.army.team[app.inspected] != app.player_team
