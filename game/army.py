@@ -101,6 +101,7 @@ class Army:
         self.mode = np.zeros(n, dtype=np.int8)
         self.patrol = np.full((n, 2, 2), np.nan)             # per unit: point A, point B
         self.goal = np.full((n, 2), np.nan)                  # where the current order leads
+        self.order_group = np.full(n, -1, dtype=np.int64)    # the order (group id) each unit carries out
         #: where an idle unit belongs: where it last finished an order (or spawned, or stopped);
         #: shoved more than ``SHOVED`` away by passing units, it walks back
         self.post = self.crowd.positions[self.ids, :2].copy()
@@ -191,6 +192,7 @@ class Army:
         self.fighting[units] = False
         self.mode[units] = mode
         self.goal[units] = target
+        self.order_group[units] = group
         if mode == UnitMode.PATROL:
             self.patrol[units, 0] = pos.mean(axis=0)
             self.patrol[units, 1] = target
@@ -209,6 +211,7 @@ class Army:
             patrol = self.patrol[units[wide]].copy()              # the whole group's patrol points
             self._go(units[wide], target, mode, False, next(self._group_ids))
             self.patrol[units[wide]] = patrol
+            self.order_group[units[wide]] = group                  # one order: its legs are taken together
             units, ids = units[~wide], ids[~wide]
         planner = self.planner if len(units) > 1 else ("astar" if self.planner in GROUP_PLANNERS else self.planner)
         crowd.move(ids, target, planner, group=group if planner in GROUP_PLANNERS else None)
@@ -293,6 +296,17 @@ class Army:
         return np.array([bool(self.queue.get(u)) for u in units.tolist()], dtype=bool)
 
     def next_order(self, units: np.ndarray) -> np.ndarray:
+        """Units done with their order take their next queued one together: a unit waits until
+        every living member of the group it walked with is done too (legs taken one by one on
+        each unit's own arrival scattered an army over the map)."""
+        groups = self.order_group[units]
+        ready = np.ones(len(units), dtype=bool)
+        for g in np.unique(groups[groups >= 0]).tolist():
+            mates = np.flatnonzero((self.order_group == g) & self.alive)
+            if not self.arrived(mates).all():
+                ready[groups == g] = False
+        waiting = units[~ready]
+        units = units[ready]
         by_order: dict[tuple, list[int]] = {}
         for u in units.tolist():
             mode, x, y, group = self.queue[u].pop(0)
@@ -301,7 +315,7 @@ class Army:
             by_order.setdefault((mode, x, y, group), []).append(u)
         for (mode, x, y, group), members in by_order.items():
             self._go(np.array(members, dtype=np.int64), np.array([x, y]), UnitMode(mode), False, group)
-        return np.full(len(units), SUCCESS)
+        return np.where(ready, SUCCESS, RUNNING) if len(waiting) else np.full(len(ready), SUCCESS)
 
     def retreat(self, units: np.ndarray) -> np.ndarray:
         starting = units[self.mode[units] != UnitMode.RETREAT]

@@ -361,3 +361,27 @@ def test_clicking_an_enemy_shows_it_without_commanding_it(app):
     assert "enemy " in app.hud.text.getText() and "health 100%" in app.hud.text.getText()
     assert app.order_move((30.5, 30.5, 0.0)) == 0                 # nobody of the player's is selected
     assert app.army.team[app.inspected] != app.player_team
+
+
+def test_a_group_takes_its_next_queued_leg_together(app, tmp_path):
+    """No unit starts the second leg while a member of its group is still on the first."""
+    path = tmp_path / "orders.toml"
+    path.write_text('[[order]]\ntick = 1\nselect = 1\ntarget = [30.5, 32.5]\n'
+                    '[[order]]\ntick = 2\ntarget = [30.5, 12.5]\nqueue = true\n')
+    script = load_orders(path, app.level)
+    mine = team_units(app, 1)
+    crowd = app.navigation.crowd
+    early = 0
+    for tick in range(1500):
+        while script and script[0][0] <= app.tick:
+            _, kind, ev = script.pop(0)
+            _apply(app, kind, ev)
+        app.step(1)
+        if tick < 5:
+            continue
+        target = crowd.status(app.army.ids[mine]).target[:, :2]          # (a stuck unit's may be moved a little)
+        on_second = np.hypot(*(target - [30.5, 12.5]).T) < np.hypot(*(target - [30.5, 32.5]).T)
+        if on_second.any() and not on_second.all():
+            still_first = ~on_second & ~app.army.arrived(mine)
+            early = max(early, int(still_first.sum()))
+    assert early == 0 and not app.army.queue
