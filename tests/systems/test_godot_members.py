@@ -106,8 +106,14 @@ def test_a_high_priority_unit_walks_through_idle_low_priority_units():
     assert speed >= 0.9 * 3.0 or crowd.states[walker[0]] == NavState.FINISHED
 
 
-@pytest.mark.parametrize("planner", ["astar", "jps", "navmesh", "waypoints", "hierarchy", "flowfield"])
-@pytest.mark.parametrize("where", ["wall", "water", "island", "off the map"])
+_PLANNERS = ["astar", "jps", "navmesh", "waypoints", "hierarchy", "flowfield"]
+_WHERE = ["wall", "water", "island", "off the map"]
+
+
+@pytest.mark.parametrize("planner, where", [
+    # the fast suite: every planner once and every kind of place once; all 24 in the slow one
+    pytest.param(p, w, marks=() if j == i % len(_WHERE) else pytest.mark.slow)
+    for i, p in enumerate(_PLANNERS) for j, w in enumerate(_WHERE)])
 def test_unreachable_targets_walk_to_the_closest_reachable_point(planner, where):
     passable = np.ones((30, 40), dtype=bool)
     passable[:, 20:23] = False                         # a river
@@ -217,7 +223,8 @@ LAYERED_PLANNERS = ["astar", "jps", "jps+", "bidirectional", "dstar-lite", "navm
                     "flowfield", "leader", "potential"]
 
 
-@pytest.mark.parametrize("planner", LAYERED_PLANNERS)
+@pytest.mark.parametrize("planner", [p if p in ("astar", "navmesh", "leader", "flowfield")
+                                     else pytest.param(p, marks=pytest.mark.slow) for p in LAYERED_PLANNERS])
 def test_a_region_on_another_navigation_layer_is_entered_only_by_agents_on_it(planner):
     grid = _open(40, 30)
     road = np.argwhere(np.ones((20, 10), dtype=bool))[:, ::-1] + (15, 5)      # x 15..24, y 5..24
