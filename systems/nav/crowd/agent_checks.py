@@ -21,8 +21,7 @@ def agent_ids(agents: CrowdState, ids) -> np.ndarray:
     """``ids`` as an ``int64`` array of live agents' ids; ``NavError`` naming the first that is not."""
     if isinstance(ids, (str, bytes)):
         raise NavError(f"agent ids must be integers, got {ids!r}")
-    arr = checks.indices(np.atleast_1d(np.asarray(ids, dtype=object if ids is None else None)), "agent ids",
-                         agents.size, error=_no_agent)
+    arr = np.atleast_1d(checks.indices(ids, "agent ids", agents.size, error=_no_agent))
     dead = ~agents.alive[arr]
     if dead.any():
         raise NavError(f"no agent with id {int(arr[dead][0])}")
