@@ -29,12 +29,11 @@ def _row(label, n, exact, ms, expanded, extra=""):
 def scenario_table(args) -> None:
     """Solve the map's scenarios with every method and print the table."""
     from rtsnav.systems.nav.crowd import Crowd
-    from rtsnav.systems.nav.crowd.warmup import FIRST_COMPILE_S, kernels_compiled, precompile
+    from rtsnav.systems.nav.crowd.warmup import compile_notice, kernels_compiled, precompile
 
     t = time.perf_counter()
     if not kernels_compiled():
-        print(f"preparing: compiling rtsnav's kernels on first use (about {FIRST_COMPILE_S} s on 2 cores, in two "
-              "processes; cached for later runs)...", flush=True)
+        print(f"preparing: {compile_notice()}...", flush=True)
         precompile(Crowd)
     warm_up()
     jit = time.perf_counter() - t

@@ -9,6 +9,8 @@ Usable from a plain script::
     result.found, result.cost, result.cells      # True, 71.79..., (N, 2) int32 array of (x, y)
 """
 
+# first, before any kernel is defined: a wheel's compiled kernels are then found (see the module)
+from . import shipped_kernels  # noqa: F401
 from .crowd import Crowd, CrowdConfig, CrowdEvents
 from .crowd.warmup import warm_up
 from .errors import NavError

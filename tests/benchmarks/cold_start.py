@@ -1,8 +1,12 @@
 """Cold start: import, ``prepare`` (run by ``install``) and the first order tick of each planner.
 
-    python tests/benchmarks/cold_start.py [--map AcrosstheCape.map] [--agents 200] [--json out.json]
+    python tests/benchmarks/cold_start.py [--map AcrosstheCape.map] [--agents 200] [--wheel W] [--json out.json]
 
-First, on empty caches: import + the first ``find_path`` on a 256² grid (acceptance ≤ 10 s), and
+First, from the wheel of ``make wheel`` (built here unless ``--wheel`` names one) unpacked into a
+new venv, empty numba and bake caches: import + first ``find_path`` on 256² (acceptance ≤ 10 s),
+``install(Navigation(grid))`` with every planner (≤ 30 s), the headless demo from launch to its
+first frame (≤ 45 s), and how many kernels each had to compile. Then from this checkout (the
+kernels compile), on empty caches: import + the first ``find_path`` on a 256² grid (acceptance ≤ 10 s), and
 the headless demo from launch to its first frame (≤ 45 s). Then two fresh processes: one with an
 empty numba cache and an empty bake cache (reporting the kernels that take longest to compile),
 one with both warm (the second run reuses the first one's caches). In each, after ``install`` (which compiles the
@@ -133,11 +137,71 @@ def child(map_name: str, agents: int) -> dict:
     return out
 
 
+WHEEL_FIRST_PATH = """
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+from rtsnav.systems.nav import Grid, find_path
+imported = time.perf_counter() - t0
+passable = np.ones((256, 256), dtype=bool)
+passable[20:230, 128] = False
+t = time.perf_counter()
+found = bool(find_path(Grid(passable), (5, 128), (250, 128)).found)
+print(json.dumps({"import_s": round(imported, 2), "first_find_path_s": round(time.perf_counter() - t, 2), "found": found}))
+"""
+WHEEL_INSTALL = """
+import json, time, rtsnav
+from rtsnav.levels import load_movingai_map
+from rtsnav.systems import Navigation, install
+nav = Navigation(load_movingai_map("AcrosstheCape.map"))
+t = time.perf_counter()
+install(nav)
+print(json.dumps({"install_every_planner_s": round(time.perf_counter() - t, 2), "rtsnav": rtsnav.__file__}))
+"""
+
+
+def wheel_venv(wheel: Path, where: Path) -> str:
+    """A bare venv with ``wheel`` unpacked into it and this environment's packages beside it (its
+    ``.pth`` files, such as an editable rtsnav, not run); returns its Python."""
+    import sysconfig
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    python = str(where / "bin" / "python")
+    purelib = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  capture_output=True, text=True, check=True).stdout.strip())
+    zipfile.ZipFile(wheel).extractall(purelib)
+    (purelib / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+def from_wheel(wheel: Path) -> dict:
+    """Cold start from ``wheel`` in a new venv, with an empty numba cache and bake cache."""
+    out: dict = {"wheel": wheel.name}
+    with tempfile.TemporaryDirectory() as tmp:
+        python = wheel_venv(wheel, Path(tmp) / "venv")
+        for label, run in (("first path", ["-c", WHEEL_FIRST_PATH]), ("install", ["-c", WHEEL_INSTALL]),
+                           ("demo", ["-m", "rtsnav.game", "--headless", "--frames", "1"])):
+            with tempfile.TemporaryDirectory() as numba_cache, tempfile.TemporaryDirectory() as bake_cache:
+                env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, RTSNAV_CACHE_DIR=bake_cache)
+                t = time.perf_counter()
+                res = subprocess.run([python, *run], env=env, cwd=tmp, capture_output=True, text=True, check=True)
+                seconds = time.perf_counter() - t
+                compiled = sum(1 for _ in Path(numba_cache).rglob("*.nbi"))
+            if label == "demo":
+                out["demo_launch_to_first_frame_s"] = round(seconds, 1)
+            else:
+                out.update(json.loads(res.stdout.strip().splitlines()[-1]))
+            out[f"{label}: kernels compiled"] = compiled
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--map", default="AcrosstheCape.map")
     ap.add_argument("--agents", type=int, default=200)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--wheel", type=Path, help="a wheel from `make wheel` (default: build one, ~2 min)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--first-path", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -148,6 +212,16 @@ def main(argv=None) -> int:
         print(json.dumps(first_path()))
         return 0
     results: dict = {}
+    if args.wheel is None:
+        from tools.build_wheel import build
+
+        args.wheel = build(Path(tempfile.mkdtemp(prefix="rtsnav-dist-")))
+    results["from the wheel (kernels compiled in), empty caches"] = wheel_row = from_wheel(args.wheel)
+    print(f"from {args.wheel.name}: import {wheel_row['import_s']} s + first find_path on 256² "
+          f"{wheel_row['first_find_path_s']} s; install with every planner {wheel_row['install_every_planner_s']} s; "
+          f"headless demo launch to first frame {wheel_row['demo_launch_to_first_frame_s']} s "
+          f"(kernels compiled: {wheel_row['first path: kernels compiled']}/{wheel_row['install: kernels compiled']}/"
+          f"{wheel_row['demo: kernels compiled']})", flush=True)
     with tempfile.TemporaryDirectory() as numba_cache, tempfile.TemporaryDirectory() as bake_cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache, RTSNAV_CACHE_DIR=bake_cache)
         res = subprocess.run([sys.executable, __file__, "--first-path"], env=env, capture_output=True, text=True,

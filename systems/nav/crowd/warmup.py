@@ -33,7 +33,7 @@ from .rebuild import first_query
 from .state import PLANNERS, NavState
 
 __all__ = ["warm_up", "practice_grid", "practice_crowd", "run_until_arrived", "bake_stages", "bake", "prepare_crowd",
-           "freeze_after_load", "kernels_compiled", "precompile", "compile_part", "FLOCKED"]
+           "freeze_after_load", "kernels_compiled", "compile_notice", "precompile", "compile_part", "FLOCKED"]
 
 #: Planners practised with a flock, whose orders use sector tiles on large maps.
 FLOCKED = ("flowfield", "leader")
@@ -169,8 +169,7 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
                 seconds[stage] = time.perf_counter() - t0      # this process practised it: all compiled
                 continue
             if not compiled:
-                say(f"compiling navigation kernels on first use (about {FIRST_COMPILE_S} s on 2 cores; cached for "
-                    "later runs)")
+                say(compile_notice())
                 precompile(crowd_class, [level_kind(level.grid)])
             warm_up()
             say(f"grid searches ready ({time.perf_counter() - t0:.0f} s)")
@@ -210,15 +209,33 @@ FIRST_COMPILE_S = 80
 
 
 def kernels_compiled() -> bool:
-    """Whether the kernels are compiled in this process or in numba's on-disk cache (probed on
-    the A* kernel: every warm-up compiles it first and caches it with the rest)."""
-    import os
+    """Whether the kernels are compiled in this process, or in numba's on-disk cache or the wheel's
+    shipped kernels for this CPU, numba and source (probed on the A* kernel: every warm-up
+    compiles it first and caches it with the rest)."""
+    from numba.core.registry import cpu_target
 
     from ..search.astar import astar_run
 
-    index = getattr(getattr(getattr(astar_run, "_cache", None), "_cache_file", None), "_index_path", None)
-    # no cache to probe (caching off): nothing to announce
-    return bool(astar_run.signatures) or index is None or os.path.exists(index)
+    if astar_run.signatures:
+        return True
+    cache_file = getattr(getattr(astar_run, "_cache", None), "_cache_file", None)
+    if cache_file is None:
+        return True                                  # caching off: nothing to announce
+    try:
+        entries = cache_file._load_index()  # noqa: SLF001 (empty when from other source or another numba)
+    except Exception:                                # noqa: BLE001 (an unreadable index: it will be rewritten)
+        return False
+    machine = cpu_target.target_context.codegen().magic_tuple()
+    return any(key[1] == machine for key in entries)
+
+
+def compile_notice() -> str:
+    """What a first compile says it is doing (the wheel's kernels did not fit, or there are none)."""
+    from ..shipped_kernels import shipped
+
+    why = "the wheel's compiled kernels are for another CPU or numba version: " if shipped() else ""
+    return (f"{why}compiling navigation kernels on first use (about {FIRST_COMPILE_S} s on 2 cores; cached for "
+            "later runs)")
 
 
 def _say(message: str) -> None:
