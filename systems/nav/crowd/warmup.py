@@ -158,6 +158,8 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
     # a first run compiles for minutes: without a loading screen of the game's own, say so
     compiled = kernels_compiled()
     say = _say if progress is None and not compiled else _quiet
+    if progress is None:                   # a prepare longer than 2 s is never silent
+        progress = _LateProgress()
     for done, stage in enumerate(stages):
         if progress is not None:
             progress(stage, done, len(stages))
@@ -236,6 +238,28 @@ def compile_notice() -> str:
     why = "the wheel's compiled kernels are for another CPU or numba version: " if shipped() else ""
     return (f"{why}compiling navigation kernels on first use (about {FIRST_COMPILE_S} s on 2 cores; cached for "
             "later runs)")
+
+
+class _LateProgress:
+    """The ``progress`` of a ``prepare`` given none: quiet for its first 2 s, then a line on
+    standard error per stage (and one when done), so a slow load says what it is doing."""
+
+    QUIET_S = 2.0
+
+    def __init__(self) -> None:
+        self._start = time.perf_counter()
+        self._spoke = False
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        elapsed = time.perf_counter() - self._start
+        if elapsed < self.QUIET_S:
+            return
+        if stage == "done":
+            if self._spoke:
+                _say(f"prepared in {elapsed:.1f} s")
+            return
+        self._spoke = True
+        _say(f"preparing {stage} ({done + 1}/{total}; {elapsed:.1f} s so far)")
 
 
 def _say(message: str) -> None:
