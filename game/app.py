@@ -33,7 +33,7 @@ from .overlays import Overlays
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, units_in_box
 from .unit_types import UNIT_TYPES, spawn_cells_for_width, unit_kinds
-from .window_state import HealthBars, pnm_to_array, window_summary
+from .window_state import HealthBars, Shots, pnm_to_array, window_summary
 
 __all__ = ["RtsApp", "configure_panda", "pnm_to_array", "SIM_DT", "OVERLAYS", "HELP"]
 
@@ -139,8 +139,7 @@ class RtsApp:
             self.tick += 1
             if len(self.army.fallen):
                 self._selected_mask &= self.army.alive
-                winner = self.army.winner()
-                if winner is not None and self.hud.message != f"team {winner} wins":
+                if (winner := self.army.winner()) is not None and self.hud.message != f"team {winner} wins":
                     self.say(f"team {winner} wins", 30.0)
 
     # ------------------------------------------------------------------ scene
@@ -161,8 +160,8 @@ class RtsApp:
         self.rings = RingMesh(len(self.entities))
         self._rings_shown = True
         self.rings.node.reparentTo(self.scene)
-        self.bars = HealthBars(len(self.entities))
-        self.bars.node.reparentTo(self.scene)
+        self.bars = HealthBars(len(self.entities), parent=self.scene)
+        self.shots = Shots(self.army.team, parent=self.scene)
         self.gate_nodes: dict[str, tuple] = {}
         for name, gate in self.level.gates.items():
             closed = build_blocks(self.level, gate.cells, 1.6, (0.75, 0.18, 0.12), f"gate {name} closed")
@@ -223,6 +222,7 @@ class RtsApp:
             self.rings.update(pos, self._selected_mask)
             self._rings_shown = bool(self._selected_mask.any())
         self.bars.update(pos, self.army.health, alive)
+        self.shots.update(pos, self.army.fighting, self.army.enemy, alive, self.tick * SIM_DT)
         overlay = self.overlays.number
         if overlay and self.tick % (15 if overlay in (1, 5) else 60) == 0 and self.tick != self._overlay_tick:
             self._overlay_tick = self.tick                      # overlays follow the units and the plans

@@ -292,6 +292,16 @@ class Army:
         pending = self.crowd.status(self.ids[units]).pending                      # ordered, not planned yet
         return ((s == NavState.FINISHED) | (s == NavState.FAILED) | (s == NavState.IDLE)) & ~pending
 
+    def _mates_done(self, units: np.ndarray) -> np.ndarray:
+        """Per unit: every living member of the order it carries out (``order_group``) is done."""
+        groups = self.order_group[units]
+        ready = np.ones(len(units), dtype=bool)
+        for g in np.unique(groups[groups >= 0]).tolist():
+            mates = np.flatnonzero((self.order_group == g) & self.alive)
+            if not self.arrived(mates).all():
+                ready[groups == g] = False
+        return ready
+
     def has_queued(self, units: np.ndarray) -> np.ndarray:
         return np.array([bool(self.queue.get(u)) for u in units.tolist()], dtype=bool)
 
@@ -299,12 +309,7 @@ class Army:
         """Units done with their order take their next queued one together: a unit waits until
         every living member of the group it walked with is done too (legs taken one by one on
         each unit's own arrival scattered an army over the map)."""
-        groups = self.order_group[units]
-        ready = np.ones(len(units), dtype=bool)
-        for g in np.unique(groups[groups >= 0]).tolist():
-            mates = np.flatnonzero((self.order_group == g) & self.alive)
-            if not self.arrived(mates).all():
-                ready[groups == g] = False
+        ready = self._mates_done(units)
         waiting = units[~ready]
         units = units[ready]
         by_order: dict[tuple, list[int]] = {}
@@ -358,7 +363,10 @@ class Army:
                 planner = self.planner if len(these) > 1 else "astar"
                 self.crowd.move(self.ids[these], point, planner,
                                 group=next(self._group_ids) if planner in GROUP_PLANNERS else None)
+        # the patrol turns together: each end waits for every member (turning on each unit's own
+        # arrival spread a patrol over its whole route, and jammed a bridge both ways)
         done = ~stale & self.arrived(units)
+        done[done] &= self._mates_done(units[done])
         return np.where(done, SUCCESS, RUNNING)
 
     def close_in(self, units: np.ndarray) -> np.ndarray:

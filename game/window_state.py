@@ -1,7 +1,8 @@
-"""What the demo shows beyond the crowd: health bars, and the window's state for tests.
+"""What the demo shows beyond the crowd: health bars, shots, and the window's state for tests.
 
 ``HealthBars`` is one dynamic mesh of two quads per unit (a dark back and a fill coloured from
-green to red by health) standing over the hurt units; ``window_summary`` is what a test driving
+green to red by health) standing over the hurt units; ``Shots`` one dynamic mesh of a tracer per
+unit, flying from each fighting unit to its target; ``window_summary`` is what a test driving
 the real window reads; ``pnm_to_array`` turns a Panda3D image into pixels.
 """
 
@@ -16,13 +17,14 @@ from .scene import _mesh, _write
 from .selection import project_to_screen
 from .unit_types import UNIT_TYPES
 
-__all__ = ["HealthBars", "window_summary", "pnm_to_array"]
+__all__ = ["HealthBars", "Shots", "window_summary", "pnm_to_array"]
 
 
 class HealthBars:
     """A bar over each hurt unit (health < 1), hidden over the healthy and the dead."""
 
-    def __init__(self, count: int, width: float = 1.0, height: float = 0.24, lift: float = 1.25) -> None:
+    def __init__(self, count: int, width: float = 1.0, height: float = 0.24, lift: float = 1.25,
+                 parent: NodePath | None = None) -> None:
         self.count, self.width, self.height, self.lift = count, width, height, lift
         quad = np.array([[0, 1, 2], [0, 2, 3]])
         tris = (np.arange(2 * count) * 4)[:, None, None] + quad[None]
@@ -36,6 +38,8 @@ class HealthBars:
         self.node.setDepthTest(False)                 # each unit's fill after its back
         self.node.setDepthWrite(False)
         self.shown = np.zeros(count, dtype=bool)      # which bars are drawn
+        if parent is not None:
+            self.node.reparentTo(parent)
 
     def update(self, positions: np.ndarray, health: np.ndarray, alive: np.ndarray) -> None:
         """Bars over units ``alive`` with ``health`` below 1, at ``positions`` (``(N, 3)``)."""
@@ -66,6 +70,56 @@ class HealthBars:
         rgba[:, 1, 1] = np.clip(2.0 * h, 0, 1)
         rgba[:, 1, 2] = 0.1
         _write(self.vdata, 1, np.repeat(rgba.reshape(-1, 4), 4, axis=0))
+
+
+class Shots:
+    """Tracers: a bright streak flying from each fighting unit to its target (``SHOTS_PER_S`` a
+    second, each unit at its own phase), coloured by team; one quad per unit in one mesh."""
+
+    SHOTS_PER_S = 2.0
+    COLOURS = {1: (1.0, 0.85, 0.3, 1.0), 2: (0.5, 0.9, 1.0, 1.0)}
+
+    def __init__(self, teams: np.ndarray, width: float = 0.3, lift: float = 0.9,
+                 parent: NodePath | None = None) -> None:
+        count = len(teams)
+        self.count, self.width, self.lift = count, width, lift
+        quad = np.array([[0, 1, 2], [0, 2, 3]])
+        tris = (np.arange(count) * 4)[:, None, None] + quad[None]
+        colours = np.array([self.COLOURS.get(int(t), (1.0, 1.0, 1.0, 1.0)) for t in teams], dtype=np.float32)
+        node, self.vdata = _mesh("shots", np.zeros((count * 4, 3), np.float32), np.repeat(colours, 4, axis=0),
+                                 tris.reshape(-1, 3), Geom.UHDynamic)
+        self.node = NodePath(node)
+        self.node.setTwoSided(True)
+        self.node.setLightOff()
+        self.node.setBin("fixed", 9)                   # over the units (the streaks are short), under the bars
+        self.node.setDepthTest(False)
+        self.node.setDepthWrite(False)
+        self.shown = np.zeros(count, dtype=bool)       # which units are firing
+        if parent is not None:
+            self.node.reparentTo(parent)
+
+    def update(self, positions: np.ndarray, fighting: np.ndarray, enemy: np.ndarray, alive: np.ndarray,
+               seconds: float) -> None:
+        """Tracers from the living ``fighting`` units to their living ``enemy`` at game time ``seconds``."""
+        n = self.count
+        target = np.clip(enemy[:n], 0, n - 1)
+        shown = fighting[:n] & alive[:n] & (enemy[:n] >= 0) & alive[target]
+        if not shown.any() and not self.shown.any():
+            return
+        self.shown = shown
+        p, q = positions[:n], positions[target]
+        phase = (seconds * self.SHOTS_PER_S + np.arange(n) * 0.618) % 1.0
+        a = p + (q - p) * phase[:, None]
+        b = p + (q - p) * np.minimum(1.0, phase + 0.45)[:, None]
+        a[:, 2] += self.lift
+        b[:, 2] += self.lift
+        d = (b - a)[:, :2]
+        length = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
+        side = np.zeros_like(a)
+        side[:, 0], side[:, 1] = -d[:, 1] / length, d[:, 0] / length
+        side *= np.where(shown, self.width / 2, 0.0)[:, None]
+        b = np.where(shown[:, None], b, a)                 # hidden: a quad of no size
+        _write(self.vdata, 0, np.stack([a + side, b + side, b - side, a - side], axis=1).reshape(-1, 3))
 
 
 def window_summary(app) -> dict:

@@ -66,6 +66,28 @@ def test_health_bars_show_over_hurt_living_units_only():
     assert bars.shown.tolist() == [False, True, False]
 
 
+def test_shots_fly_from_fighting_units_to_living_targets_only():
+    pytest.importorskip("panda3d")
+    from panda3d.core import GeomVertexReader
+
+    from rtsnav.game.window_state import Shots
+
+    shots = Shots(np.array([1, 1, 2, 2]))
+    pos = np.zeros((4, 3))
+    pos[:, 0] = [0.0, 1.0, 3.0, 4.0]
+    fighting = np.array([True, True, True, False])
+    enemy = np.array([2, 3, 0, -1])
+    alive = np.array([True, True, True, False])        # unit 3 is dead: unit 1 does not shoot at it
+    shots.update(pos, fighting, enemy, alive, seconds=0.3)
+    assert shots.shown.tolist() == [True, False, True, False]
+    reader = GeomVertexReader(shots.vdata, "vertex")
+    quads = np.array([list(reader.getData3()) for _ in range(16)]).reshape(4, 4, 3)
+    spans = np.ptp(quads[..., 0], axis=1)
+    assert spans[0] > 0.1 and spans[2] > 0.1            # a streak between the two
+    assert spans[1] == 0 and spans[3] == 0
+    assert ((quads[0, :, 0] >= 0) & (quads[0, :, 0] <= 3)).all()      # on the line from unit 0 to unit 2
+
+
 @pytest.mark.slow
 def test_both_teams_attack_moving_on_the_river_lose_a_fifth_of_a_side_within_90_s():
     """The issue's acceptance: 500 units, both teams attack-move into each other."""

@@ -65,7 +65,7 @@ queue = true
     assert near_b.mean() > 0.9 and (states(app, mine) == NavState.FINISHED).mean() > 0.9
 
 
-def test_patrol_walks_to_the_point_and_back(app, tmp_path):
+def test_patrol_walks_to_the_point_and_back_as_one_group(app, tmp_path):
     play(app, tmp_path, """
 [[order]]
 tick = 1
@@ -78,13 +78,15 @@ mode = "patrol"
     assert (app.army.mode[mine] == UnitMode.PATROL).all()
     assert np.allclose(s.target[app.army.ids[mine], :2], [30.5, 32.5])     # first leg: to B
     a = app.army.patrol[mine[0], 0].copy()
-    turned = np.zeros(len(mine), dtype=bool)
-    for _ in range(1500):
+    turned_at = np.full(len(mine), -1)
+    for tick in range(1500):
         app.step(1)
-        turned |= np.hypot(*(s.target[app.army.ids[mine], :2] - a).T) < 1e-6
-        if turned.all():
+        turned = np.hypot(*(s.target[app.army.ids[mine], :2] - a).T) < 1e-6
+        turned_at[turned & (turned_at < 0)] = tick
+        if (turned_at >= 0).all():
             break
-    assert turned.all()                                                     # each reached B, turned to A
+    assert (turned_at >= 0).all()                                           # they reached B, turned to A
+    assert turned_at.max() == turned_at.min()                               # together: the patrol waits for all
     assert (app.army.mode[mine] == UnitMode.PATROL).all()
 
 
