@@ -1,7 +1,7 @@
-"""Compile every kernel ahead of use: ``python -m rtsnav.systems.nav.crowd.precompile_worker [PART] [KIND ...]``.
+"""Compile every kernel ahead of use: ``python -m rtsnav.systems.nav.crowd.precompile_worker [PART[,PART]] [KIND ...]``.
 
 ``warmup.precompile`` starts it as its helper process to compile one of
-``warmup.COMPILE_PARTS`` into numba's on-disk cache while the caller compiles the other.
+``warmup.COMPILE_PARTS`` into numba's on-disk cache while the caller compiles another.
 ``KIND`` is a level kind (``uniform``, ``cost``, ``uniform+heights``, ``cost+heights``) so the
 same kernel signatures are made. ``all`` (the default) compiles everything in two processes at
 once where there are two cores: what the test suite runs before its workers start. With
@@ -27,10 +27,11 @@ def main(argv: list[str] | None = None) -> int:
         precompile(Crowd, kinds)
     else:
         t0 = time.perf_counter()
-        for kind in kinds:
-            compile_part(Crowd, part, kind)
-        if os.environ.get("RTSNAV_COMPILE_TIMES"):
-            print(f"{part} compiled in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        for name in part.split(","):
+            for kind in kinds:
+                compile_part(Crowd, name, kind)
+            if os.environ.get("RTSNAV_COMPILE_TIMES"):
+                print(f"{name} compiled at {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0
 
 

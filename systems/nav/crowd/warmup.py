@@ -207,7 +207,7 @@ _PRACTISED: list[tuple[str, bool, frozenset]] = []
 
 #: Seconds a first compile of every kernel takes on this project's 2-core machine, in two
 #: processes (what the first-run message announces; ``tests/benchmarks/cold_start.py`` measures it).
-FIRST_COMPILE_S = 80
+FIRST_COMPILE_S = 75
 
 
 def kernels_compiled() -> bool:
@@ -294,9 +294,15 @@ def warm_up(fields: bool = True) -> float:
     return time.perf_counter() - t0
 
 
-#: The two halves of a first compile, about equal in time: run at once in two processes they
-#: fill numba's cache in about 60% of the time one process takes.
-COMPILE_PARTS = ("searches", "groups")
+#: The parts of a first compile, in two processes at once (this one and a helper), each a chain:
+#: ``core`` (the crowd's own kernels: a practice run of one planner) then ``searches`` (the crowd
+#: with every single-unit planner), beside ``direct`` (every grid search and smoothing called
+#: directly), ``flows`` (the flow-field kernels a practice run does not reach) and ``groups`` (the
+#: crowd with every group planner). Each chain's crowd loads the kernels the other compiled
+#: meanwhile: two halves that each ran a whole practice crowd from the start compiled the crowd's
+#: kernels twice, ~55 of each half's ~96 s.
+COMPILE_CHAINS = (("core", "searches"), ("direct", "flows", "groups"))
+COMPILE_PARTS = tuple(part for chain in COMPILE_CHAINS for part in chain)
 SEARCH_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints",
                    "hierarchy", "dstar-lite")
 
@@ -318,13 +324,17 @@ def compile_part(crowd_class, part: str, kind: str = "uniform") -> None:
     """Compile one of ``COMPILE_PARTS`` (into numba's cache) by practice runs on a level of ``kind``."""
     radius = CrowdConfig().navmesh_radius
     like = like_grid(kind)
-    if part == "searches":
-        warm_up(fields=False)
-        practice_crowd(crowd_class, practice_grid(like), list(SEARCH_PLANNERS), "full", radius)
-    elif part == "groups":
+    if part == "core":
+        practice_crowd(crowd_class, practice_grid(like), ["astar"], "full", radius)
+    elif part == "flows":
         passable = np.ones((4, 5), dtype=bool)
         passable[1, 1:4] = False
         _warm_outside_practice(Grid(passable))
+    elif part == "direct":
+        warm_up(fields=False)
+    elif part == "searches":
+        practice_crowd(crowd_class, practice_grid(like), list(SEARCH_PLANNERS), "full", radius)
+    elif part == "groups":
         groups = [m for m in PLANNERS if m not in SEARCH_PLANNERS]
         practice_crowd(crowd_class, practice_grid(like), groups, "full", radius)
         practice_crowd(crowd_class, practice_grid(like), [m for m in groups if m in FLOCKED], "tiles", radius)
@@ -335,8 +345,8 @@ def compile_part(crowd_class, part: str, kind: str = "uniform") -> None:
 def precompile(crowd_class, kinds: Iterable[str] = ("uniform",), jobs: int | None = None) -> float:
     """Fill numba's on-disk cache with every kernel for levels of ``kinds`` (see ``level_kind``),
     in ``jobs`` processes at once (default: 2 when the machine has 2 cores or more): this process
-    compiles one part while a helper process (``python -m
-    rtsnav.systems.nav.crowd.precompile_worker``) compiles the other. Returns the seconds spent."""
+    compiles the first of ``COMPILE_CHAINS`` while a helper process (``python -m
+    rtsnav.systems.nav.crowd.precompile_worker``) compiles the second. Returns the seconds spent."""
     import os
     import subprocess
 
@@ -345,17 +355,20 @@ def precompile(crowd_class, kinds: Iterable[str] = ("uniform",), jobs: int | Non
     jobs = min(2, os.cpu_count() or 1) if jobs is None else jobs
     if getattr(sys, "frozen", False):             # a bundled game: sys.executable is the game, not Python
         jobs = 1
+    mine, theirs = COMPILE_CHAINS
     helper = None
     if jobs >= 2:
-        helper = subprocess.Popen([sys.executable, "-m", "rtsnav.systems.nav.crowd.precompile_worker", "groups",
-                                   *kinds])
-    for kind in kinds:
-        compile_part(crowd_class, "searches", kind)
-    if os.environ.get("RTSNAV_COMPILE_TIMES"):
-        print(f"searches compiled in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    if helper is None or helper.wait() != 0:     # no helper, or it failed: compile its part here
+        helper = subprocess.Popen([sys.executable, "-m", "rtsnav.systems.nav.crowd.precompile_worker",
+                                   ",".join(theirs), *kinds])
+    for part in mine:
         for kind in kinds:
-            compile_part(crowd_class, "groups", kind)
+            compile_part(crowd_class, part, kind)
+        if os.environ.get("RTSNAV_COMPILE_TIMES"):
+            print(f"{part} compiled at {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    if helper is None or helper.wait() != 0:         # no helper, or it failed: compile its parts here
+        for part in theirs:
+            for kind in kinds:
+                compile_part(crowd_class, part, kind)
     return time.perf_counter() - t0
 
 
