@@ -63,7 +63,7 @@ class ShippedKernelLocator(caching.InTreeCacheLocator):
 
 def register() -> None:
     """Put ``ShippedKernelLocator`` first among numba's locators (once; before kernels are defined)."""
-    classes = caching.CacheImpl._locator_classes  # noqa: SLF001 (numba has no public setter)
+    classes: list = caching.CacheImpl._locator_classes  # noqa: SLF001 (numba has no public setter)
     if ShippedKernelLocator not in classes:
         classes.insert(0, ShippedKernelLocator)
 
