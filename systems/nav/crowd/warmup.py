@@ -296,12 +296,13 @@ def warm_up(fields: bool = True) -> float:
 
 #: The parts of a first compile, in two processes at once (this one and a helper), each a chain:
 #: ``core`` (the crowd's own kernels: a practice run of one planner) then ``searches`` (the crowd
-#: with every single-unit planner), beside ``direct`` (every grid search and smoothing called
+#: with every single-unit planner) and ``extras`` (builders no practice run reaches: goal bounds,
+#: eikonal and kernel-rule fields, triangle-soup navmeshes, clearance maps, lookup tables), beside ``direct`` (every grid search and smoothing called
 #: directly), ``flows`` (the flow-field kernels a practice run does not reach) and ``groups`` (the
 #: crowd with every group planner). Each chain's crowd loads the kernels the other compiled
 #: meanwhile: two halves that each ran a whole practice crowd from the start compiled the crowd's
 #: kernels twice, ~55 of each half's ~96 s.
-COMPILE_CHAINS = (("core", "searches"), ("direct", "flows", "groups"))
+COMPILE_CHAINS = (("core", "searches", "extras"), ("direct", "flows", "groups"))
 COMPILE_PARTS = tuple(part for chain in COMPILE_CHAINS for part in chain)
 SEARCH_PLANNERS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+", "navmesh", "waypoints",
                    "hierarchy", "dstar-lite")
@@ -334,6 +335,8 @@ def compile_part(crowd_class, part: str, kind: str = "uniform") -> None:
         warm_up(fields=False)
     elif part == "searches":
         practice_crowd(crowd_class, practice_grid(like), list(SEARCH_PLANNERS), "full", radius)
+    elif part == "extras":
+        _warm_builders(like)
     elif part == "groups":
         groups = [m for m in PLANNERS if m not in SEARCH_PLANNERS]
         practice_crowd(crowd_class, practice_grid(like), groups, "full", radius)
@@ -370,6 +373,27 @@ def precompile(crowd_class, kinds: Iterable[str] = ("uniform",), jobs: int | Non
             for kind in kinds:
                 compile_part(crowd_class, part, kind)
     return time.perf_counter() - t0
+
+
+def _warm_builders(like: Grid) -> None:
+    """The builders a game calls at load time that no practice run reaches, on a tiny level like
+    ``like`` (each compiled once here instead of in the first process that builds one)."""
+    from ..flow.clearance import SizedGrids
+    from ..flow.field import FlowField
+    from ..navmesh import NavMesh
+    from ..search.goal_bounds import GoalBounds
+    from ..waypoints.graph import WaypointGraph
+
+    grid = Grid(np.ones((6, 6), dtype=bool), None if like.is_uniform else np.full((6, 6), 2.0))
+    if grid.is_uniform:                                 # goal bounds are for uniform-cost grids only
+        GoalBounds.build(grid)
+    for integration, rule in (("eikonal", "descent"), ("dijkstra", "kernel")):
+        FlowField.build(grid, [(1, 1)], integration=integration, rule=rule)
+    SizedGrids(grid)
+    grid.segments_clear(np.array([[0.5, 0.5]]), np.array([[4.5, 3.5]]))
+    WaypointGraph(grid, np.array([[0, 0], [5, 5]]), np.array([[0, 1]])).lookup_tables()
+    soup = np.array([[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [4.0, 4.0, 0.0], [0.0, 4.0, 0.0]])
+    NavMesh.from_triangles(soup, np.array([[0, 1, 2], [0, 2, 3]]))
 
 
 def _warm_outside_practice(grid) -> None:
