@@ -3,6 +3,7 @@ validated but were broken, cache faults and CLI manners."""
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import subprocess
@@ -147,6 +148,39 @@ def test_checksum_covers_metadata(tmp_path):
     np.savez(path, **parts)
     with pytest.raises(NavError, match="checksum"):
         read_baked(path, 1, "test")
+
+
+def test_a_forged_goal_bounds_file_with_in_range_boxes_is_rebaked_not_trusted(tmp_path):
+    """A forger who can write the cache folder but not read the user's key: boxes shrunk to
+    the start cell (in range, so every shape and index check passes) with the sha256 checksum an
+    unkeyed format would take. Trusted, JPS+ with these bounds finds no path."""
+    import hashlib
+
+    from rtsnav.systems.nav import GoalBounds as GB
+    from rtsnav.systems.nav import find_path
+
+    passable = np.ones((12, 12), dtype=bool)
+    passable[2:10, 6] = False
+    grid = Grid(passable)
+    GB.cached(grid, tmp_path)
+    (path,) = tmp_path.glob("*.npz")
+    meta, arrays, digest = read_baked(path, GB.FORMAT_VERSION, "goal bounds")
+    boxes = next(k for k, v in arrays.items() if v.ndim >= 2)
+    arrays[boxes] = np.zeros_like(arrays[boxes])
+    payload = io.BytesIO()
+    np.savez(payload, **arrays)
+    data = payload.getvalue()
+    h = hashlib.sha256()
+    h.update(str(GB.FORMAT_VERSION).encode())
+    h.update(np.ascontiguousarray(meta, dtype=np.float64).tobytes())
+    h.update(digest.encode())
+    h.update(data)
+    np.savez(path, version=np.array(GB.FORMAT_VERSION), meta=meta, grid=np.array(digest),
+             data=np.frombuffer(data, dtype=np.uint8), checksum=np.array(h.hexdigest()))
+    with pytest.warns(RuntimeWarning, match="rebaking .*checksum mismatch"):
+        bounds = GB.cached(grid, tmp_path)
+    result = find_path(grid, (1, 5), (11, 5), method="jps+", goal_bounds=bounds)
+    assert result.found and result.cost == pytest.approx(find_path(grid, (1, 5), (11, 5)).cost)
 
 
 def test_a_cache_with_a_valid_checksum_but_a_missing_array_is_rebuilt(tmp_path, arena):

@@ -2,13 +2,19 @@
 refuses anything damaged, of another format version or baked for another grid, and load-or-bake.
 
 A file holds ``version``, ``meta`` (the baker's parameters), ``grid`` (a digest of the grid and
-parameters it was baked for), ``data`` (an inner npz of the arrays) and ``checksum`` (sha256 over
-all of them: a changed parameter, origin or digest is caught like a flipped byte).
+parameters it was baked for), ``data`` (an inner npz of the arrays) and ``checksum`` (an
+HMAC-SHA256 over all of them: a changed parameter, origin or digest is caught like a flipped
+byte). The HMAC's key is a secret kept outside the cache folder (``cache_key``), so a file made
+by anyone who can write the cache folder but not read the key fails the check and is rebaked:
+an unkeyed hash let a forged file with in-range but wrong values (goal bounds that prune the
+right way out) pass. A studio that ships its bakes sets ``RTSNAV_CACHE_KEY`` when baking and in
+the game.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import io
 import os
 import stat
@@ -23,7 +29,7 @@ from .errors import NavError
 from .grid import Grid
 
 __all__ = ["grid_digest", "write_baked", "read_baked", "require", "check_indices", "check_offsets", "load_or_bake",
-           "default_cache_dir"]
+           "default_cache_dir", "cache_key"]
 
 #: Cache folders already reported unwritable (one warning each per process).
 _WARNED_UNWRITABLE: set[str] = set()
@@ -41,6 +47,48 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("rtsnav", appauthor=False))
 
 T = TypeVar("T")
+
+_KEY: bytes | None = None
+
+
+def cache_key() -> bytes:
+    """The secret the caches' checksums are keyed with: ``$RTSNAV_CACHE_KEY`` when set (a studio
+    shipping its bakes), else 32 random bytes made once per user and kept, readable by the user
+    only, in the user's config folder (``~/.config/rtsnav/cache-key``), outside the cache folder.
+    Where that cannot be kept, a key for this process only (bakes are then not reused), with one
+    ``RuntimeWarning``."""
+    global _KEY
+    if _KEY is not None:
+        return _KEY
+    env = os.environ.get("RTSNAV_CACHE_KEY")
+    if env:
+        _KEY = env.encode()
+        return _KEY
+    from platformdirs import user_config_dir
+
+    path = Path(user_config_dir("rtsnav", appauthor=False)) / "cache-key"
+    try:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".cache-key.{os.getpid()}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(os.urandom(32))
+            try:
+                os.link(tmp, path)                  # atomic: of two processes making it, one key wins
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink(missing_ok=True)
+        key = path.read_bytes()
+        if len(key) < 16:
+            raise OSError(f"{path} holds {len(key)} bytes, expected 32")
+        _KEY = key
+    except OSError as e:
+        warnings.warn(f"cannot keep the bake caches' key in {path} ({e}); caches made in this run are not "
+                      "reused by the next", RuntimeWarning, stacklevel=2)
+        _KEY = os.urandom(32)
+    return _KEY
 
 
 def grid_digest(grid: Grid, params: tuple, heights: bool = True) -> str:
@@ -67,7 +115,7 @@ def write_baked(path: str | Path, version: int, meta: np.ndarray, arrays: dict[s
 
 
 def _checksum(version: int, meta: np.ndarray, grid: str, data: bytes) -> str:
-    h = hashlib.sha256()
+    h = hmac.new(cache_key(), digestmod=hashlib.sha256)
     h.update(str(int(version)).encode())
     h.update(np.ascontiguousarray(meta, dtype=np.float64).tobytes())
     h.update(grid.encode())
@@ -89,8 +137,8 @@ def read_baked(path: str | Path, version: int, kind: str) -> tuple[np.ndarray, d
         raise NavError(f"{path}: unreadable {kind} cache ({type(e).__name__}: {e})") from None
     if found != version:
         raise NavError(f"{path}: format version {found}, expected {version}")
-    if _checksum(found, meta, digest, data) != checksum:
-        raise NavError(f"{path}: checksum mismatch (corrupt cache)")
+    if not hmac.compare_digest(_checksum(found, meta, digest, data), checksum):
+        raise NavError(f"{path}: checksum mismatch (corrupt, or made without this user's cache key)")
     with np.load(io.BytesIO(data), allow_pickle=False) as f:
         arrays = {name: f[name] for name in f.files}
     return meta, arrays, digest
