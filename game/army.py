@@ -59,7 +59,7 @@ def unit_tree():
                            | (a.mode[u] == UnitMode.RETREAT)),
                  Action("retreat home and heal", lambda u, a: a.retreat(u))),
         Sequence(Condition("may fight", lambda u, a: a.mode[u] != UnitMode.MOVE),
-                 Condition("enemy in range", lambda u, a: a.enemy_distance[u] <= ATTACK_RANGE),
+                 Condition("enemy in range", lambda u, a: (a.enemy_distance[u] <= ATTACK_RANGE) & a.fire_clear[u]),
                  Action("attack", lambda u, a: a.attack(u))),
         Sequence(Condition("may chase", lambda u, a: (a.mode[u] == UnitMode.ATTACK_MOVE) | (a.mode[u] == UnitMode.PATROL)),
                  Condition("enemy near", lambda u, a: a.enemy_distance[u] <= ACQUIRE_RANGE),
@@ -112,6 +112,7 @@ class Army:
         self.obeying = np.zeros(n, dtype=bool)
         self.enemy_distance = np.full(n, np.inf)
         self.enemy = np.full(n, -1, dtype=np.int64)
+        self.fire_clear = np.zeros(n, dtype=bool)            # a clear line to ``enemy`` (within attack range)
         self.control_groups: dict[int, np.ndarray] = {}
         self.planner = GROUP_PLANNER_CYCLE[0]
         self._group_ids = itertools.count(5000)
@@ -256,6 +257,11 @@ class Army:
             found = np.isfinite(d)
             self.enemy_distance[mine[found]] = d[found]
             self.enemy[mine[found]] = theirs[k[found]]
+        # a line of fire: no wall, tree or water between a unit and its target (else it closes in)
+        aiming = np.flatnonzero(self.enemy_distance <= ATTACK_RANGE)
+        self.fire_clear[:] = False
+        if len(aiming):
+            self.fire_clear[aiming] = self.level.grid.segments_clear(pos[aiming], pos[self.enemy[aiming]])
         self.fighting[:] = False
         statuses = self.tree.tick(np.flatnonzero(self.alive), self)
         self._bury(np.flatnonzero(self.alive & (self.health <= 0.0)))

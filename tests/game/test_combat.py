@@ -165,3 +165,34 @@ def test_the_headless_demo_reports_a_fight_with_deaths(tmp_path, capsys):
     assert dead > 0 and s["units"] == 80 - dead
     assert 0 <= s["crowd_agents"] - s["units"] <= 3          # the last tick's dead leave at the next tick
     assert "deaths team 1" in capsys.readouterr().out
+
+
+def test_units_fire_only_along_a_clear_line(app):
+    """Two enemies within attack range with a blocked cell between them do not shoot (they close
+    in instead); the same two in the open do."""
+    from rtsnav.components import Position
+
+    army, grid = app.army, app.level.grid
+    passable = grid.passable
+    ys, xs = np.nonzero(~passable[2:-2, 3:-3])
+    walled = next((x + 3, y + 2) for y, x in zip(ys.tolist(), xs.tolist())
+                  if passable[y + 2, x + 3 - 2] and passable[y + 2, x + 3 + 2] and not passable[y + 2, x + 3])
+    shooter = int(np.flatnonzero(army.team == 1)[0])
+    target = int(np.flatnonzero(army.team == 2)[0])
+
+    def place(cell_a, cell_b):
+        for unit, (cx, cy) in ((shooter, cell_a), (target, cell_b)):
+            p = esper.component_for_entity(app.entities[unit], Position)
+            p.x, p.y = grid.cell_to_world(cx, cy)[:2]
+        army.hold([shooter, target])                      # they stand where they are put
+        app.step(8)
+
+    x, y = walled
+    place((x - 2, y), (x + 2, y))
+    assert army.enemy[shooter] == target and army.enemy_distance[shooter] <= 4.0
+    assert not army.fire_clear[shooter] and not army.fighting[shooter]
+    open_cells = np.argwhere(passable)
+    row = next(r for r, c in open_cells.tolist() if passable[r, c:c + 5].all() and c + 5 < passable.shape[1])
+    col = next(c for c in range(passable.shape[1] - 5) if passable[row, c:c + 5].all())
+    place((col, row), (col + 4, row))
+    assert army.enemy[shooter] == target and army.fire_clear[shooter]
