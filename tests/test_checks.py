@@ -79,3 +79,14 @@ def test_components_refuse_through_the_shared_checks():
                          ({"avoidance_layers": 2 ** 33}, "avoidance_layers")]:
         with pytest.raises(ValueError, match=f"NavigationObstacle.{said}"):
             NavigationObstacle(**kwargs)
+
+
+def test_a_valid_point_is_not_formatted_for_a_message_it_does_not_need():
+    """The refusal's text is made only when refusing: a numpy point's repr cost ~0.1 ms a call,
+    more than a short navmesh query itself."""
+
+    class NoRepr(list):
+        def __repr__(self):
+            raise AssertionError("repr made for a valid point")
+
+    assert checks.point(NoRepr([1.0, 2.0]), "p") == (1.0, 2.0)
