@@ -18,7 +18,7 @@ from rtsnav.components import NavigationAgent, NavState, Position, Velocity
 from rtsnav.levels import LevelError, load_level, load_movingai_scenarios
 from rtsnav.levels.level_file import BUILTIN_DIR, parse_level
 from rtsnav.systems import Navigation, install
-from rtsnav.systems.nav import FlowField, Grid, NavError, NavMesh, WaypointGraph
+from rtsnav.systems.nav import FlowField, Grid, NavError, NavMesh, WaypointGraph, find_path
 from rtsnav.systems.nav.bake_cache import read_baked, write_baked
 from rtsnav.systems.nav.waypoints.hierarchy import Hierarchy
 
@@ -106,6 +106,12 @@ def test_bad_points_give_nav_errors_everywhere(point, arena):
     for call in calls:
         with pytest.raises(NavError):
             call()
+
+
+@pytest.mark.parametrize("cell", [("3", 1), (True, 1), (np.bool_(False), 2), (1, b"2"), (2.5, 1)])
+def test_a_cell_is_two_whole_numbers_not_text_or_truth_values(cell):
+    with pytest.raises(NavError, match="pair of integers"):
+        find_path(Grid(np.ones((5, 5), dtype=bool)), cell, (3, 3))
 
 
 @pytest.mark.parametrize("goals", [[(3.7, 10)], [(None, 1)], "ab", [(1, 2, 3)], [(-1, 0)]])

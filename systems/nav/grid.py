@@ -440,8 +440,8 @@ def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
     if type(cell) is tuple and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int:
         return cell                                   # the common case, checked in a few hundred ns
     try:
-        if len(cell) != 2:
-            raise TypeError
+        if len(cell) != 2 or any(isinstance(v, (bool, np.bool_, str, bytes)) for v in cell):
+            raise TypeError                           # True is no cell index, "3" no number
         fx, fy = float(cell[0]), float(cell[1])
     except (TypeError, ValueError):
         raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}") from None
