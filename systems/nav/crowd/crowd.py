@@ -203,7 +203,7 @@ class Crowd:
         from .warmup import freeze_after_load, prepare_crowd
         live = self.agents.agent_layers[: self.agents.size, 2][self.alive]
         masks = sorted(set(np.unique(live).tolist()) | {int(m) for m in navigation_layers})
-        seconds = prepare_crowd(self.level, type(self), methods, progress, masks=masks)
+        seconds = prepare_crowd(self.level, type(self), methods, progress, masks=masks, workspaces=self.planning.pool)
         if freeze_gc:
             freeze_after_load()
         return seconds

@@ -125,6 +125,16 @@ def test_prepare_leaves_the_rebuild_worker_loaded_before_the_first_tick():
     assert RebuildWorker.shared().ready and not crowd.level.rebuilds.errors
 
 
+def test_prepare_makes_what_a_first_order_made_in_its_tick():
+    """The bidirectional workspaces (a first order's tick made them and paid their page faults:
+    170 ms on a 768² map) are made by ``prepare``."""
+    crowd = Crowd(load_level("river").grid, CrowdConfig(rebuild_worker=False))
+    pool = crowd.planning.pool
+    assert pool.wide_ready == 0
+    crowd.prepare(["bidirectional"], freeze_gc=False)
+    assert pool.wide_ready == pool.size
+
+
 def test_an_edit_the_crowd_was_not_told_about_is_followed_all_the_same():
     """``Grid.set_passable`` without ``cells_changed``: the grid's version stamp moved, so the
     next tick treats the recorded edit as announced (units freed, structures rebuilt)."""
