@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from panda3d.core import LineSegs
+from panda3d.core import ButtonThrower, LineSegs
 
 from .army import UnitMode
 from .hud import OVERLAYS
@@ -56,8 +56,33 @@ class Input:
         self.drag_start: tuple[float, float] | None = None
         self._last_click: tuple[float, tuple[float, float]] = (-1e9, (0.0, 0.0))   # (time, pixel)
         self.drag_add = False
+        self._drag_frame = -1                            # the frame the press was handled in
         self.box = base.render2d.attachNewNode("selection-box")
         self._bind()
+        self._time_presses()
+
+    def _time_presses(self) -> None:
+        """Where the button went down, not where the cursor is when a slow frame reads the press:
+        the window logs the pointer's trail with times, and a second button thrower passes each
+        press's time ("timed-mouse1"), so the box starts at the trail's point at that time."""
+        base = self._base
+        if base.mouseWatcherNode is None or not hasattr(base.win, "enablePointerEvents"):
+            return                                       # offscreen: no pointer
+        base.win.enablePointerEvents(0)
+        base.mouseWatcherNode.setTrailLogDuration(2.0)
+        thrower = ButtonThrower("timed buttons")
+        thrower.setPrefix("timed-")
+        thrower.setTimeFlag(True)
+        base.mouseWatcher.attachNewNode(thrower)
+        base.accept("timed-mouse1", self._timed_press)
+
+    def _timed_press(self, when: float) -> None:
+        pixel = pixel_at(self._base.mouseWatcherNode.getTrailLog(), when)
+        if pixel is not None and self.drag_start is not None and self._drag_frame == self._frame():
+            self.drag_start = pixel                      # the press handled this frame: where it was
+
+    def _frame(self) -> int:
+        return int(self._base.clock.getFrameCount())
 
     def _bind(self) -> None:
         b, app = self._base, self._app
@@ -120,6 +145,7 @@ class Input:
             return
         self.drag_start = pixel
         self.drag_add = add
+        self._drag_frame = self._frame()
 
     def _mouse_up(self) -> None:
         end = self.mouse_pixel()
@@ -159,3 +185,18 @@ class Input:
         for x, y in ((x1, y0), (x1, y1), (x0, y1), (x0, y0)):
             segs.drawTo(x, 0, y)
         self.box.attachNewNode(segs.create())
+
+
+def pixel_at(trail, when: float) -> tuple[float, float] | None:
+    """The window pixel of the last point of a pointer ``trail`` (a Panda3D ``PointerEventList``)
+    logged before time ``when``; None when the trail has none. Panda3D stamps the events of one
+    batch (what piled up during a slow frame) with one time, so a move in the press's own batch
+    cannot be told before from after: the point before the batch is taken (a press is made with
+    the cursor still; the drag that follows moved it)."""
+    found = None
+    for i in range(trail.getNumEvents()):
+        if trail.getTime(i) >= when:
+            break
+        if trail.getInWindow(i):
+            found = (float(trail.getXpos(i)), float(trail.getYpos(i)))
+    return found

@@ -387,3 +387,19 @@ def test_a_group_takes_its_next_queued_leg_together(app, tmp_path):
             still_first = ~on_second & ~app.army.arrived(mine)
             early = max(early, int(still_first.sum()))
     assert early == 0 and not app.army.queue
+
+
+def test_a_box_starts_at_the_trail_point_of_the_press_time_not_where_the_cursor_went():
+    """A slow frame reads a press after the cursor moved on: the pointer trail logged with
+    times gives where the button went down."""
+    from panda3d.core import PointerEventList
+
+    from rtsnav.game.input import pixel_at
+
+    trail = PointerEventList()
+    for k, (x, y, t) in enumerate([(10, 10, 1.00), (40, 12, 1.02), (90, 30, 1.05), (300, 200, 1.30)]):
+        trail.addEvent(True, x, y, k, t)
+    assert pixel_at(trail, 1.06) == (90.0, 30.0)          # pressed at 1.06: not (300, 200)
+    assert pixel_at(trail, 1.30) == (90.0, 30.0)          # the drag in the press's own batch (one time)
+    assert pixel_at(trail, 0.5) is None                   # nothing logged yet: the caller keeps its own
+    assert pixel_at(trail, 2.0) == (300.0, 200.0)
