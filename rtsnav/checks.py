@@ -109,9 +109,10 @@ def points(value: Any, name: str, *, dims: int | tuple[int, ...] = (2, 3),
     return arr
 
 
-def indices(value: Any, name: str, size: int, *, error: Raise = ValueError) -> np.ndarray:
+def indices(value: Any, name: str, size: int, *, error: Raise = ValueError, missing: str = "") -> np.ndarray:
     """``value`` as an int64 array of indexes into something of ``size`` items (``0 <= i < size``;
-    negative indexes are refused, not wrapped)."""
+    negative indexes are refused, not wrapped). ``missing``: the refusal of an index out of range
+    in the caller's words, ``{}`` standing for the index (``"no agent with id {}"``)."""
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError):
@@ -123,7 +124,8 @@ def indices(value: Any, name: str, size: int, *, error: Raise = ValueError) -> n
     arr = arr.astype(np.int64)
     bad = (arr < 0) | (arr >= size)
     if bad.any():
-        raise error(f"{name} must be indexes 0..{size - 1}, got {int(arr[bad].flat[0])}")
+        first = int(arr[bad].flat[0])
+        raise error(missing.format(first) if missing else f"{name} must be indexes 0..{size - 1}, got {first}")
     return arr
 
 

@@ -90,3 +90,10 @@ def test_a_valid_point_is_not_formatted_for_a_message_it_does_not_need():
             raise AssertionError("repr made for a valid point")
 
     assert checks.point(NoRepr([1.0, 2.0]), "p") == (1.0, 2.0)
+
+
+def test_an_index_out_of_range_is_refused_in_the_callers_words():
+    with pytest.raises(ValueError, match="^no agent with id 7$"):
+        checks.indices([1, 7], "agent ids", 5, missing="no agent with id {}")
+    with pytest.raises(ValueError, match="whole-number"):
+        checks.indices([1.5], "agent ids", 5, missing="no agent with id {}")   # not an index at all

@@ -21,18 +21,11 @@ def agent_ids(agents: CrowdState, ids) -> np.ndarray:
     """``ids`` as an ``int64`` array of live agents' ids; ``NavError`` naming the first that is not."""
     if isinstance(ids, (str, bytes)):
         raise NavError(f"agent ids must be integers, got {ids!r}")
-    arr = np.atleast_1d(checks.indices(ids, "agent ids", agents.size, error=_no_agent))
+    arr = np.atleast_1d(checks.indices(ids, "agent ids", agents.size, error=NavError, missing="no agent with id {}"))
     dead = ~agents.alive[arr]
     if dead.any():
         raise NavError(f"no agent with id {int(arr[dead][0])}")
     return arr
-
-
-def _no_agent(message: str) -> NavError:
-    """``checks.indices``' refusal in the crowd's words: an index out of range is no agent."""
-    if "dtype" in message or "whole-number" in message:
-        return NavError(message)
-    return NavError(f"no agent with id {message.rsplit('got ', 1)[1]}")
 
 
 def check_settings(positions, cell_size: float, config: CrowdConfig, **settings: float) -> np.ndarray:

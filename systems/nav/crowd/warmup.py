@@ -161,11 +161,9 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
     # a first run compiles for minutes: without a loading screen of the game's own, say so
     compiled = kernels_compiled()
     say = _say if progress is None and not compiled else _quiet
-    if progress is None:                   # a prepare longer than 2 s is never silent
-        progress = _LateProgress()
+    report = _LateProgress() if progress is None else progress     # a prepare over 2 s is never silent
     for done, stage in enumerate(stages):
-        if progress is not None:
-            progress(stage, done, len(stages))
+        report(stage, done, len(stages))
         t0 = time.perf_counter()
         if stage == "kernels":
             practised = (level_kind(level.grid), practice is not None, frozenset(chosen))
@@ -204,8 +202,7 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
         workspaces.prepare(wide="bidirectional" in chosen)
     # loaded before the game's first tick: its start on the other core slowed the first ticks 3x
     level.rebuilds.start_worker(ready_within=WORKER_READY_S)
-    if progress is not None:
-        progress("done", len(stages), len(stages))
+    report("done", len(stages), len(stages))
     return seconds
 
 

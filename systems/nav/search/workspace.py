@@ -63,9 +63,9 @@ class SearchWorkspace:
     def touch(self) -> None:
         """Write every array once, so the memory is mapped now rather than page by page in a
         search (the labels are valid only under the current stamp: their values do not matter)."""
-        for array in (self.g, self.parent, self.pos, self.heap_key, self.heap_node):
+        for array in (self.g, self.parent, self.stamp, self.pos, self.heap_key, self.heap_node):
             array.fill(0)
-        self.stamp[:] = np.where(self.stamp == self.state[STAMP], self.stamp, 0)
+        self.state[STAMP] = 0                            # every entry stale: the next stamp is 1
 
     def next_stamp(self) -> None:
         """Invalidate every node entry in O(1) (O(n) once every 2³¹ searches)."""
