@@ -18,7 +18,7 @@ from .flow.field import FlowField
 from .flow.sectors import SectorGraph
 from .grid import Grid
 from .heuristics import HEURISTICS
-from .navmesh import NavMesh
+from .navmesh import LayeredNavMesh, NavMesh
 from .result import PathResult, PathStatus
 from .search.dstar_lite import DStarLite
 from .search.facade import METHODS, find_path
@@ -30,7 +30,7 @@ from .waypoints.hierarchy import Hierarchy
 
 __all__ = [
     "Grid", "NavError", "PathResult", "PathStatus", "find_path", "METHODS", "HEURISTICS",
-    "FlowField", "SectorGraph", "Hierarchy", "WaypointGraph", "NavMesh",
+    "FlowField", "SectorGraph", "Hierarchy", "WaypointGraph", "NavMesh", "LayeredNavMesh",
     "smooth_path", "path_length", "path_cost", "validate_path", "warm_up", "Crowd", "CrowdConfig", "CrowdEvents",
     "DStarLite", "GoalBounds", "JumpTable",
 ]

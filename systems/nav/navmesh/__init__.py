@@ -4,6 +4,7 @@ triangulation (``triangulate``), view sweeps and the corner visibility graph wit
 with funnel string-pulling used with area costs (``search``, ``funnel``); and the ``NavMesh`` that
 bakes and answers (``mesh``)."""
 
+from .layered import LayeredNavMesh
 from .mesh import MeshPath, NavMesh, NavMeshConfig, OffMeshLink
 
-__all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]
+__all__ = ["NavMesh", "LayeredNavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink"]

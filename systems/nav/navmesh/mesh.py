@@ -33,6 +33,7 @@ from .area_cost import AreaCostRoute
 from .build import connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles, walkable_surface
 from .exact import ExactRoute
 from .landmarks import bake_landmarks
+from .layered import LayeredNavMesh
 from .mesh_bounds import MeshGoalBounds
 from .mesh_types import CORNER_MARGIN, MeshPath, NavMeshConfig, OffMeshLink, QueryPlan, QueryTables
 from .query import MeshQuery
@@ -49,6 +50,23 @@ __all__ = ["NavMesh", "NavMeshConfig", "MeshPath", "OffMeshLink", "MeshQuery"]
 
 #: Cells a triangle bake rasterises at most (16384²: about 2 GB of working arrays).
 MAX_RASTER_CELLS = 16384 * 16384
+
+
+#: Cells an automatically chosen cell size allows at most (a 2048² raster).
+AUTO_MAX_CELLS = 2048 * 2048
+
+
+def auto_cell_size(vertices: np.ndarray, config: NavMeshConfig) -> float:
+    """The cell size a triangle bake of checked ``vertices (V, 3)`` uses when none is given:
+    ``agent_radius / 3`` (Recast advises a half to a third: the erosion and the paths then err by
+    a fraction of the radius), or ``agent_height / 8`` at radius 0, coarsened until the model's
+    footprint fits ``AUTO_MAX_CELLS`` cells."""
+    cs = config.agent_radius / 3 if config.agent_radius > 0 else config.agent_height / 8
+    v = np.asarray(vertices, dtype=np.float64)
+    if len(v):
+        span = v[:, :2].max(axis=0) - v[:, :2].min(axis=0)
+        cs = max(cs, math.sqrt(float(span[0]) * float(span[1]) / AUTO_MAX_CELLS), float(span.max()) / 16384)
+    return float(min(max(cs, 1e-6), 1e6))
 
 
 class NavMesh(MeshSurface):
@@ -132,14 +150,31 @@ class NavMesh(MeshSurface):
 
     @classmethod
     def from_triangles(cls, vertices: np.ndarray, triangles: np.ndarray, config: NavMeshConfig | None = None,
-                       progress=None, **overrides) -> "NavMesh":
+                       progress=None, layers: str = "auto", **overrides) -> "NavMesh | LayeredNavMesh":
         """Bake from triangle soup (``vertices (V, 3)`` world, ``triangles (T, 3)`` indices).
+
+        ``layers``: ``"auto"`` (default) keeps every walkable surface — when some column holds
+        more than one (a road under a bridge, floors of a building) the answer is a
+        ``LayeredNavMesh`` (any-angle paths over and under); else this single-surface mesh with
+        exact queries. ``"top"``: the single-surface mesh of the highest surface per cell;
+        ``"all"``: always the ``LayeredNavMesh``. ``agent_climb`` is accepted for ``max_climb``.
+        Without ``config`` or ``cell_size`` the cell size is chosen as Recast advises
+        (``auto_cell_size``: a third of the agent radius).
 
         Raises:
             NavError: NaN vertices, indices out of range, degenerate triangles, bad config.
         """
-        cfg = config or NavMeshConfig(**overrides)
+        checks.choice(layers, "layers", ("auto", "top", "all"), error=NavError)
+        if "agent_climb" in overrides:
+            overrides["max_climb"] = overrides.pop("agent_climb")
         v, t = validate_triangles(vertices, triangles)
+        if config is None and "cell_size" not in overrides:
+            overrides["cell_size"] = auto_cell_size(v, NavMeshConfig(**overrides))
+        cfg = config or NavMeshConfig(**overrides)
+        if layers != "top":
+            layered = LayeredNavMesh.from_triangles(v, t, cfg)
+            if layers == "all" or layered.stacked_cells > 0:
+                return layered
         lo = v[:, :2].min(axis=0)
         hi = v[:, :2].max(axis=0)
         w = int(math.ceil((hi[0] - lo[0]) / cfg.cell_size)) + 1

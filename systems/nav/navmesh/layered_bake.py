@@ -1,0 +1,270 @@
+"""Bake stages of the layered navmesh (every walkable surface of a column, as Recast's spans):
+
+1. ``sample_soup``: each triangle that is not vertical is sampled at the cell centres its xy
+   projection covers (a *surface* sample: walkable when flat enough, else a ceiling), and each
+   triangle too steep to stand on is also sampled densely over its area (*obstacle* points:
+   walls, cliffs and steep slopes block the cells they pass through, at the heights they span).
+2. ``build_spans``: per cell, a walkable surface is a span when nothing lies above it within
+   ``agent_height`` (another surface, or an obstacle point higher than ``max_climb`` over it).
+3. ``link_spans``: a span's neighbour in each of the 4 directions is the span of the next cell
+   whose height at the shared edge differs by at most ``max_climb`` (links are mutual).
+4. ``span_clearance``: each span's distance from its cell centre to the nearest boundary of its
+   own surface (found by walking the links, so a floor above or below does not erode this one);
+   the bake keeps spans whose clearance is at least ``agent_radius`` — the exact erosion by the
+   radius, sampled at cell centres.
+5. ``label_components``: connected surface sets (a road, a bridge and its ramps are one set).
+
+Everything is flat arrays; cell index ``y * width + x``; directions E, N, W, S = 0, 1, 2, 3.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["sample_soup", "build_spans", "link_spans", "span_clearance", "label_components", "remap_links",
+           "WALKABLE", "CEILING", "OBSTACLE", "DX", "DY"]
+
+WALKABLE, CEILING, OBSTACLE = 0, 1, 2
+DX = np.array([1, 0, -1, 0], dtype=np.int64)
+DY = np.array([0, 1, 0, -1], dtype=np.int64)
+
+
+@njit(cache=True)
+def sample_soup(vertices, triangles, cell_size, origin_x, origin_y, width, height, min_up, write,
+                cell, z, kind, tri):
+    """Surface and obstacle samples of the soup; with ``write`` False only counts them (so the
+    caller can size the arrays), else fills ``cell, z, kind, tri``. Returns the count.
+    ``min_up`` is cos(max_slope): the least |normal z| of a walkable triangle."""
+    n = 0
+    step = 0.5 * cell_size
+    for t in range(triangles.shape[0]):
+        a = vertices[triangles[t, 0]]
+        b = vertices[triangles[t, 1]]
+        c = vertices[triangles[t, 2]]
+        ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+        vx, vy, vz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        nlen = math.sqrt(nx * nx + ny * ny + nz * nz)
+        if nlen == 0.0:
+            continue
+        walkable = abs(nz) / nlen >= min_up - 1e-12
+        if abs(nz) > 1e-12 * nlen:                       # not vertical: sample at cell centres
+            det = ux * vy - uy * vx
+            x0 = int(math.floor((min(a[0], b[0], c[0]) - origin_x) / cell_size))
+            x1 = int(math.floor((max(a[0], b[0], c[0]) - origin_x) / cell_size))
+            y0 = int(math.floor((min(a[1], b[1], c[1]) - origin_y) / cell_size))
+            y1 = int(math.floor((max(a[1], b[1], c[1]) - origin_y) / cell_size))
+            for cy in range(max(0, y0), min(height - 1, y1) + 1):
+                py = origin_y + (cy + 0.5) * cell_size - a[1]
+                for cx in range(max(0, x0), min(width - 1, x1) + 1):
+                    px = origin_x + (cx + 0.5) * cell_size - a[0]
+                    l1 = (px * vy - py * vx) / det
+                    l2 = (ux * py - uy * px) / det
+                    if l1 < -1e-9 or l2 < -1e-9 or l1 + l2 > 1 + 1e-9:
+                        continue
+                    if write:
+                        cell[n] = cy * width + cx
+                        z[n] = a[2] + l1 * uz + l2 * vz
+                        kind[n] = WALKABLE if walkable else CEILING
+                        tri[n] = t
+                    n += 1
+        if walkable:
+            continue
+        # too steep to stand on: points over the whole triangle, from the corner opposite its
+        # longest edge (so a long thin wall costs its area, not its length squared)
+        la = (b[0] - c[0]) ** 2 + (b[1] - c[1]) ** 2 + (b[2] - c[2]) ** 2
+        lb = vx * vx + vy * vy + vz * vz
+        lc = ux * ux + uy * uy + uz * uz
+        p0, p1, p2 = a, b, c
+        if lb >= la and lb >= lc:
+            p0, p1, p2 = b, c, a
+        elif lc >= la and lc >= lb:
+            p0, p1, p2 = c, a, b
+        e1x, e1y, e1z = p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]
+        e2x, e2y, e2z = p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]
+        ni = max(1, int(math.ceil(math.sqrt(e1x * e1x + e1y * e1y + e1z * e1z) / step)))
+        nj = max(1, int(math.ceil(math.sqrt(e2x * e2x + e2y * e2y + e2z * e2z) / step)))
+        for i in range(ni + 1):
+            for j in range(nj + 1):
+                if i * nj + j * ni > ni * nj:
+                    break
+                fi, fj = i / ni, j / nj
+                px = p0[0] + e1x * fi + e2x * fj
+                py = p0[1] + e1y * fi + e2y * fj
+                cx = int(math.floor((px - origin_x) / cell_size))
+                cy = int(math.floor((py - origin_y) / cell_size))
+                if cx < 0 or cy < 0 or cx >= width or cy >= height:
+                    continue
+                if write:
+                    cell[n] = cy * width + cx
+                    z[n] = p0[2] + e1z * fi + e2z * fj
+                    kind[n] = OBSTACLE
+                    tri[n] = t
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def build_spans(sample_start, z, kind, tri, agent_height, max_climb, merge):
+    """Walkable spans from samples sorted by (cell, z): ``(span_cell, span_z, span_tri)``. A
+    walkable sample is a span unless a surface lies above it within ``agent_height``, or an
+    obstacle point lies between ``max_climb`` and ``agent_height`` above it (a step lower than
+    the climb does not block); coplanar duplicates merge."""
+    cells = len(sample_start) - 1
+    out_cell = np.empty(len(z), dtype=np.int64)
+    out_z = np.empty(len(z))
+    out_tri = np.empty(len(z), dtype=np.int64)
+    n = 0
+    for c in range(cells):
+        last = -np.inf
+        for i in range(sample_start[c], sample_start[c + 1]):
+            if kind[i] != WALKABLE or z[i] <= last + merge:
+                continue
+            blocked = False
+            for j in range(i + 1, sample_start[c + 1]):
+                dz = z[j] - z[i]
+                if dz >= agent_height:
+                    break
+                if dz <= merge:
+                    continue
+                if kind[j] != OBSTACLE or dz > max_climb:
+                    blocked = True
+                    break
+            if blocked:
+                continue
+            last = z[i]
+            out_cell[n] = c
+            out_z[n] = z[i]
+            out_tri[n] = tri[i]
+            n += 1
+    return out_cell[:n].copy(), out_z[:n].copy(), out_tri[:n].copy()
+
+
+@njit(cache=True)
+def link_spans(cell_start, span_cell, span_z, grad, width, height, cell_size, max_climb):
+    """``(S, 4)`` neighbour span per direction (-1: none): the span of the next cell whose height
+    at the shared edge is nearest and within ``max_climb``; only mutual links are kept."""
+    s_count = len(span_cell)
+    nbr = np.full((s_count, 4), -1, dtype=np.int64)
+    half = 0.5 * cell_size
+    for s in range(s_count):
+        x = span_cell[s] % width
+        y = span_cell[s] // width
+        for d in range(4):
+            nx, ny = x + DX[d], y + DY[d]
+            if nx < 0 or ny < 0 or nx >= width or ny >= height:
+                continue
+            edge = span_z[s] + (grad[s, 0] * DX[d] + grad[s, 1] * DY[d]) * half
+            c = ny * width + nx
+            best, best_dz = -1, max_climb + 1e-9
+            for t in range(cell_start[c], cell_start[c + 1]):
+                dz = abs(span_z[t] - (grad[t, 0] * DX[d] + grad[t, 1] * DY[d]) * half - edge)
+                if dz <= best_dz:
+                    best, best_dz = t, dz
+            nbr[s, d] = best
+    for s in range(s_count):
+        for d in range(4):
+            t = nbr[s, d]
+            if t >= 0 and nbr[t, (d + 2) % 4] != s:
+                nbr[s, d] = -1
+    return nbr
+
+
+@njit(cache=True)
+def span_clearance(nbr, span_cell, width, reach_cells):
+    """Per span, the distance (cells) from its cell centre to the nearest boundary edge of its
+    own surface, capped at ``reach_cells``: boundaries are found by a walk over the links within
+    reach, so a floor above or below does not count. Spans with clearance ≥ the agent radius
+    form the exact erosion of the surface by the radius, sampled at cell centres."""
+    s_count = len(span_cell)
+    clear = np.full(s_count, float(reach_cells))
+    reach = int(math.ceil(reach_cells)) + 1
+    stamp = np.full(s_count, -1, dtype=np.int64)
+    queue = np.empty(s_count, dtype=np.int64)
+    for s in range(s_count):
+        px = span_cell[s] % width + 0.5
+        py = span_cell[s] // width + 0.5
+        head, tail = 0, 1
+        queue[0] = s
+        stamp[s] = s
+        best = clear[s] * clear[s]
+        while head < tail:
+            u = queue[head]
+            head += 1
+            ux = span_cell[u] % width
+            uy = span_cell[u] // width
+            # nothing in cell u can be nearer than its square's gap to the centre
+            gx = max(0.0, ux - px, px - (ux + 1))
+            gy = max(0.0, uy - py, py - (uy + 1))
+            if gx * gx + gy * gy >= best:
+                continue
+            for d in range(4):
+                v = nbr[u, d]
+                if v < 0:
+                    # the edge of cell u on side d: its nearest point to the centre
+                    ex0 = ux + 1 if d == 0 else ux
+                    ex1 = ux if d == 2 else ux + 1
+                    ey0 = uy + 1 if d == 1 else uy
+                    ey1 = uy if d == 3 else uy + 1
+                    qx = 0.5 * (ex0 + ex1)
+                    qy = 0.5 * (ey0 + ey1)
+                    dd = (qx - px) ** 2 + (qy - py) ** 2
+                    if dd < best:
+                        best = dd
+                elif stamp[v] != s:
+                    vx = span_cell[v] % width
+                    vy = span_cell[v] // width
+                    if abs(vx + 0.5 - px) <= reach and abs(vy + 0.5 - py) <= reach:
+                        stamp[v] = s
+                        queue[tail] = v
+                        tail += 1
+        clear[s] = math.sqrt(best)
+    return clear
+
+
+@njit(cache=True)
+def remap_links(nbr, keep):
+    """The links among kept spans, renumbered (links to removed spans become -1)."""
+    new_id = np.full(len(keep), -1, dtype=np.int64)
+    n = 0
+    for s in range(len(keep)):
+        if keep[s]:
+            new_id[s] = n
+            n += 1
+    out = np.full((n, 4), -1, dtype=np.int64)
+    for s in range(len(keep)):
+        if keep[s]:
+            for d in range(4):
+                t = nbr[s, d]
+                if t >= 0:
+                    out[new_id[s], d] = new_id[t]
+    return out
+
+
+@njit(cache=True)
+def label_components(nbr):
+    """Connected span sets over the links: ``int64 (S,)`` labels 0..K-1."""
+    s_count = nbr.shape[0]
+    label = np.full(s_count, -1, dtype=np.int64)
+    queue = np.empty(s_count, dtype=np.int64)
+    k = 0
+    for s in range(s_count):
+        if label[s] >= 0:
+            continue
+        label[s] = k
+        head, tail = 0, 1
+        queue[0] = s
+        while head < tail:
+            u = queue[head]
+            head += 1
+            for d in range(4):
+                v = nbr[u, d]
+                if v >= 0 and label[v] < 0:
+                    label[v] = k
+                    queue[tail] = v
+                    tail += 1
+        k += 1
+    return label
