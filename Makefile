@@ -51,6 +51,7 @@ bench: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/flow_crowd.py --json bench-results/flow_crowd.json
 	$(PY) tests/benchmarks/hierarchy.py --json bench-results/hierarchy.json
 	$(PY) tests/benchmarks/navmesh.py --json bench-results/navmesh.json
+	$(PY) tests/benchmarks/layered_navmesh.py --json bench-results/layered_navmesh.json
 	$(PY) tests/benchmarks/demo_frame.py --json bench-results/demo_frame.json
 	$(PY) tests/benchmarks/crowd.py --json bench-results/crowd.json
 	$(PY) tests/benchmarks/crowd_flows.py --json bench-results/crowd_flows.json

@@ -39,8 +39,8 @@ from rtsnav import checks
 from ..errors import NavError
 from ..grid import finite_point
 from ..result import PathStatus
-from .layered_bake import build_spans, label_components, link_spans, sample_soup, span_clearance
-from .layered_query import densify, nearest_span, path_points, span_height, theta_star, tighten, trace
+from .layered_bake import build_spans, link_spans, sample_soup, span_clearance
+from .layered_query import densify, nearest_span, open_components, path_points, span_height, theta_star, tighten, trace
 from .mesh_types import MeshPath, NavMeshConfig, OffMeshLink
 
 __all__ = ["LayeredNavMesh"]
@@ -70,11 +70,10 @@ class LayeredNavMesh:
         self.shape = (int(shape[0]), int(shape[1]))
         self.span_cell, self.span_z, self.span_grad = span_cell, span_z, span_grad
         self.span_triangle, self.neighbours = span_triangle, neighbours
-        self.cell_start = np.searchsorted(span_cell, np.arange(self.shape[0] * self.shape[1] + 1)).astype(np.int64)
+        self.cell_start = _csr_start(span_cell, self.shape[0] * self.shape[1])
         self.clearance = clearance
         self.open = clearance >= config.agent_radius
-        open_links = np.where((neighbours >= 0) & self.open[:, None] & self.open[np.maximum(neighbours, 0)], neighbours, -1)
-        self.component = np.where(self.open, label_components(open_links), -1)
+        self.component = open_components(neighbours, clearance, config.agent_radius)
         h, w = self.shape
         cs = config.cell_size
         self._centres = np.c_[self.origin[0] + (span_cell % w + 0.5) * cs, self.origin[1] + (span_cell // w + 0.5) * cs,
@@ -123,11 +122,11 @@ class LayeredNavMesh:
         sample_soup(v, t, cs, lo[0], lo[1], w, h, min_up, True, cell, z, kind, tri)
         order = np.lexsort((z, cell))
         cell, z, kind, tri = cell[order], z[order], kind[order], tri[order]
-        sample_start = np.searchsorted(cell, np.arange(w * h + 1)).astype(np.int64)
+        sample_start = _csr_start(cell, w * h)
         merge = 1e-4 * max(1.0, cs)
         span_cell, span_z, span_tri = build_spans(sample_start, z, kind, tri, cfg.agent_height, cfg.max_climb, merge)
         grad = _plane_gradients(v, t, span_tri)
-        cell_start = np.searchsorted(span_cell, np.arange(w * h + 1)).astype(np.int64)
+        cell_start = _csr_start(span_cell, w * h)
         nbr = link_spans(cell_start, span_cell, span_z, grad, w, h, cs, cfg.max_climb)
         clearance = span_clearance(nbr, span_cell, w, cfg.agent_radius / cs + 2.0) * cs
         mesh = cls(cfg, (float(lo[0]), float(lo[1])), (h, w), span_cell, span_z, grad, span_tri, nbr, clearance)
@@ -135,6 +134,14 @@ class LayeredNavMesh:
         return mesh
 
     #: Pulling a path taut: cells a bend may move per round, and rounds at most.
+    #: True: Lazy Theta* (legs checked for sight as the search goes). False: A* over the
+    #: 8-neighbour steps, then pulled taut — about twice as fast, as short on most queries but up
+    #: to ~5% longer where it passes an obstacle on the other side (measured on a pillar field).
+    any_angle_search = True
+    #: The search's heuristic × this (weighted A*: a path at most this factor over the search's
+    #: own best, before pulling taut). 1.05 halves the median query time on a pillar field and
+    #: lengthened no path there by more than 0.9% (60 random pairs); 1.0: the unweighted search.
+    heuristic_weight = 1.05
     TIGHTEN_WINDOW = 2
     TIGHTEN_SWEEPS = 64
     #: Bends added along legs that pass near a wall before pulling taut: one every this many cells.
@@ -275,7 +282,7 @@ class LayeredNavMesh:
         to = np.array([r[1] for r in rows], dtype=np.int64)
         cost = np.array([r[2] for r in rows], dtype=np.float64)
         which = np.array([r[3] for r in rows], dtype=np.int64)
-        return np.searchsorted(src, np.arange(self.span_count + 1)).astype(np.int64), to, cost, which
+        return _csr_start(src, self.span_count), to, cost, which
 
     # ----------------------------------------------------------------- queries
     def find_path(self, start: Sequence[float] | np.ndarray, goal: Sequence[float] | np.ndarray) -> MeshPath:
@@ -291,6 +298,16 @@ class LayeredNavMesh:
         (ps, sp), (pg, gp) = st, gl
         if ps == pg:                                    # one cell: the straight segment
             return MeshPath(PathStatus.FOUND, float(np.linalg.norm(gp - sp)), np.vstack([sp, gp]), np.array([ps]))
+        if not self.links:                              # in plain sight: the straight walk, no search
+            buf = np.empty((int((abs(gp[0] - sp[0]) + abs(gp[1] - sp[1])) / self.config.cell_size) + 3, 3))
+            end, length, _, k = _run(trace, *self._surface(), ps, sp[0], sp[1], gp[0], gp[1], buf)
+            if end == pg:
+                return MeshPath(PathStatus.FOUND, float(length), np.vstack([sp, buf[:k], gp]), np.array([ps, pg]))
+        unreachable = not self.links and self.component[ps] != self.component[pg]
+        if unreachable:                                 # search for the reachable span nearest the goal
+            mine = np.flatnonzero(self.component == self.component[ps])
+            pg = int(mine[np.argmin(np.linalg.norm(self._centres[mine] - gp, axis=1))])
+            gp = self._centres[pg].copy()
         link_start, link_to, link_cost, _ = self._link_tables
         pos = self._centres
         saved = pos[[ps, pg]].copy()
@@ -300,7 +317,7 @@ class LayeredNavMesh:
         try:
             reached, end, cost, _ = _run(theta_star, *self._surface(), pos, link_start, link_to, link_cost, ps, pg,
                                          self._g, self._parent, self._via_link, self._keys, self._nodes, self._heap_pos,
-                                         self._stamp, self._query)
+                                         self._stamp, self._query, self.any_angle_search, self.heuristic_weight)
             chain_list = [int(end)]
             while chain_list[-1] != ps:
                 chain_list.append(int(self._parent[chain_list[-1]]))
@@ -319,7 +336,7 @@ class LayeredNavMesh:
                 cost = _chain_cost(geometry, chain, leg_is_link, self._link_tables)
         finally:
             pos[[ps, pg]] = saved
-        if reached:
+        if reached and not unreachable:
             return MeshPath(PathStatus.FOUND, float(cost), pts, chain, link_at, kinds)
         closest = tuple(map(float, pts[-1]))
         return MeshPath(PathStatus.PARTIAL, float(cost), pts, chain, link_at, kinds,
@@ -356,9 +373,14 @@ def _chain_cost(geometry, chain: np.ndarray, leg_is_link: np.ndarray, link_table
     return total
 
 
+def _csr_start(keys: np.ndarray, count: int) -> np.ndarray:
+    """CSR starts of sorted ``keys`` in ``0..count-1``: rows of key ``k`` are ``start[k]:start[k + 1]``."""
+    return np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=count))]).astype(np.int64)
+
+
 def _plane_gradients(vertices: np.ndarray, triangles: np.ndarray, which: np.ndarray) -> np.ndarray:
-    """``(N, 2)`` ``(dz/dx, dz/dy)`` of the planes of triangles ``which``."""
-    tri = triangles[which]
-    a, b, c = vertices[tri[:, 0]], vertices[tri[:, 1]], vertices[tri[:, 2]]
+    """``(N, 2)`` ``(dz/dx, dz/dy)`` of the planes of triangles ``which`` (never vertical ones)."""
+    a, b, c = vertices[triangles[:, 0]], vertices[triangles[:, 1]], vertices[triangles[:, 2]]
     n = np.cross(b - a, c - a)
-    return np.c_[-n[:, 0] / n[:, 2], -n[:, 1] / n[:, 2]] if len(which) else np.zeros((0, 2))
+    nz = np.where(n[:, 2] == 0.0, 1.0, n[:, 2])
+    return np.c_[-n[:, 0] / nz, -n[:, 1] / nz][which]

@@ -24,6 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
+
 __all__ = ["sample_soup", "build_spans", "link_spans", "span_clearance", "label_components", "remap_links",
            "WALKABLE", "CEILING", "OBSTACLE", "DX", "DY"]
 
@@ -175,54 +177,48 @@ def link_spans(cell_start, span_cell, span_z, grad, width, height, cell_size, ma
 
 @njit(cache=True)
 def span_clearance(nbr, span_cell, width, reach_cells):
-    """Per span, the distance (cells) from its cell centre to the nearest boundary edge of its
-    own surface, capped at ``reach_cells``: boundaries are found by a walk over the links within
-    reach, so a floor above or below does not count. Spans with clearance ≥ the agent radius
-    form the exact erosion of the surface by the radius, sampled at cell centres."""
+    """Per span, the distance (cells) from its cell centre to the nearest boundary of its own
+    surface, capped at ``reach_cells``. A boundary is a cell edge with no link across it, taken
+    at its midpoint (the staircase a raster makes of a slanted or curved edge then sits on the
+    true edge on average; its protruding corners would bias every distance low). Distances
+    spread from the boundary over the links, each span keeping the nearest boundary point its
+    neighbours know (Dijkstra over a vector distance transform), so a floor above or below
+    never counts."""
     s_count = len(span_cell)
-    clear = np.full(s_count, float(reach_cells))
-    reach = int(math.ceil(reach_cells)) + 1
-    stamp = np.full(s_count, -1, dtype=np.int64)
-    queue = np.empty(s_count, dtype=np.int64)
+    dist = np.full(s_count, np.inf)
+    bx = np.zeros(s_count)
+    by = np.zeros(s_count)
+    keys = np.empty(s_count)
+    nodes = np.empty(s_count, dtype=np.int64)
+    pos = np.full(s_count, NOT_IN_HEAP, dtype=np.int64)
+    size = 0
     for s in range(s_count):
         px = span_cell[s] % width + 0.5
         py = span_cell[s] // width + 0.5
-        head, tail = 0, 1
-        queue[0] = s
-        stamp[s] = s
-        best = clear[s] * clear[s]
-        while head < tail:
-            u = queue[head]
-            head += 1
-            ux = span_cell[u] % width
-            uy = span_cell[u] // width
-            # nothing in cell u can be nearer than its square's gap to the centre
-            gx = max(0.0, ux - px, px - (ux + 1))
-            gy = max(0.0, uy - py, py - (uy + 1))
-            if gx * gx + gy * gy >= best:
+        for d in range(4):
+            if nbr[s, d] < 0:
+                qx, qy = px + 0.5 * DX[d], py + 0.5 * DY[d]
+                dd = math.sqrt((qx - px) ** 2 + (qy - py) ** 2)
+                if dd < dist[s]:
+                    dist[s], bx[s], by[s] = dd, qx, qy
+        if dist[s] < np.inf:
+            size = heap_update(keys, nodes, pos, size, s, dist[s])
+    while size > 0:
+        s, size = heap_pop(keys, nodes, pos, size)
+        pos[s] = CLOSED
+        if dist[s] > reach_cells:
+            break
+        for d in range(4):
+            v = nbr[s, d]
+            if v < 0 or pos[v] == CLOSED:
                 continue
-            for d in range(4):
-                v = nbr[u, d]
-                if v < 0:
-                    # the edge of cell u on side d: its nearest point to the centre
-                    ex0 = ux + 1 if d == 0 else ux
-                    ex1 = ux if d == 2 else ux + 1
-                    ey0 = uy + 1 if d == 1 else uy
-                    ey1 = uy if d == 3 else uy + 1
-                    qx = 0.5 * (ex0 + ex1)
-                    qy = 0.5 * (ey0 + ey1)
-                    dd = (qx - px) ** 2 + (qy - py) ** 2
-                    if dd < best:
-                        best = dd
-                elif stamp[v] != s:
-                    vx = span_cell[v] % width
-                    vy = span_cell[v] // width
-                    if abs(vx + 0.5 - px) <= reach and abs(vy + 0.5 - py) <= reach:
-                        stamp[v] = s
-                        queue[tail] = v
-                        tail += 1
-        clear[s] = math.sqrt(best)
-    return clear
+            vx = span_cell[v] % width + 0.5
+            vy = span_cell[v] // width + 0.5
+            dd = math.sqrt((bx[s] - vx) ** 2 + (by[s] - vy) ** 2)
+            if dd < dist[v]:
+                dist[v], bx[v], by[v] = dd, bx[s], by[s]
+                size = heap_update(keys, nodes, pos, size, v, dd)
+    return np.minimum(dist, reach_cells)
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 
-__all__ = ["trace", "clearance_at", "theta_star", "tighten", "densify", "path_points", "nearest_span", "span_height"]
+__all__ = ["open_components", "trace", "clearance_at", "theta_star", "tighten", "densify", "path_points", "nearest_span", "span_height"]
 
 
 @njit(cache=True)
@@ -148,6 +148,17 @@ def clearance_at(nbr, span_cell, clear, width, cell_size, origin_x, origin_y, s,
 
 
 @njit(cache=True)
+def _estimate(pos, a, b, octile):
+    """A* heuristic from span ``a`` to ``b``: the straight 3D distance, or with ``octile`` the
+    xy octile distance (the least an 8-neighbour walk can cost: far tighter for plain A*)."""
+    if not octile:
+        return _chord(pos, a, b)
+    dx = abs(pos[a, 0] - pos[b, 0])
+    dy = abs(pos[a, 1] - pos[b, 1])
+    return max(dx, dy) + (math.sqrt(2.0) - 1.0) * min(dx, dy)
+
+
+@njit(cache=True)
 def _chord(pos, a, b):
     return math.sqrt((pos[a, 0] - pos[b, 0]) ** 2 + (pos[a, 1] - pos[b, 1]) ** 2 + (pos[a, 2] - pos[b, 2]) ** 2)
 
@@ -155,8 +166,8 @@ def _chord(pos, a, b):
 @njit(cache=True)
 def theta_star(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, origin_x, origin_y, pos,
                link_start, link_to, link_cost, start, goal,
-               g, parent, via_link, keys, nodes, heap_pos, stamp, query):
-    """Lazy Theta* from span ``start`` to ``goal`` (their rows of ``pos`` hold the query's exact
+               g, parent, via_link, keys, nodes, heap_pos, stamp, query, any_angle, weight):
+    """Lazy Theta* (``any_angle``; else A* over the 8-neighbour steps) from span ``start`` to ``goal`` (their rows of ``pos`` hold the query's exact
     points; every other row a cell centre on its span); only spans with ``radius`` of clearance
     are stepped on, and legs keep it (``trace``). ``stamp``/``query`` reset the per-span
     arrays lazily. Returns ``(reached goal, end span, cost, expanded)``: the end is the goal, or
@@ -167,7 +178,9 @@ def theta_star(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, or
     parent[start] = start
     via_link[start] = False
     heap_pos[start] = NOT_IN_HEAP
-    size = heap_update(keys, nodes, heap_pos, 0, start, _chord(pos, start, goal))
+    # plain A* without links: the octile bound (a link may cost less than any walk: then Euclid)
+    octile = not any_angle and len(link_to) == 0
+    size = heap_update(keys, nodes, heap_pos, 0, start, _estimate(pos, start, goal, octile))
     best, best_h = start, _chord(pos, start, goal)
     expanded = 0
     while size > 0:
@@ -175,7 +188,7 @@ def theta_star(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, or
         heap_pos[s] = CLOSED
         expanded += 1
         p = parent[s]
-        if p != s and not via_link[s]:
+        if any_angle and p != s and not via_link[s]:
             end, length, _, _ = trace(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, origin_x,
                                       origin_y, p, pos[p, 0], pos[p, 1], pos[s, 0], pos[s, 1], empty)
             if end == s:
@@ -194,7 +207,7 @@ def theta_star(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, or
             best, best_h = s, h
         if s == goal:
             return True, s, g[s], expanded
-        base = s if via_link[s] else parent[s]
+        base = s if via_link[s] or not any_angle else parent[s]
         for d in range(8):
             n = _neighbour(nbr, s, d)
             if n < 0 or clear[n] < radius:
@@ -210,7 +223,7 @@ def theta_star(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, or
                 g[n] = c
                 parent[n] = base
                 via_link[n] = False
-                size = heap_update(keys, nodes, heap_pos, size, n, c + _chord(pos, n, goal))
+                size = heap_update(keys, nodes, heap_pos, size, n, c + weight * _estimate(pos, n, goal, octile))
         for k in range(link_start[s], link_start[s + 1]):
             n = link_to[k]
             if stamp[n] != query:
@@ -224,7 +237,7 @@ def theta_star(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, or
                 g[n] = c
                 parent[n] = s
                 via_link[n] = True
-                size = heap_update(keys, nodes, heap_pos, size, n, c + _chord(pos, n, goal))
+                size = heap_update(keys, nodes, heap_pos, size, n, c + weight * _estimate(pos, n, goal, octile))
     return False, best, g[best], expanded
 
 
@@ -418,3 +431,30 @@ def densify(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, origi
     out[n] = chain[len(chain) - 1]
     n += 1
     return out[:n].copy(), out_link[:n - 1].copy()
+
+
+@njit(cache=True)
+def open_components(nbr, clear, radius):
+    """Labels of the sets of spans with ``radius`` of clearance that the search's steps (the 4
+    links and the diagonals of ``_neighbour``) connect; -1 for the others."""
+    s_count = nbr.shape[0]
+    label = np.full(s_count, -1, dtype=np.int64)
+    queue = np.empty(s_count, dtype=np.int64)
+    k = 0
+    for s in range(s_count):
+        if label[s] >= 0 or clear[s] < radius:
+            continue
+        label[s] = k
+        head, tail = 0, 1
+        queue[0] = s
+        while head < tail:
+            u = queue[head]
+            head += 1
+            for d in range(8):
+                v = _neighbour(nbr, u, d)
+                if v >= 0 and label[v] < 0 and clear[v] >= radius:
+                    label[v] = k
+                    queue[tail] = v
+                    tail += 1
+        k += 1
+    return label
