@@ -272,6 +272,13 @@ class LevelCache:
         return self._navmesh
 
     @property
+    def surface(self):
+        """The stacked-surface navmesh the crowd walks on (a ``LayeredNavMesh`` given to the
+        crowd: agents' heights follow it, bodies on different surfaces never meet), or None."""
+        mesh = self._navmesh
+        return mesh if mesh is not None and hasattr(mesh, "follow_surface") else None
+
+    @property
     def navmesh_subdivide(self) -> int:
         """Sub-cells per cell edge of the crowd's navmesh (``CrowdConfig.navmesh_subdivide``).
         Automatic, for a radius under half a cell: 6 on maps up to 128×128 cells, 2 up to

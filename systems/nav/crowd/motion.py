@@ -175,8 +175,8 @@ class Motion:
                           np.ascontiguousarray(s.agent_layers[:n, L_AVOIDANCE_MASK]), reach, most,
                           np.ascontiguousarray(values[:, A_HORIZON_AGENTS]),
                           np.ascontiguousarray(values[:, A_HORIZON_OBSTACLES]),
-                          np.ascontiguousarray(s.position[:n, 2]), np.ascontiguousarray(s.path_settings[:n, S_HEIGHT]),
-                          np.ascontiguousarray(s.agent_options[:n, O_3D_AVOIDANCE]))
+                          np.ascontiguousarray(s.position[:n, 2]), self._heights(n),
+                          np.ascontiguousarray(s.agent_options[:n, O_3D_AVOIDANCE] | (self._level.surface is not None)))
         live = s.alive[:n]
         settings = OrcaSettings(float(reach[live].max()) if live.any() else float(defaults[1]),
                                 int(max(1, most[live].max())) if live.any() else int(defaults[2]),
@@ -249,6 +249,9 @@ class Motion:
         before = pos[:, :2].copy() if contacts or walls else pos[:0, :2]
         with threads_for(n, "move"):
             move_agents(pos, vel, np.ascontiguousarray(s.max_speed[:n]), dt, grid.view)
+        surface = self._level.surface
+        if surface is not None and movement == "rtsnav":
+            surface.follow_surface(pos)                 # stacked surfaces: each agent keeps its own
         # bodies: an absurd radius (refused with a reason by the orders) takes no part
         sane = s.alive[:n] & (s.radius[:n] <= self._config.max_radius_cells * grid.cell_size)
         if contacts:
@@ -302,8 +305,16 @@ class Motion:
         tight = self._on_cells(pos, self._passage_cells()[0])
         marks = s.agent_layers[:n, :2]
         layers = None if (marks == 1).all() else (np.ascontiguousarray(marks[:, 0]), np.ascontiguousarray(marks[:, 1]))
+        spans = None if self._level.surface is None else (np.ascontiguousarray(pos[:, 2]), self._heights(n))
         resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading,
-                         tight, layers)
+                         tight, layers, spans)
+
+    def _heights(self, n: int) -> np.ndarray:
+        """Each agent's body height (``height``; on stacked surfaces at least the navmesh's
+        ``agent_height``, so a unit on a bridge never meets one on the road under it)."""
+        height = np.ascontiguousarray(self._agents.path_settings[:n, S_HEIGHT])
+        surface = self._level.surface
+        return height if surface is None else np.maximum(height, surface.config.agent_height)
 
     def _passage_cells(self) -> tuple[np.ndarray, np.ndarray]:
         """``(tight, mouth)`` cell masks, cached per grid version: ``tight``, cells in or within

@@ -60,7 +60,7 @@ class Planning:
             if kind in level.rebuilds.stale:
                 planner = Planner.ASTAR   # its structure predates a map edit: exact on the grid until rebuilt
         radius = float(s.radius[i])
-        if radius > WIDE * grid.cell_size:
+        if radius > WIDE * grid.cell_size and not (planner is Planner.NAVMESH and level.surface is not None):
             return self._sized_job(i, planner, radius, target, start, goal, level)
         if planner in (Planner.HIERARCHY, Planner.DSTAR_LITE) or planner.label in GRID_PLANNERS:
             start = start if start is not None else grid.world_to_cell(*s.position[i, :2])

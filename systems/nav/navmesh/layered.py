@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,8 +40,22 @@ from ..errors import NavError
 from ..grid import finite_point
 from ..result import PathStatus
 from .layered_bake import build_spans, link_spans, sample_soup, span_clearance
-from .layered_query import densify, nearest_span, open_components, path_points, span_height, theta_star, tighten, trace
+from .layered_query import (
+    densify,
+    follow_heights,
+    nearest_span,
+    open_components,
+    path_points,
+    span_height,
+    theta_star,
+    tighten,
+    trace,
+)
 from .mesh_types import MeshPath, NavMeshConfig, OffMeshLink
+from .query import MeshQuery
+
+if TYPE_CHECKING:
+    from ..grid import Grid
 
 __all__ = ["LayeredNavMesh"]
 
@@ -248,6 +262,48 @@ class LayeredNavMesh:
         x, y = a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f
         on = self.span_at((x, y, self._height_on(s, x, y) if frac < 1e-9 else a[2] if len(a) == 3 else math.inf))
         return False, np.array([x, y, self._height_on(on if on >= 0 else s, x, y)])
+
+    def follow_surface(self, position: np.ndarray) -> None:
+        """Set the z of each ``(n, 3)`` agent position, in place, to the surface under it nearest
+        its z within ``max_climb`` (agents on the deck stay on it, agents under it on the road;
+        one over no surface keeps its z). The crowd calls this after each move."""
+        follow_heights(self.cell_start, self.span_cell, self.span_z, self.span_grad, self.shape[1], self.shape[0],
+                       self.config.cell_size, self.origin[0], self.origin[1], position,
+                       max(self.config.max_climb, 1e-3))
+
+    def footprint(self, cell_size: float | None = None) -> "Grid":
+        """A ``Grid`` over the mesh, passable where some surface has room for an agent
+        (``agent_radius`` of clearance) anywhere in the cell: the plane a crowd on this mesh
+        walks and collides on (its paths and heights come from the mesh). ``cell_size``: a
+        multiple of the mesh's, default about the agent's diameter (the crowd's settings in cells
+        expect cells near a unit's size)."""
+        cs = self.config.cell_size
+        k = max(1, round((cell_size if cell_size is not None else 2 * self.config.agent_radius) / cs))
+        h, w = self.shape
+        passable = np.zeros(h * w, dtype=bool)
+        passable[self.span_cell[self.open]] = True
+        hk, wk = -(-h // k), -(-w // k)
+        padded = np.zeros((hk * k, wk * k), dtype=bool)
+        padded[:h, :w] = passable.reshape(h, w)
+        coarse = np.asarray(padded.reshape(hk, k, wk, k).any(axis=(1, 3)))
+        from ..grid import Grid
+
+        return Grid(coarse, cell_size=k * cs, origin=self.origin)
+
+    # ------------------------------------------------------ the crowd's queries
+    needs_crossing_search = False            # no area costs: no shared goal trees
+
+    def start_query(self, start: Sequence[float] | np.ndarray, goal: Sequence[float] | np.ndarray) -> MeshQuery:
+        """``find_path`` as the crowd's sliced query (answered by its first ``step``)."""
+        return MeshQuery(self, start, goal)
+
+    def begin_query(self, s: np.ndarray, g: np.ndarray, goal) -> MeshPath:
+        """``MeshQuery``'s first step: the whole answer."""
+        return self.find_path(s, g)
+
+    def end_query(self, plan: Any) -> MeshPath:
+        """Never reached: every query is answered by ``begin_query``."""
+        raise NavError("a layered navmesh answers every query at once")
 
     # ----------------------------------------------------------------- links
     def add_link(self, a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, cost: float | None = None,

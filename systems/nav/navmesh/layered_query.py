@@ -17,7 +17,7 @@ from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
 
-__all__ = ["open_components", "trace", "clearance_at", "theta_star", "tighten", "densify", "path_points", "nearest_span", "span_height"]
+__all__ = ["follow_heights", "open_components", "trace", "clearance_at", "theta_star", "tighten", "densify", "path_points", "nearest_span", "span_height"]
 
 
 @njit(cache=True)
@@ -458,3 +458,26 @@ def open_components(nbr, clear, radius):
                     tail += 1
         k += 1
     return label
+
+
+@njit(cache=True)
+def follow_heights(cell_start, span_cell, span_z, grad, width, height, cell_size, origin_x, origin_y,
+                   position, step):
+    """Set each agent's z (``position (n, 3)``) to the surface under it nearest its current z
+    within ``step`` (its climb): an agent on a bridge deck stays on the deck, one on the road
+    under it on the road, one on a ramp follows it. Agents over no such surface keep their z."""
+    for i in range(position.shape[0]):
+        x, y, z = position[i, 0], position[i, 1], position[i, 2]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            continue
+        cx = int(math.floor((x - origin_x) / cell_size))
+        cy = int(math.floor((y - origin_y) / cell_size))
+        if cx < 0 or cy < 0 or cx >= width or cy >= height:
+            continue
+        c = cy * width + cx
+        best, best_dz = z, step
+        for s in range(cell_start[c], cell_start[c + 1]):
+            zz = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, s, x, y)
+            if abs(zz - z) <= best_dz:
+                best, best_dz = zz, abs(zz - z)
+        position[i, 2] = best

@@ -85,7 +85,8 @@ RESOLVE_FACTOR = 1.0
 def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray, group: np.ndarray,
                      active: np.ndarray, view: GridView, mates: bool = True,
                      heading: np.ndarray | None = None, tight: np.ndarray | None = None,
-                     layers: tuple[np.ndarray, np.ndarray] | None = None) -> int:
+                     layers: tuple[np.ndarray, np.ndarray] | None = None,
+                     spans: tuple[np.ndarray, np.ndarray] | None = None) -> int:
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
     their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
     ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
@@ -97,7 +98,9 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
     right, past each other (a file meeting a file in a passage turns into two lanes instead of
     a plug). ``layers``: ``(avoidance_layers, avoidance_mask)`` per agent: a pair neither of which
     avoids the other's layers is no contact (they pass through each other, as avoidance lets them).
-    Returns the pairs in contact in the first pass."""
+    ``spans``: ``(feet z, body height)`` per agent: bodies whose height ranges miss are no contact
+    (a unit on a bridge deck and one on the road under it). Returns the pairs in contact in the
+    first pass."""
     if not active.any():
         return 0
     if heading is None:
@@ -119,6 +122,11 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
         if layers is not None and len(first):
             a, b = order[first], order[other]
             meet = ((layers[1][a] & layers[0][b]) != 0) | ((layers[1][b] & layers[0][a]) != 0)
+            first, other = first[meet], other[meet]
+        if spans is not None and len(first):
+            a, b = order[first], order[other]
+            foot, tall = spans
+            meet = (foot[b] <= foot[a] + tall[a]) & (foot[a] <= foot[b] + tall[b])
             first, other = first[meet], other[meet]
         if round_ == 0:
             everyone = (order, first, other)
