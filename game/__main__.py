@@ -20,6 +20,7 @@ from pathlib import Path
 
 from rtsnav.levels.cli import add_debug_flag, positive_int, run_command
 from rtsnav.levels.level_file import builtin_levels, load_level
+from rtsnav.levels.scenes import SCENES
 
 from .script import load_orders
 
@@ -137,7 +138,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     """The demo's options from ``argv`` (a usage error exits with status 2 and a message)."""
     ap = argparse.ArgumentParser(prog="rtsnav-demo", description="rtsnav RTS demo")
     ap.add_argument("--level", default="river",
-                    help=f"built-in name ({', '.join(builtin_levels())}), level .toml or Moving AI .map")
+                    help=f"built-in name ({', '.join(builtin_levels())}), a 3D scene with stacked surfaces "
+                         f"({', '.join(SCENES)}), level .toml or Moving AI .map")
     ap.add_argument("--units", type=positive_int, default=500, help="units in all, split between the level's teams, >= 1")
     ap.add_argument("--headless", action="store_true", help="render offscreen and exit")
     ap.add_argument("--frames", type=positive_int, default=300, help="frames to run when headless")
@@ -154,6 +156,13 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def _run(args) -> int:
+    if args.level in SCENES:                       # a 3D scene with stacked surfaces: its own demo
+        from rtsnav.game.overpass import main as scene_main
+
+        headless = args.headless or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        return scene_main([*(["--headless", "--seconds", str(args.frames / 30)] if headless else []),
+                           *(["--screenshot", str(args.screenshot)] if args.screenshot and headless else []),
+                           "--scene", args.level])
     level = load_level(args.level)                 # a bad level or orders file fails before any window opens
     if args.orders is not None:
         load_orders(args.orders, level)

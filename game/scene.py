@@ -57,6 +57,18 @@ def _mesh(name: str, vertices: np.ndarray, colors: np.ndarray, triangles: np.nda
     return node, vdata
 
 
+def mesh_node(name: str, vertices: np.ndarray, colors: np.ndarray, triangles: np.ndarray,
+              dynamic: bool = False) -> tuple[GeomNode, GeomVertexData]:
+    """A ``GeomNode`` of triangles with per-vertex RGBA colours, and its vertex data (with
+    ``dynamic``, rewrite its positions each frame through ``write_column(vdata, 0, …)``)."""
+    return _mesh(name, vertices, colors, triangles, Geom.UHDynamic if dynamic else Geom.UHStatic)
+
+
+def write_column(vdata: GeomVertexData, index: int, values: np.ndarray) -> None:
+    """Overwrite column array ``index`` of ``vdata`` (0: positions, 1: colours) from ``values``."""
+    _write(vdata, index, values)
+
+
 MAX_TERRAIN_QUADS = 60_000
 
 

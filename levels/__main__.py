@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from rtsnav.levels.cli import CliError, add_debug_flag, positive_int, run_command
 from rtsnav.levels.level_file import builtin_levels, load_level
+from rtsnav.levels.scenes import SCENES, scene
 from rtsnav.systems.nav.bake_cache import default_cache_dir
 
 DEFAULT_CACHE = default_cache_dir()      # the user's cache dir ($RTSNAV_CACHE_DIR overrides), never the package
@@ -201,6 +202,8 @@ def show(args) -> int:
     if args.scale is not None and not 1 <= args.scale <= MAX_SCALE:
         raise CliError(f"--scale must be 1..{MAX_SCALE} pixels per cell, got {args.scale}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.map in SCENES:
+        return _show_scene(args)
     level = load_level(args.map)
     grid = level.grid
     scale = args.scale or max(1, min(MAX_SCALE, 960 // max(grid.width, grid.height)))
@@ -249,6 +252,28 @@ def show(args) -> int:
     img = level_image(level, scale, draw, query_layer=mesh if "visibility" in overlays else None)
     write_png(args.out, img)
     print(f"wrote {args.out} ({img.shape[1]}x{img.shape[0]})")
+    return 0
+
+
+def _show_scene(args) -> int:
+    """``show`` for a built-in 3D scene (``levels/scenes.py``): its layered navmesh, every
+    surface, with the demo's routes on it."""
+    from rtsnav.levels.picture import layered_image, write_png
+    from rtsnav.systems.nav import LayeredNavMesh
+
+    built = scene(args.map)
+    vertices, triangles, walkable = built.soup()
+    mesh = LayeredNavMesh.from_triangles(vertices, triangles, walkable=walkable, agent_radius=0.4,
+                                         cell_size=0.4 / 3)
+    palette = [(0.9, 0.2, 0.2), (0.2, 0.45, 0.95), (0.95, 0.55, 0.1), (0.7, 0.3, 0.85)]
+    paths = []
+    for (name, (a, b)), color in zip(built.routes.items(), palette):
+        r = mesh.find_path(a, b)
+        if len(r.points):
+            paths.append((r.points, color, f"{name} ({r.cost:.0f})"))
+    scale = args.scale or max(1, min(MAX_SCALE, 960 // max(mesh.shape)))
+    write_png(args.out, layered_image(mesh, scale, paths))
+    print(f"wrote {args.out}: scene {args.map}, {mesh.span_count:,} spans, up to {mesh.layer_count} surfaces a cell")
     return 0
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["level_image", "write_png"]
+__all__ = ["level_image", "layered_image", "write_png"]
 
 
 def write_png(path: str | Path, rgb: np.ndarray) -> None:
@@ -59,6 +59,46 @@ def level_image(level, scale: int = 4, draw=None, query_layer=None) -> np.ndarra
         _draw_dots(img, to_px(draw.points), (np.clip(draw.point_colors[:, :3], 0, 1) * 255).astype(np.uint8),
                    max(1, scale // 3))
         legend += draw.legend
+    return _with_legend(img, legend)
+
+
+def layered_image(mesh, scale: int = 4, paths=()) -> np.ndarray:
+    """``[H·scale + legend, W·scale, 3] uint8`` top-down picture of a ``LayeredNavMesh``: each
+    cell in the colour of its top surface (green low to sand high), cells where one surface
+    lies over another striped with the colour of the one beneath, cells too near an edge for an
+    agent (eroded) dimmed, and ``paths`` — ``(points (N, 3), rgb 0..1, label)`` — drawn over it,
+    with a legend. Row 0 (the lowest y) is at the top, as in ``level_image``."""
+    h, w = mesh.shape
+    start = mesh.cell_start
+    count = np.diff(start)
+    z = mesh.span_z
+    lo, hi = (float(z.min()), float(z.max())) if len(z) else (0.0, 1.0)
+    t = ((z - lo) / max(hi - lo, 1e-6))[:, None]
+    rgb = (1 - t) * np.array([0.42, 0.62, 0.38]) + t * np.array([0.93, 0.78, 0.46])
+    rgb = np.where(mesh.open[:, None], rgb, rgb * 0.55)
+    top = np.full((h * w, 3), 0.16)
+    under = top.copy()
+    has = count > 0
+    top[has] = rgb[start[1:][has] - 1]
+    stacked = count > 1
+    under[stacked] = rgb[start[:-1][stacked]]
+    top_img = top.reshape(h, w, 3).repeat(scale, 0).repeat(scale, 1)
+    under_img = under.reshape(h, w, 3).repeat(scale, 0).repeat(scale, 1)
+    stack_img = stacked.reshape(h, w).repeat(scale, 0).repeat(scale, 1)
+    yy, xx = np.mgrid[0:h * scale, 0:w * scale]
+    stripe = stack_img & ((xx + yy) % 8 < 3)
+    img = (np.clip(np.where(stripe[..., None], under_img, top_img), 0, 1) * 255).astype(np.uint8)
+    cs = mesh.config.cell_size
+    legend = [("ground (low)", (0.42, 0.62, 0.38, 1.0)), (f"high ({hi:.1f})", (0.93, 0.78, 0.46, 1.0)),
+              ("stripes: a surface beneath", (0.6, 0.6, 0.6, 1.0)), ("dimmed: too near an edge", (0.3, 0.3, 0.3, 1.0))]
+    for points, color, label in paths:
+        px = (np.asarray(points)[:, :2] - np.array(mesh.origin)) / cs * scale
+        c = (np.clip(np.asarray(color), 0, 1) * 255).astype(np.uint8)
+        for dx in range(2):
+            for dy in range(2):
+                _draw_segments(img, px[:-1] + (dx, dy), px[1:] + (dx, dy), c)
+        _draw_dots(img, px[[0, -1]], np.tile(c, (2, 1)), max(1, scale))
+        legend.append((label, (*color, 1.0)))
     return _with_legend(img, legend)
 
 

@@ -67,8 +67,12 @@ class FollowResult:
         self.drifted = np.zeros(0, dtype=np.int64)
 
 
-def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: bool) -> FollowResult:
-    """Advance waypoints and write the velocity of every agent walking its own path."""
+def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: bool,
+                 height_gate: float = math.inf) -> FollowResult:
+    """Advance waypoints and write the velocity of every agent walking its own path.
+    ``height_gate``: on stacked surfaces, a waypoint is passed (and the last one reached) only
+    within this height of it — a unit on the ground under a ramp has not passed the ramp's
+    waypoints above it."""
     out = FollowResult()
     s = state
     n = s.size
@@ -92,10 +96,10 @@ def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: 
             everyone = everyone & ~group                  # (a new array: the alive column is kept)
             _follow(group, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
                     s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, seen.passable, grid.cell_size,
-                    grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick)
+                    grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick, height_gate)
     _follow(everyone, s.mode, s.nav_state[:, 0], s.paused[:], s.position, s.velocity, s.path_start,
             s.path_len, s.path_idx, s.agent_params, s.paths.points, link_at, grid.passable, grid.cell_size,
-            grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick)
+            grid.origin[0], grid.origin[1], dt, tick % DRIFT_CHECK_EVERY == 0, flags, tick, height_gate)
     out.arrived = np.flatnonzero(flags & 1)
     out.drifted = np.flatnonzero(flags & 4)
     points = s.paths.points
@@ -130,7 +134,7 @@ def _clear_with_body(passable, cs, ox, oy, ax, ay, bx, by, radius):
 
 @njit(cache=True)
 def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path_len, path_idx, params, points,
-            link_at, passable, cs, ox, oy, dt, check_drift, flags, tick):
+            link_at, passable, cs, ox, oy, dt, check_drift, flags, tick, height_gate):
     for a in range(alive.shape[0]):
         walks_a_path = mode[a] == 1 or mode[a] == 3 or mode[a] == 5
         quick = mode[a] == 6 and nav_state[a] == 1          # planning: walks its quick route meanwhile
@@ -150,6 +154,10 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
             wx, wy = points[s0 + idx, 0], points[s0 + idx, 1]
             dist = math.sqrt((wx - px) ** 2 + (wy - py) ** 2)
             if dist > reach:
+                break
+            if abs(points[s0 + idx, 2] - position[a, 2]) > height_gate:
+                if dist <= 0.1 * params[a, 1]:
+                    flags[a] |= 4                   # on the waypoint in plan, not at its height: re-plan
                 break
             nx, ny = points[s0 + idx + 1, 0], points[s0 + idx + 1, 1]
             if dist > AT_WAYPOINT and not _clear_with_body(passable, cs, ox, oy, px, py, nx, ny,
@@ -175,7 +183,7 @@ def _follow(alive, mode, nav_state, paused, position, velocity, path_start, path
             velocity[a, 1] = 0.0
             velocity[a, 2] = 0.0
             continue
-        if idx >= last and dist <= params[a, 3]:
+        if idx >= last and dist <= params[a, 3] and abs(points[s0 + idx, 2] - position[a, 2]) <= height_gate:
             flags[a] |= 1
             velocity[a, 0] = 0.0
             velocity[a, 1] = 0.0

@@ -132,17 +132,20 @@ class Motion:
                 if i < n:
                     previous[i] = (vx, vy)
             s.forced.clear()
-        if cfg.density_speed:
-            # packed ground ahead: walk at the pace of the crowd there, not into it
-            pace = self._last_pace if len(self._last_pace) == n else preferred
-            # not at a passage's mouth: there the pressure of the queue is what drives it through
-            # (a one-way flow through a 3-cell gap: 55% of its limit capped, 71% not)
-            capped = active & walking & ~self._on_cells(s.position[:n], self._passage_cells()[1])
-            cap_speed_by_density(s.position[:n], preferred, pace, s.radius[:n], present, capped)
-        if cfg.lanes:
-            # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
-            keep_right(s.position[:n], preferred, active & walking, s.radius[:n],
-                       self._level.passages(cfg.congestion_narrow), grid.view)
+        # on stacked surfaces, each storey's traffic is its own: the crowd on a bridge deck neither
+        # slows nor turns the column on the road under it
+        for storey in self._storeys(n):
+            if cfg.density_speed:
+                # packed ground ahead: walk at the pace of the crowd there, not into it
+                pace = self._last_pace if len(self._last_pace) == n else preferred
+                # not at a passage's mouth: there the pressure of the queue is what drives it through
+                # (a one-way flow through a 3-cell gap: 55% of its limit capped, 71% not)
+                capped = active & walking & storey & ~self._on_cells(s.position[:n], self._passage_cells()[1])
+                cap_speed_by_density(s.position[:n], preferred, pace, s.radius[:n], present & storey, capped)
+            if cfg.lanes:
+                # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
+                keep_right(s.position[:n], preferred, active & walking & storey, s.radius[:n],
+                           self._level.passages(cfg.congestion_narrow), grid.view)
         # the unit nearer its target keeps its course (a queue at a gap drains front first);
         # without it avoidance's equal shares froze the gap's mouth for minutes
         lead = -np.hypot(*(s.target[:n, :2] - s.position[:n, :2]).T) / (LEAD_CELLS * grid.cell_size)
@@ -247,11 +250,10 @@ class Motion:
             self._config.team_contacts and bool(s.avoidance[:n].any())))
         walls = movement == "rtsnav" and self._config.wall_clearance
         before = pos[:, :2].copy() if contacts or walls else pos[:0, :2]
+        surface = self._level.surface if movement == "rtsnav" else None
+        start = pos.copy() if surface is not None else None
         with threads_for(n, "move"):
             move_agents(pos, vel, np.ascontiguousarray(s.max_speed[:n]), dt, grid.view)
-        surface = self._level.surface
-        if surface is not None and movement == "rtsnav":
-            surface.follow_surface(pos)                 # stacked surfaces: each agent keeps its own
         # bodies: an absurd radius (refused with a reason by the orders) takes no part
         sane = s.alive[:n] & (s.radius[:n] <= self._config.max_radius_cells * grid.cell_size)
         if contacts:
@@ -270,6 +272,10 @@ class Motion:
                 self._push_apart(pos, sane)
                 with threads_for(n, "walls"):
                     keep_off_walls(pos, radius, sane & ~still, grid.view)
+        if start is not None and surface is not None:
+            # stacked surfaces: each agent keeps to its own (the grid is every surface's footprint)
+            surface.follow_surface(pos, start)
+            self._replan_off_path(pos, surface.config.max_climb)
         # avoidance next tick sees the velocity each unit walked at, not the pace the contacts left
         # it: with the pace, a queue pressing into a gap avoided itself as if standing (a one-way
         # flow through a 3-cell gap ran at 28% of its limit, 40–60% with the velocity)
@@ -308,6 +314,34 @@ class Motion:
         spans = None if self._level.surface is None else (np.ascontiguousarray(pos[:, 2]), self._heights(n))
         resolve_contacts(pos, np.ascontiguousarray(s.radius[:n]), rank, group, agents, grid.view, mates, heading,
                          tight, layers, spans)
+
+    def _replan_off_path(self, pos: np.ndarray, climb: float) -> None:
+        """On stacked surfaces, a unit walking its path on another surface than the path's
+        (pushed off a ramp's low side, it walks the ground beside the ramp while the path climbs)
+        re-plans from where it is — else it would follow the path's plan view into a wall."""
+        s = self._agents
+        n = s.size
+        walking = (s.nav_state[:n, 0] == NavState.FOLLOWING) & (s.mode[:n] == Mode.PATH) & (s.path_len[:n] >= 2)
+        if not walking.any():
+            return
+        ids = np.flatnonzero(walking)
+        at = s.path_start[ids] + np.clip(s.path_idx[ids], 1, s.path_len[ids] - 1)
+        a, b = s.paths.points[at - 1], s.paths.points[at]
+        ab = b[:, :2] - a[:, :2]
+        t = np.clip(np.einsum("ij,ij->i", pos[ids, :2] - a[:, :2], ab) / np.maximum(np.einsum("ij,ij->i", ab, ab),
+                                                                                  1e-12), 0.0, 1.0)
+        off = np.abs(pos[ids, 2] - (a[:, 2] + t * (b[:, 2] - a[:, 2]))) > climb + 0.25
+        s.replans.update(ids[off].tolist())
+
+    def _storeys(self, n: int) -> list[np.ndarray]:
+        """Agents grouped by storey (their z in steps of the navmesh's ``agent_height``) on
+        stacked surfaces; one group of all agents on a single surface."""
+        surface = self._level.surface
+        if surface is None:
+            return [np.ones(n, dtype=bool)]
+        z = np.nan_to_num(self._agents.position[:n, 2])
+        storey = np.floor(z / surface.config.agent_height + 0.5).astype(np.int64)
+        return [storey == k for k in np.unique(storey)]
 
     def _heights(self, n: int) -> np.ndarray:
         """Each agent's body height (``height``; on stacked surfaces at least the navmesh's

@@ -299,7 +299,7 @@ class Orders:
             self._outcomes.fail(i, route.reason or "no path")
             return
         points = np.array(route.points, dtype=np.float64)
-        if self._grid.heights is None:
+        if self._grid.heights is None and self._level.surface is None:
             points[:, 2] = s.position[i, 2]
             if math.isfinite(s.target[i, 2]) and route.status is PathStatus.FOUND and i not in s.unreachable:
                 points[-1, 2] = s.target[i, 2]
@@ -363,6 +363,9 @@ class Orders:
                 s.nav_state[i, 0] = NavState.PLANNING
                 s.mode[i] = Mode.PATH                     # groups leave it alone from now on
                 s.velocity[i] = 0.0
+            if self._level.surface is not None:           # stacked surfaces: only the navmesh knows them
+                self._queue.submit(("agent", i), self._planning.job(i, Planner.NAVMESH, end=target))
+                continue
             self._queue.submit(("agent", i), self._planning.astar(start, goal, target,
                                                                   grid=planning_grid if seen is grid else seen))
 

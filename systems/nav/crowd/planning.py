@@ -59,6 +59,8 @@ class Planning:
                 level.rebuilds.bake_new(kind)     # a mask no ``prepare`` baked for: off the tick
             if kind in level.rebuilds.stale:
                 planner = Planner.ASTAR   # its structure predates a map edit: exact on the grid until rebuilt
+        if level.surface is not None and planner is not Planner.NAVMESH:
+            planner = Planner.NAVMESH             # stacked surfaces: the grid is their footprint only
         radius = float(s.radius[i])
         if radius > WIDE * grid.cell_size and not (planner is Planner.NAVMESH and level.surface is not None):
             return self._sized_job(i, planner, radius, target, start, goal, level)

@@ -405,19 +405,20 @@ def _warm_builders(like: Grid) -> None:
 
 def _warm_layered() -> None:
     """A layered navmesh's bake and queries (a floor with a wall and a deck over it)."""
-    from ..navmesh import NavMesh
+    from ..navmesh import LayeredNavMesh
 
     floor = [[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]]
     deck = [[2, 2, 3], [6, 2, 3], [6, 6, 3], [2, 6, 3]]
     wall = [[4, 0, 0], [4, 1, 0], [4, 1, 2.5], [4, 0, 2.5]]
     v = np.array(floor + deck + wall, dtype=np.float64)
     t = np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7], [8, 9, 10], [8, 10, 11]])
-    mesh = NavMesh.from_triangles(v, t, agent_radius=0.5, layers="all")
+    mesh = LayeredNavMesh.from_triangles(v, t, agent_radius=0.5, cell_size=0.25)
     mesh.find_path((1.0, 1.0, 0.0), (7.0, 0.7, 0.0))
     mesh.add_link((1.0, 7.0, 0.0), (3.0, 5.0, 3.0))
     mesh.find_path((1.0, 7.0, 0.0), (5.0, 3.0, 3.0))
     mesh.raycast((1.0, 4.0, 0.0), (7.0, 4.0, 0.0))
     mesh.nearest_point((-1.0, 4.0, 0.0))
+    mesh.follow_surface(np.array([[1.0, 1.0, 0.0]]), np.array([[1.2, 1.0, 0.0]]))
 
 
 def _warm_outside_practice(grid) -> None:

@@ -109,10 +109,12 @@ class LayeredNavMesh:
     # ------------------------------------------------------------------ bake
     @classmethod
     def from_triangles(cls, vertices: np.ndarray, triangles: np.ndarray, config: NavMeshConfig | None = None,
-                       **overrides) -> "LayeredNavMesh":
+                       walkable: np.ndarray | None = None, **overrides) -> "LayeredNavMesh":
         """Bake every walkable surface of triangle soup (``vertices (V, 3)``, ``triangles (T, 3)``)
         with ``config`` (or ``NavMeshConfig`` fields as keywords; ``agent_climb`` is accepted for
-        ``max_climb``). ``NavError`` for bad triangles or settings."""
+        ``max_climb``). ``walkable``: ``(T,)`` bools — only these triangles may be stood on (the
+        rest still block and roof); default every triangle flat enough (``max_slope``).
+        ``NavError`` for bad triangles or settings."""
         from .build import validate_triangles
 
         if "agent_climb" in overrides:
@@ -129,11 +131,12 @@ class LayeredNavMesh:
         if w * h > MAX_LAYERED_CELLS:
             raise NavError(f"the triangles span {hi[0] - lo[0]:g} x {hi[1] - lo[1]:g} world units: {w} x {h} cells "
                            f"of cell_size {cs:g}, more than the {MAX_LAYERED_CELLS:,} a layered bake rasterises")
+        allowed = np.ones(len(t), dtype=np.bool_) if walkable is None else _walkable_mask(walkable, len(t))
         min_up = math.cos(math.radians(cfg.max_slope))
         none_i, none_f, none_k = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int8)
-        count = sample_soup(v, t, cs, lo[0], lo[1], w, h, min_up, False, none_i, none_f, none_k, none_i)
+        count = sample_soup(v, t, allowed, cs, lo[0], lo[1], w, h, min_up, False, none_i, none_f, none_k, none_i)
         cell, z, kind, tri = np.empty(count, np.int64), np.empty(count), np.empty(count, np.int8), np.empty(count, np.int64)
-        sample_soup(v, t, cs, lo[0], lo[1], w, h, min_up, True, cell, z, kind, tri)
+        sample_soup(v, t, allowed, cs, lo[0], lo[1], w, h, min_up, True, cell, z, kind, tri)
         order = np.lexsort((z, cell))
         cell, z, kind, tri = cell[order], z[order], kind[order], tri[order]
         sample_start = _csr_start(cell, w * h)
@@ -263,13 +266,14 @@ class LayeredNavMesh:
         on = self.span_at((x, y, self._height_on(s, x, y) if frac < 1e-9 else a[2] if len(a) == 3 else math.inf))
         return False, np.array([x, y, self._height_on(on if on >= 0 else s, x, y)])
 
-    def follow_surface(self, position: np.ndarray) -> None:
-        """Set the z of each ``(n, 3)`` agent position, in place, to the surface under it nearest
-        its z within ``max_climb`` (agents on the deck stay on it, agents under it on the road;
-        one over no surface keeps its z). The crowd calls this after each move."""
-        follow_heights(self.cell_start, self.span_cell, self.span_z, self.span_grad, self.shape[1], self.shape[0],
-                       self.config.cell_size, self.origin[0], self.origin[1], position,
-                       max(self.config.max_climb, 1e-3))
+    def follow_surface(self, position: np.ndarray, previous: np.ndarray) -> None:
+        """Keep agents on their own surface, in place: ``position (n, 3)`` are where they moved
+        this tick from ``previous (n, 3)``. Each z becomes the height of the surface under it
+        nearest its previous z within ``max_climb`` (on the deck it stays on the deck, on the
+        road under it on the road, on a ramp it follows the ramp); a move off that surface —
+        over a deck's edge, into a wall of its own floor — slides along the edge or is undone. The crowd calls this after each move."""
+        follow_heights(self.cell_start, self.span_cell, self.span_z, self.span_grad, self.shape[1], self.shape[0], self.config.cell_size,
+                       self.origin[0], self.origin[1], position, previous, max(self.config.max_climb, 1e-3))
 
     def footprint(self, cell_size: float | None = None) -> "Grid":
         """A ``Grid`` over the mesh, passable where some surface has room for an agent
@@ -427,6 +431,14 @@ def _chain_cost(geometry, chain: np.ndarray, leg_is_link: np.ndarray, link_table
             total += float(_run(trace, *geometry[:5], -np.inf, *geometry[6:-1], a, pos[a, 0], pos[a, 1],
                                  pos[b, 0], pos[b, 1], empty)[1])
     return total
+
+
+def _walkable_mask(walkable, count: int) -> np.ndarray:
+    """``walkable`` checked as ``(count,)`` bools (``NavError`` naming what came)."""
+    arr = np.asarray(walkable)
+    if arr.shape != (count,) or arr.dtype != np.bool_:
+        raise NavError(f"walkable must be a ({count},) bool array, one per triangle; got {arr.dtype} {arr.shape}")
+    return np.ascontiguousarray(arr)
 
 
 def _csr_start(keys: np.ndarray, count: int) -> np.ndarray:

@@ -35,11 +35,12 @@ DY = np.array([0, 1, 0, -1], dtype=np.int64)
 
 
 @njit(cache=True)
-def sample_soup(vertices, triangles, cell_size, origin_x, origin_y, width, height, min_up, write,
+def sample_soup(vertices, triangles, allowed, cell_size, origin_x, origin_y, width, height, min_up, write,
                 cell, z, kind, tri):
     """Surface and obstacle samples of the soup; with ``write`` False only counts them (so the
     caller can size the arrays), else fills ``cell, z, kind, tri``. Returns the count.
-    ``min_up`` is cos(max_slope): the least |normal z| of a walkable triangle."""
+    ``min_up`` is cos(max_slope): the least |normal z| of a walkable triangle; a triangle with
+    ``allowed`` False is never walkable (a model's untagged geometry)."""
     n = 0
     step = 0.5 * cell_size
     for t in range(triangles.shape[0]):
@@ -52,7 +53,7 @@ def sample_soup(vertices, triangles, cell_size, origin_x, origin_y, width, heigh
         nlen = math.sqrt(nx * nx + ny * ny + nz * nz)
         if nlen == 0.0:
             continue
-        walkable = abs(nz) / nlen >= min_up - 1e-12
+        walkable = allowed[t] and abs(nz) / nlen >= min_up - 1e-12
         if abs(nz) > 1e-12 * nlen:                       # not vertical: sample at cell centres
             det = ux * vy - uy * vx
             x0 = int(math.floor((min(a[0], b[0], c[0]) - origin_x) / cell_size))

@@ -98,6 +98,11 @@ def trace(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, origin_
             z_new = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, nxt, px, py)
             if (abs(z_new - z_old) > 1e-6 or abs(grad[nxt, 0] - grad[cur, 0]) > 1e-9
                     or abs(grad[nxt, 1] - grad[cur, 1]) > 1e-9):
+                if abs(z_new - z_old) > 1e-6:
+                    # a step: its point just past the edge, on the new surface (a walker that
+                    # reaches it has stepped up, not stopped at the foot of the step)
+                    past = min(1.0, tn + 0.05 * cell_size / max(math.sqrt(wx * wx + wy * wy), 1e-12))
+                    px, py = ax + wx * past, ay + wy * past
                 out[written, 0] = px
                 out[written, 1] = py
                 out[written, 2] = z_new
@@ -461,23 +466,49 @@ def open_components(nbr, clear, radius):
 
 
 @njit(cache=True)
+def _surface_under(cell_start, span_cell, span_z, grad, width, height, cell_size, origin_x, origin_y, x, y, z, step):
+    """The span under ``(x, y)`` whose height there is nearest ``z`` within ``step`` (-1: none)
+    and that height."""
+    cx = int(math.floor((x - origin_x) / cell_size))
+    cy = int(math.floor((y - origin_y) / cell_size))
+    if cx < 0 or cy < 0 or cx >= width or cy >= height:
+        return -1, z
+    c = cy * width + cx
+    best, best_z, best_dz = -1, z, step
+    for s in range(cell_start[c], cell_start[c + 1]):
+        zz = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, s, x, y)
+        if abs(zz - z) <= best_dz:
+            best, best_z, best_dz = s, zz, abs(zz - z)
+    return best, best_z
+
+
+@njit(cache=True)
 def follow_heights(cell_start, span_cell, span_z, grad, width, height, cell_size, origin_x, origin_y,
-                   position, step):
-    """Set each agent's z (``position (n, 3)``) to the surface under it nearest its current z
-    within ``step`` (its climb): an agent on a bridge deck stays on the deck, one on the road
-    under it on the road, one on a ramp follows it. Agents over no such surface keep their z."""
+                   position, previous, step):
+    """Keep each agent (``position (n, 3)``, moved this tick from ``previous (n, 3)``) on its
+    own surface: its z becomes the height of the surface under it nearest its z within ``step``
+    (its climb). A move that leaves that surface — off a deck's edge, into a wall of its floor —
+    slides along the edge (one axis of the move kept) or, failing that, is undone. (The paths
+    keep the agent radius from edges; a push may bring a body closer, never off.) Agents at
+    non-finite places are left alone."""
     for i in range(position.shape[0]):
-        x, y, z = position[i, 0], position[i, 1], position[i, 2]
-        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+        x, y, z = position[i, 0], position[i, 1], previous[i, 2]
+        px, py = previous[i, 0], previous[i, 1]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z) and math.isfinite(px)
+                and math.isfinite(py)):
             continue
-        cx = int(math.floor((x - origin_x) / cell_size))
-        cy = int(math.floor((y - origin_y) / cell_size))
-        if cx < 0 or cy < 0 or cx >= width or cy >= height:
-            continue
-        c = cy * width + cx
-        best, best_dz = z, step
-        for s in range(cell_start[c], cell_start[c + 1]):
-            zz = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, s, x, y)
-            if abs(zz - z) <= best_dz:
-                best, best_dz = zz, abs(zz - z)
-        position[i, 2] = best
+        was, _ = _surface_under(cell_start, span_cell, span_z, grad, width, height, cell_size, origin_x, origin_y,
+                                px, py, z, step)
+        for k in range(3):                     # the move, then each axis of it alone
+            qx = px if k == 2 else x
+            qy = py if k == 1 else y
+            s, zz = _surface_under(cell_start, span_cell, span_z, grad, width, height, cell_size, origin_x, origin_y,
+                                   qx, qy, z, step)
+            if s >= 0 or was < 0:              # (an agent off every surface may walk back on)
+                position[i, 0], position[i, 1], position[i, 2] = qx, qy, zz if s >= 0 else position[i, 2]
+                break
+            if k == 2:
+                position[i, 0], position[i, 1] = px, py
+                if was >= 0:
+                    position[i, 2] = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, was,
+                                                 px, py)

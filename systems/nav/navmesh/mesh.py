@@ -150,7 +150,8 @@ class NavMesh(MeshSurface):
 
     @classmethod
     def from_triangles(cls, vertices: np.ndarray, triangles: np.ndarray, config: NavMeshConfig | None = None,
-                       progress=None, layers: str = "auto", **overrides) -> "NavMesh | LayeredNavMesh":
+                       progress=None, layers: str = "auto", walkable: np.ndarray | None = None,
+                       **overrides) -> "NavMesh | LayeredNavMesh":
         """Bake from triangle soup (``vertices (V, 3)`` world, ``triangles (T, 3)`` indices).
 
         ``layers``: ``"auto"`` (default) keeps every walkable surface — when some column holds
@@ -159,7 +160,9 @@ class NavMesh(MeshSurface):
         exact queries. ``"top"``: the single-surface mesh of the highest surface per cell;
         ``"all"``: always the ``LayeredNavMesh``. ``agent_climb`` is accepted for ``max_climb``.
         Without ``config`` or ``cell_size`` the cell size is chosen as Recast advises
-        (``auto_cell_size``: a third of the agent radius).
+        (``auto_cell_size``: a third of the agent radius). ``walkable``: ``(T,)`` bools, the
+        triangles that may be stood on (a model's tagged ground; the rest block): always baked
+        layered.
 
         Raises:
             NavError: NaN vertices, indices out of range, degenerate triangles, bad config.
@@ -171,9 +174,9 @@ class NavMesh(MeshSurface):
         if config is None and "cell_size" not in overrides:
             overrides["cell_size"] = auto_cell_size(v, NavMeshConfig(**overrides))
         cfg = config or NavMeshConfig(**overrides)
-        if layers != "top":
-            layered = LayeredNavMesh.from_triangles(v, t, cfg)
-            if layers == "all" or layered.stacked_cells > 0:
+        if layers != "top" or walkable is not None:
+            layered = LayeredNavMesh.from_triangles(v, t, cfg, walkable)
+            if layers == "all" or layered.stacked_cells > 0 or walkable is not None:
                 return layered
         lo = v[:, :2].min(axis=0)
         hi = v[:, :2].max(axis=0)

@@ -56,18 +56,20 @@ def _streams(mesh, grid, road: int, deck: int, ticks: int = 1500):
     return last, road_top, deck_low, crossings
 
 
-def test_one_unit_on_the_road_and_one_on_the_deck_pass_through_each_other_in_plan(overpass):
+def test_a_unit_on_the_road_and_one_on_the_deck_pass_through_each_other_in_plan(overpass):
     mesh, grid = overpass
     crowd = Crowd(grid, navmesh=mesh)
-    below, above = crowd.add_agents([(30.0, 4.0, 0.0), (50.0, 4.0, scenes.DECK_Z)], radius=0.4, max_speed=3.0,
+    # on the road along x under the deck, and on the deck along y over the road: they meet at (40, 4)
+    below, above = crowd.add_agents([(33.0, 4.0, 0.0), (40.0, 11.0, scenes.DECK_Z)], radius=0.4, max_speed=3.0,
                                     avoidance=True)
-    assert crowd.agents.position[above, 2] == scenes.DECK_Z
-    crowd.move([below], (50.0, 4.0, 0.0), planner="navmesh")
-    crowd.move([above], (30.0, 4.0, 0.0), planner="navmesh")    # off the deck's end: it must take a ramp
-    for _ in range(200):
+    crowd.move([below], (47.0, 4.0, 0.0), planner="navmesh")
+    crowd.move([above], (40.0, -3.0, scenes.DECK_Z), planner="navmesh")
+    for _ in range(150):
         crowd.update(DT)
-    p = crowd.agents.position
-    assert p[below, 0] > 45.0 and abs(p[below, 1] - 4.0) < 0.05 and p[below, 2] == 0.0
+        p = crowd.agents.position
+        assert abs(p[below, 1] - 4.0) < 0.05 and p[below, 2] == 0.0        # straight on, on the road
+        assert abs(p[above, 0] - 40.0) < 0.05 and p[above, 2] == scenes.DECK_Z
+    assert p[below, 0] > 45.0 and p[above, 1] < -1.0
 
 
 def test_twenty_under_the_bridge_and_twenty_over_it_neither_stream_slows(overpass):
