@@ -135,7 +135,7 @@ class OverpassDemo:
         for _ in range(ticks):
             for i in self.crowd.update(DT).reached.tolist():
                 self.arrived.setdefault(int(i), self.tick)
-            p = self.crowd.agents.position
+            p = self.crowd.positions
             self.road_top = max(self.road_top, float(np.abs(p[road, 2]).max()))
             over = (p[bridge, 1] > 26.5) & (p[bridge, 1] < 33.5)
             if over.any():
@@ -146,12 +146,12 @@ class OverpassDemo:
         self._sync()
 
     def _sync(self) -> None:
-        self.units.update(self.crowd.agents.position[: self.crowd.agents.size])
+        self.units.update(self.crowd.positions)
 
     def summary(self) -> dict:
         """What happened: per route the units that arrived and when the last did, the crossings
         in plan, and the heights the road, the deck and the upper floor kept."""
-        p = self.crowd.agents.position
+        p = self.crowd.positions
         out: dict = {"scene": self.scene.name, "seconds": round(self.tick * DT, 2),
                      "navmesh": {"spans": self.mesh.span_count, "surfaces_in_a_cell": self.mesh.layer_count,
                                  "cell_size": round(self.mesh.config.cell_size, 3)}}

@@ -232,7 +232,7 @@ class Crowd:
         for key, job in self.queue.service():
             orders.finished(key, job)
         self._motion.rest()
-        followed = follow_paths(s, self.grid, dt, self.tick, waypoints, self.level.height_gate)
+        followed = follow_paths(s, self.grid, dt, self.tick, waypoints, self.level.surface)
         self.groups.detours_ended(followed)
         self._outcomes.arrive(followed.arrived)
         if self.tick % CHAIN_CHECK_EVERY == 0:

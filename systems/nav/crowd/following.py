@@ -68,11 +68,12 @@ class FollowResult:
 
 
 def follow_paths(state: CrowdState, grid, dt: float, tick: int, want_waypoints: bool,
-                 height_gate: float = math.inf) -> FollowResult:
+                 surface=None) -> FollowResult:
     """Advance waypoints and write the velocity of every agent walking its own path.
-    ``height_gate``: on stacked surfaces, a waypoint is passed (and the last one reached) only
-    within this height of it — a unit on the ground under a ramp has not passed the ramp's
-    waypoints above it."""
+    ``surface``: the stacked-surface navmesh the crowd walks (``LevelCache.surface``), on which
+    a waypoint is passed (and the last one reached) only within its ``height_gate`` — a unit on
+    the ground beside a ramp has not passed the ramp's waypoints above it."""
+    height_gate = math.inf if surface is None else surface.height_gate
     out = FollowResult()
     s = state
     n = s.size

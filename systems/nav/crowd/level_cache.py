@@ -279,14 +279,6 @@ class LevelCache:
         return mesh if mesh is not None and hasattr(mesh, "follow_surface") else None
 
     @property
-    def height_gate(self) -> float:
-        """How near in height a unit must be to a waypoint to pass it: on stacked surfaces half
-        the navmesh's climb (a unit on the road beside a ramp has not passed the ramp's
-        waypoints, nor the step up onto it), else unlimited."""
-        surface = self.surface
-        return math.inf if surface is None else max(0.5 * float(surface.config.max_climb), 0.05)
-
-    @property
     def navmesh_subdivide(self) -> int:
         """Sub-cells per cell edge of the crowd's navmesh (``CrowdConfig.navmesh_subdivide``).
         Automatic, for a radius under half a cell: 6 on maps up to 128×128 cells, 2 up to

@@ -275,6 +275,13 @@ class LayeredNavMesh:
         follow_heights(self.cell_start, self.span_cell, self.span_z, self.span_grad, self.shape[1], self.shape[0], self.config.cell_size,
                        self.origin[0], self.origin[1], position, previous, max(self.config.max_climb, 1e-3))
 
+    @property
+    def height_gate(self) -> float:
+        """How near in height a walker must be to a path point to have passed it: half the
+        climb (a unit on the road beside a ramp has not passed the ramp's points, nor the step
+        up onto it)."""
+        return max(0.5 * float(self.config.max_climb), 0.05)
+
     def footprint(self, cell_size: float | None = None) -> "Grid":
         """A ``Grid`` over the mesh, passable where some surface has room for an agent
         (``agent_radius`` of clearance) anywhere in the cell: the plane a crowd on this mesh

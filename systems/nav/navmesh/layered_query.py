@@ -29,6 +29,40 @@ def span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, s
 
 
 @njit(cache=True)
+def _axis(start, delta, cell, axis):
+    """One axis of a grid walk (Amanatides–Woo): ``(step, direction index, t of the first
+    border, t between borders)`` for a segment from ``start`` moving ``delta`` (cells)."""
+    if delta > 0:
+        return 1, axis, (cell + 1 - start) / delta, 1.0 / delta
+    if delta < 0:
+        return -1, axis + 2, (start - cell) / -delta, -1.0 / delta
+    return 0, axis, np.inf, np.inf
+
+
+@njit(cache=True)
+def _crease(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, cur, nxt, ax, ay, wx, wy, tn, out,
+            written):
+    """Where a walk crosses from span ``cur`` to ``nxt`` at fraction ``tn``: a path point in
+    ``out`` when the surface changes plane there (a crease) or height (a step: its point just
+    past the edge, on the new surface — a walker that reaches it has stepped up, not stopped at
+    the foot of the step). Returns the points written."""
+    px, py = ax + wx * tn, ay + wy * tn
+    z_old = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, cur, px, py)
+    z_new = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, nxt, px, py)
+    step = abs(z_new - z_old) > 1e-6
+    if not (step or abs(grad[nxt, 0] - grad[cur, 0]) > 1e-9 or abs(grad[nxt, 1] - grad[cur, 1]) > 1e-9):
+        return written
+    if step:
+        past = min(1.0, tn + 0.05 * cell_size / max(math.sqrt(wx * wx + wy * wy), 1e-12))
+        px, py = ax + wx * past, ay + wy * past
+        z_new = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, nxt, px, py)
+    out[written, 0] = px
+    out[written, 1] = py
+    out[written, 2] = z_new
+    return written + 1
+
+
+@njit(cache=True)
 def trace(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, origin_x, origin_y, s, ax, ay, bx, by, out):
     """Walk the segment ``(ax, ay) → (bx, by)`` from span ``s`` (whose cell holds ``a``) cell by
     cell over the links, where every cell border it crosses keeps ``radius`` of clearance
@@ -44,18 +78,8 @@ def trace(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, origin_
     cy = span_cell[s] // width
     ex = int(math.floor(x0 + dx))
     ey = int(math.floor(y0 + dy))
-    if dx > 0:
-        step_x, dir_x, t_max_x, t_dx = 1, 0, (cx + 1 - x0) / dx, 1.0 / dx
-    elif dx < 0:
-        step_x, dir_x, t_max_x, t_dx = -1, 2, (x0 - cx) / -dx, -1.0 / dx
-    else:
-        step_x, dir_x, t_max_x, t_dx = 0, 0, np.inf, np.inf
-    if dy > 0:
-        step_y, dir_y, t_max_y, t_dy = 1, 1, (cy + 1 - y0) / dy, 1.0 / dy
-    elif dy < 0:
-        step_y, dir_y, t_max_y, t_dy = -1, 3, (y0 - cy) / -dy, -1.0 / dy
-    else:
-        step_y, dir_y, t_max_y, t_dy = 0, 1, np.inf, np.inf
+    step_x, dir_x, t_max_x, t_dx = _axis(x0, dx, cx, 0)
+    step_y, dir_y, t_max_y, t_dy = _axis(y0, dy, cy, 1)
     wx, wy = dx * cell_size, dy * cell_size
     cur, t, length, written = s, 0.0, 0.0, 0
     while cx != ex or cy != ey:
@@ -94,19 +118,8 @@ def trace(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, origin_
                                              nxt, px, py) < radius - 1e-9:
             return -1, length, tn, written
         if written < out.shape[0]:
-            z_old = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, cur, px, py)
-            z_new = span_height(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, nxt, px, py)
-            if (abs(z_new - z_old) > 1e-6 or abs(grad[nxt, 0] - grad[cur, 0]) > 1e-9
-                    or abs(grad[nxt, 1] - grad[cur, 1]) > 1e-9):
-                if abs(z_new - z_old) > 1e-6:
-                    # a step: its point just past the edge, on the new surface (a walker that
-                    # reaches it has stepped up, not stopped at the foot of the step)
-                    past = min(1.0, tn + 0.05 * cell_size / max(math.sqrt(wx * wx + wy * wy), 1e-12))
-                    px, py = ax + wx * past, ay + wy * past
-                out[written, 0] = px
-                out[written, 1] = py
-                out[written, 2] = z_new
-                written += 1
+            written = _crease(span_cell, span_z, grad, width, cell_size, origin_x, origin_y, cur, nxt, ax, ay,
+                              wx, wy, tn, out, written)
         cur = nxt
         t = tn
     slope = grad[cur, 0] * wx + grad[cur, 1] * wy
