@@ -239,8 +239,11 @@ def _wall_lines(lines, px, py, r, reach, wall_horizon, passable, cs, ox, oy, bes
     cx0, cy0 = int(math.floor(gx)), int(math.floor(gy))
     max_walls = best_d.shape[0]
     count = 0
-    for cy in range(cy0 - span, cy0 + span + 1):
-        for cx in range(cx0 - span, cx0 + span + 1):
+    # beyond one ring outside the grid every cell is blocked and farther than that ring (the
+    # same walls, farther): a reach of 1e300 (a huge horizon or speed) looped for ever
+    h, w = passable.shape
+    for cy in range(max(cy0 - span, -1), min(cy0 + span, h) + 1):
+        for cx in range(max(cx0 - span, -1), min(cx0 + span, w) + 1):
             if _open(passable, cx, cy):
                 continue
             # nearest point of the blocked cell's square
