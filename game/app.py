@@ -17,7 +17,7 @@ from pathlib import Path
 
 import esper
 import numpy as np
-from panda3d.core import AmbientLight, DirectionalLight, Filename, LineSegs, PNMImage, loadPrcFileData
+from panda3d.core import AmbientLight, DirectionalLight, LineSegs, PNMImage, loadPrcFileData
 
 from rtsnav.components import Flock, NavigationAgent, NavState, Position, Selected, Team, Velocity
 from rtsnav.levels.level_file import Level, load_level
@@ -33,7 +33,7 @@ from .overlays import Overlays
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, units_in_box
 from .unit_types import UNIT_TYPES, spawn_cells_for_width, unit_kinds
-from .window_state import HealthBars, Shots, pnm_to_array, window_summary
+from .window_state import HealthBars, Shots, pnm_to_array, save_frame, window_summary
 
 __all__ = ["RtsApp", "configure_panda", "pnm_to_array", "SIM_DT", "OVERLAYS", "HELP"]
 
@@ -575,11 +575,7 @@ class RtsApp:
 
     def screenshot(self, path: str | Path) -> np.ndarray:
         """Save the current frame as an image and return it as ``[H, W, 3] uint8``."""
-        self.base.graphicsEngine.renderFrame()
-        img = PNMImage()
-        self.base.win.getScreenshot(img)
-        img.write(Filename.fromOsSpecific(str(path)))
-        return pnm_to_array(img)
+        return save_frame(self.base, path)
 
     def image(self) -> np.ndarray:
         """The current frame as ``[H, W, 3] uint8`` (not saved)."""

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from panda3d.core import Filename, NodePath, PNMImage
+from panda3d.core import NodePath
 
 from rtsnav.levels.cli import positive_int
 from rtsnav.levels.scenes import SCENES, Scene, scene
@@ -29,7 +29,7 @@ from rtsnav.systems.nav.crowd import Crowd
 
 from .model_geometry import navmesh_from_model
 from .scene import mesh_node, write_column
-from .window_state import pnm_to_array
+from .window_state import save_frame
 
 __all__ = ["OverpassDemo", "main"]
 
@@ -167,11 +167,7 @@ class OverpassDemo:
 
     def screenshot(self, path: str | Path) -> np.ndarray:
         """Render and save the current frame; returns it as ``[H, W, 3] uint8``."""
-        self.base.graphicsEngine.renderFrame()
-        img = PNMImage()
-        self.base.win.getScreenshot(img)
-        img.write(Filename.fromOsSpecific(str(path)))
-        return pnm_to_array(img)
+        return save_frame(self.base, path)
 
     def run(self) -> None:
         """Play in a window until it is closed."""

@@ -163,6 +163,17 @@ def window_summary(app) -> dict:
     }
 
 
+def save_frame(base, path) -> np.ndarray:
+    """Render ``base``'s window, save the frame to ``path`` and return it as ``[H, W, 3] uint8``."""
+    from panda3d.core import Filename
+
+    base.graphicsEngine.renderFrame()
+    img = PNMImage()
+    base.win.getScreenshot(img)
+    img.write(Filename.fromOsSpecific(str(path)))
+    return pnm_to_array(img)
+
+
 def pnm_to_array(img: PNMImage) -> np.ndarray:
     """A ``PNMImage`` as ``[H, W, 3] uint8``."""
     from panda3d.core import StringStream

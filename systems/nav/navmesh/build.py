@@ -28,7 +28,7 @@ from numba import njit
 from ..errors import NavError
 
 __all__ = ["rasterize_triangles", "walkable_surface", "erode", "grow_regions", "connect_regions",
-           "validate_triangles"]
+           "validate_triangles", "centres_covered"]
 
 MAX_LAYERS = 4
 
@@ -60,6 +60,35 @@ def validate_triangles(vertices: np.ndarray, triangles: np.ndarray) -> tuple[np.
 
 
 @njit(cache=True)
+def centres_covered(a, b, c, cell_size, origin_x, origin_y, width, height):
+    """The cells whose centre lies in the xy projection of the (not vertical) triangle
+    ``a, b, c``: ``(K, 3)`` rows of cell x, cell y and the triangle's height at the centre."""
+    ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    vx, vy, vz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+    det = ux * vy - uy * vx
+    x0 = max(0, int(math.floor((min(a[0], b[0], c[0]) - origin_x) / cell_size)))
+    x1 = min(width - 1, int(math.floor((max(a[0], b[0], c[0]) - origin_x) / cell_size)))
+    y0 = max(0, int(math.floor((min(a[1], b[1], c[1]) - origin_y) / cell_size)))
+    y1 = min(height - 1, int(math.floor((max(a[1], b[1], c[1]) - origin_y) / cell_size)))
+    out = np.empty((max(0, x1 - x0 + 1) * max(0, y1 - y0 + 1), 3))
+    n = 0
+    for cy in range(y0, y1 + 1):
+        py = origin_y + (cy + 0.5) * cell_size - a[1]
+        for cx in range(x0, x1 + 1):
+            px = origin_x + (cx + 0.5) * cell_size - a[0]
+            # barycentric coordinates of the cell centre in the triangle's xy projection
+            l1 = (px * vy - py * vx) / det
+            l2 = (ux * py - uy * px) / det
+            if l1 < -1e-9 or l2 < -1e-9 or l1 + l2 > 1 + 1e-9:
+                continue
+            out[n, 0] = cx
+            out[n, 1] = cy
+            out[n, 2] = a[2] + l1 * uz + l2 * vz
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
 def rasterize_triangles(vertices, triangles, cell_size, origin_x, origin_y, width, height):
     """Per cell, up to ``MAX_LAYERS`` surfaces hit by a vertical line through the cell centre:
     ``z [H, W, L]`` (nan = none) and ``slope_deg [H, W, L]``."""
@@ -71,35 +100,23 @@ def rasterize_triangles(vertices, triangles, cell_size, origin_x, origin_y, widt
         c = vertices[triangles[t, 2]]
         ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
         vx, vy, vz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-        nlen = math.sqrt(nx * nx + ny * ny + nz * nz)
+        nz = ux * vy - uy * vx
+        nlen = math.sqrt((uy * vz - uz * vy) ** 2 + (uz * vx - ux * vz) ** 2 + nz * nz)
         if nlen == 0.0 or abs(nz) < 1e-12:
             continue                                   # vertical: no surface to stand on
         s = math.degrees(math.acos(min(1.0, abs(nz) / nlen)))
-        det = ux * vy - uy * vx
-        x0 = int(math.floor((min(a[0], b[0], c[0]) - origin_x) / cell_size))
-        x1 = int(math.floor((max(a[0], b[0], c[0]) - origin_x) / cell_size))
-        y0 = int(math.floor((min(a[1], b[1], c[1]) - origin_y) / cell_size))
-        y1 = int(math.floor((max(a[1], b[1], c[1]) - origin_y) / cell_size))
-        for cy in range(max(0, y0), min(height - 1, y1) + 1):
-            py = origin_y + (cy + 0.5) * cell_size - a[1]
-            for cx in range(max(0, x0), min(width - 1, x1) + 1):
-                px = origin_x + (cx + 0.5) * cell_size - a[0]
-                # barycentric coordinates of the cell centre in the triangle's xy projection
-                l1 = (px * vy - py * vx) / det
-                l2 = (ux * py - uy * px) / det
-                if l1 < -1e-9 or l2 < -1e-9 or l1 + l2 > 1 + 1e-9:
-                    continue
-                zz = a[2] + l1 * uz + l2 * vz
-                for k in range(MAX_LAYERS):              # keep layers sorted, merge near-equal
-                    if math.isnan(z[cy, cx, k]):
-                        z[cy, cx, k] = zz
+        hits = centres_covered(a, b, c, cell_size, origin_x, origin_y, width, height)
+        for h in range(hits.shape[0]):
+            cx, cy, zz = int(hits[h, 0]), int(hits[h, 1]), hits[h, 2]
+            for k in range(MAX_LAYERS):                  # keep layers sorted, merge near-equal
+                if math.isnan(z[cy, cx, k]):
+                    z[cy, cx, k] = zz
+                    slope[cy, cx, k] = s
+                    break
+                if abs(z[cy, cx, k] - zz) < 1e-6:
+                    if s < slope[cy, cx, k]:
                         slope[cy, cx, k] = s
-                        break
-                    if abs(z[cy, cx, k] - zz) < 1e-6:
-                        if s < slope[cy, cx, k]:
-                            slope[cy, cx, k] = s
-                        break
+                    break
     return z, slope
 
 

@@ -12,7 +12,6 @@
    own surface (found by walking the links, so a floor above or below does not erode this one);
    the bake keeps spans whose clearance is at least ``agent_radius`` — the exact erosion by the
    radius, sampled at cell centres.
-5. ``label_components``: connected surface sets (a road, a bridge and its ramps are one set).
 
 Everything is flat arrays; cell index ``y * width + x``; directions E, N, W, S = 0, 1, 2, 3.
 """
@@ -25,9 +24,9 @@ import numpy as np
 from numba import njit
 
 from ..kernels.heap import CLOSED, NOT_IN_HEAP, heap_pop, heap_update
+from .build import centres_covered
 
-__all__ = ["sample_soup", "build_spans", "link_spans", "span_clearance", "label_components", "remap_links",
-           "WALKABLE", "CEILING", "OBSTACLE", "DX", "DY"]
+__all__ = ["sample_soup", "build_spans", "link_spans", "span_clearance", "WALKABLE", "CEILING", "OBSTACLE", "DX", "DY"]
 
 WALKABLE, CEILING, OBSTACLE = 0, 1, 2
 DX = np.array([1, 0, -1, 0], dtype=np.int64)
@@ -55,25 +54,14 @@ def sample_soup(vertices, triangles, allowed, cell_size, origin_x, origin_y, wid
             continue
         walkable = allowed[t] and abs(nz) / nlen >= min_up - 1e-12
         if abs(nz) > 1e-12 * nlen:                       # not vertical: sample at cell centres
-            det = ux * vy - uy * vx
-            x0 = int(math.floor((min(a[0], b[0], c[0]) - origin_x) / cell_size))
-            x1 = int(math.floor((max(a[0], b[0], c[0]) - origin_x) / cell_size))
-            y0 = int(math.floor((min(a[1], b[1], c[1]) - origin_y) / cell_size))
-            y1 = int(math.floor((max(a[1], b[1], c[1]) - origin_y) / cell_size))
-            for cy in range(max(0, y0), min(height - 1, y1) + 1):
-                py = origin_y + (cy + 0.5) * cell_size - a[1]
-                for cx in range(max(0, x0), min(width - 1, x1) + 1):
-                    px = origin_x + (cx + 0.5) * cell_size - a[0]
-                    l1 = (px * vy - py * vx) / det
-                    l2 = (ux * py - uy * px) / det
-                    if l1 < -1e-9 or l2 < -1e-9 or l1 + l2 > 1 + 1e-9:
-                        continue
-                    if write:
-                        cell[n] = cy * width + cx
-                        z[n] = a[2] + l1 * uz + l2 * vz
-                        kind[n] = WALKABLE if walkable else CEILING
-                        tri[n] = t
-                    n += 1
+            hits = centres_covered(a, b, c, cell_size, origin_x, origin_y, width, height)
+            if write:
+                for h in range(hits.shape[0]):
+                    cell[n + h] = int(hits[h, 1]) * width + int(hits[h, 0])
+                    z[n + h] = hits[h, 2]
+                    kind[n + h] = WALKABLE if walkable else CEILING
+                    tri[n + h] = t
+            n += hits.shape[0]
         if walkable:
             continue
         # too steep to stand on: points over the whole triangle, from the corner opposite its
@@ -220,48 +208,3 @@ def span_clearance(nbr, span_cell, width, reach_cells):
                 dist[v], bx[v], by[v] = dd, bx[s], by[s]
                 size = heap_update(keys, nodes, pos, size, v, dd)
     return np.minimum(dist, reach_cells)
-
-
-@njit(cache=True)
-def remap_links(nbr, keep):
-    """The links among kept spans, renumbered (links to removed spans become -1)."""
-    new_id = np.full(len(keep), -1, dtype=np.int64)
-    n = 0
-    for s in range(len(keep)):
-        if keep[s]:
-            new_id[s] = n
-            n += 1
-    out = np.full((n, 4), -1, dtype=np.int64)
-    for s in range(len(keep)):
-        if keep[s]:
-            for d in range(4):
-                t = nbr[s, d]
-                if t >= 0:
-                    out[new_id[s], d] = new_id[t]
-    return out
-
-
-@njit(cache=True)
-def label_components(nbr):
-    """Connected span sets over the links: ``int64 (S,)`` labels 0..K-1."""
-    s_count = nbr.shape[0]
-    label = np.full(s_count, -1, dtype=np.int64)
-    queue = np.empty(s_count, dtype=np.int64)
-    k = 0
-    for s in range(s_count):
-        if label[s] >= 0:
-            continue
-        label[s] = k
-        head, tail = 0, 1
-        queue[0] = s
-        while head < tail:
-            u = queue[head]
-            head += 1
-            for d in range(4):
-                v = nbr[u, d]
-                if v >= 0 and label[v] < 0:
-                    label[v] = k
-                    queue[tail] = v
-                    tail += 1
-        k += 1
-    return label

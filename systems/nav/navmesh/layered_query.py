@@ -228,35 +228,33 @@ def theta_star(nbr, span_cell, span_z, grad, clear, radius, width, cell_size, or
         base = s if via_link[s] or not any_angle else parent[s]
         for d in range(8):
             n = _neighbour(nbr, s, d)
-            if n < 0 or clear[n] < radius:
-                continue
-            if stamp[n] != query:
-                stamp[n] = query
-                g[n] = np.inf
-                heap_pos[n] = NOT_IN_HEAP
-            elif heap_pos[n] == CLOSED:
-                continue
-            c = g[base] + _chord(pos, base, n)
-            if c < g[n]:
-                g[n] = c
-                parent[n] = base
-                via_link[n] = False
-                size = heap_update(keys, nodes, heap_pos, size, n, c + weight * _estimate(pos, n, goal, octile))
+            if n >= 0 and clear[n] >= radius:
+                size = _relax(n, base, g[base] + _chord(pos, base, n), False, g, parent, via_link, stamp, query,
+                              keys, nodes, heap_pos, size, weight * _estimate(pos, n, goal, octile))
         for k in range(link_start[s], link_start[s + 1]):
             n = link_to[k]
-            if stamp[n] != query:
-                stamp[n] = query
-                g[n] = np.inf
-                heap_pos[n] = NOT_IN_HEAP
-            elif heap_pos[n] == CLOSED:
-                continue
-            c = g[s] + link_cost[k]
-            if c < g[n]:
-                g[n] = c
-                parent[n] = s
-                via_link[n] = True
-                size = heap_update(keys, nodes, heap_pos, size, n, c + weight * _estimate(pos, n, goal, octile))
+            size = _relax(n, s, g[s] + link_cost[k], True, g, parent, via_link, stamp, query, keys, nodes, heap_pos,
+                          size, weight * _estimate(pos, n, goal, octile))
     return False, best, g[best], expanded
+
+
+@njit(cache=True)
+def _relax(n, via, cost, by_link, g, parent, via_link, stamp, query, keys, nodes, heap_pos, size, estimate):
+    """Offer span ``n`` the path through ``via`` at ``cost`` (``by_link``: across an off-mesh
+    link); first met in this query (``stamp``), its record starts empty; closed spans are
+    final. Returns the heap's size."""
+    if stamp[n] != query:
+        stamp[n] = query
+        g[n] = np.inf
+        heap_pos[n] = NOT_IN_HEAP
+    elif heap_pos[n] == CLOSED:
+        return size
+    if cost < g[n]:
+        g[n] = cost
+        parent[n] = via
+        via_link[n] = by_link
+        size = heap_update(keys, nodes, heap_pos, size, n, cost + estimate)
+    return size
 
 
 @njit(cache=True)
