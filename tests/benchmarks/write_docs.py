@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The order sections appear in (others follow alphabetically).
-ORDER = ("grid_search", "crowd", "crowd_flows", "flow_crowd", "hierarchy", "navmesh", "cold_start", "ecs_tick",
+ORDER = ("grid_search", "crowd", "crowd_flows", "flow_crowd", "hierarchy", "navmesh", "layered_navmesh", "cold_start", "ecs_tick",
          "demo_frame", "dynamic", "eikonal")
 MAX_ROWS = 60
 MAX_COLUMNS = 14
