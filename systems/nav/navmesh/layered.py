@@ -115,6 +115,20 @@ class LayeredNavMesh:
         ``max_climb``). ``walkable``: ``(T,)`` bools — only these triangles may be stood on (the
         rest still block and roof); default every triangle flat enough (``max_slope``).
         ``NavError`` for bad triangles or settings."""
+        mesh = cls._bake(vertices, triangles, config, walkable, False, **overrides)
+        assert mesh is not None
+        return mesh
+
+    @classmethod
+    def if_stacked(cls, vertices: np.ndarray, triangles: np.ndarray, config: NavMeshConfig) -> "LayeredNavMesh | None":
+        """``from_triangles``, or None — found before the links and the erosion are made — when
+        no column holds two walkable surfaces (``NavMesh.from_triangles`` then bakes its exact
+        single-surface mesh)."""
+        return cls._bake(vertices, triangles, config, None, True)
+
+    @classmethod
+    def _bake(cls, vertices, triangles, config, walkable, only_if_stacked: bool, **overrides):
+        """The bake's stages (see ``layered_bake``); None when ``only_if_stacked`` and nothing stacks."""
         from .build import validate_triangles
 
         if "agent_climb" in overrides:
@@ -144,10 +158,13 @@ class LayeredNavMesh:
         span_cell, span_z, span_tri = build_spans(sample_start, z, kind, tri, cfg.agent_height, cfg.max_climb, merge)
         grad = _plane_gradients(v, t, span_tri)
         cell_start = _csr_start(span_cell, w * h)
+        stacked = int(np.count_nonzero(np.diff(cell_start) > 1))
+        if only_if_stacked and not stacked:
+            return None                                 # one surface: the caller bakes the exact mesh
         nbr = link_spans(cell_start, span_cell, span_z, grad, w, h, cs, cfg.max_climb)
         clearance = span_clearance(nbr, span_cell, w, cfg.agent_radius / cs + 2.0) * cs
         mesh = cls(cfg, (float(lo[0]), float(lo[1])), (h, w), span_cell, span_z, grad, span_tri, nbr, clearance)
-        mesh.stacked_cells = int(np.count_nonzero(np.diff(cell_start) > 1))
+        mesh.stacked_cells = stacked
         return mesh
 
     #: Pulling a path taut: cells a bend may move per round, and rounds at most.

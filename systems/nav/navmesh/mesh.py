@@ -174,9 +174,11 @@ class NavMesh(MeshSurface):
         if config is None and "cell_size" not in overrides:
             overrides["cell_size"] = auto_cell_size(v, NavMeshConfig(**overrides))
         cfg = config or NavMeshConfig(**overrides)
-        if layers != "top" or walkable is not None:
-            layered = LayeredNavMesh.from_triangles(v, t, cfg, walkable)
-            if layers == "all" or layered.stacked_cells > 0 or walkable is not None:
+        if layers == "all" or walkable is not None:
+            return LayeredNavMesh.from_triangles(v, t, cfg, walkable)
+        if layers == "auto":
+            layered = LayeredNavMesh.if_stacked(v, t, cfg)
+            if layered is not None:
                 return layered
         lo = v[:, :2].min(axis=0)
         hi = v[:, :2].max(axis=0)
