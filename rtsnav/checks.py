@@ -26,7 +26,7 @@ from .names import unknown_name
 #: What a check raises: an exception class, or any callable that makes one from the message.
 Raise = Callable[[str], BaseException]
 
-__all__ = ["Raise", "number", "whole_number", "point", "points", "indices", "choice", "known_keys", "as_float"]
+__all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "choice", "known_keys", "as_float"]
 
 
 def as_float(value: Any) -> float:
@@ -127,6 +127,14 @@ def indices(value: Any, name: str, size: int, *, error: Raise = ValueError, miss
         first = int(arr[bad].flat[0])
         raise error(missing.format(first) if missing else f"{name} must be indexes 0..{size - 1}, got {first}")
     return arr
+
+
+def flag(value: Any, name: str, *, error: Raise = ValueError) -> bool:
+    """``value`` as a bool if it is True or False (numpy's too), else ``error``: a string such as
+    ``"no"`` or a number is truthy and would silently mean the opposite."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise error(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def choice(value: Any, name: str, options: Iterable[str], *, error: Raise = ValueError) -> str:

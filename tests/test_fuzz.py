@@ -178,12 +178,14 @@ POINTS = st.one_of(st.tuples(st.floats(-5, 60), st.floats(-5, 60), st.just(0.0))
 
 
 @FUZZ
-@given(CELLS, CELLS, st.sampled_from(list(METHODS) + ["jps", "teleport", "", None, 3]))
-def test_random_find_path_calls(arena, start, goal, method):
+@given(CELLS, CELLS, st.sampled_from(list(METHODS) + ["jps", "teleport", "", None, 3]),
+       st.one_of(st.booleans(), ANY_VALUE))
+def test_random_find_path_calls(arena, start, goal, method, pocket_rule):
     try:
-        r = find_path(arena, start, goal, method=method)
+        r = find_path(arena, start, goal, method=method, pocket_rule=pocket_rule)
     except NavError:
         return
+    assert isinstance(pocket_rule, bool)             # anything else (a truthy "no") is refused
     assert r.status in (PathStatus.FOUND, PathStatus.UNREACHABLE)
     if r.found:
         cells = r.cells

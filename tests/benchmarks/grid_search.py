@@ -42,7 +42,8 @@ sys.path.insert(0, str(ROOT))
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios  # noqa: E402
 from rtsnav.systems.nav import NavError, find_path, path_cost, validate_path, warm_up  # noqa: E402
 
-OURS = ("astar", "dijkstra", "weighted", "bidirectional", "jps", "jps+")
+#: "both-ends" is bidirectional search without its pocket rule (which answers open-ended queries by A*)
+OURS = ("astar", "dijkstra", "weighted", "bidirectional", "both-ends", "jps", "jps+")
 
 
 # --------------------------------------------------------------------------- peers
@@ -259,7 +260,10 @@ def ours(method):
         return grid
 
     def query(grid, start, goal):
-        r = find_path(grid, start, goal, method=method, weight=1.5)
+        if method == "both-ends":
+            r = find_path(grid, start, goal, method="bidirectional", pocket_rule=False)
+        else:
+            r = find_path(grid, start, goal, method=method, weight=1.5)
         return r.cells, r.expanded
 
     return setup, query

@@ -36,9 +36,12 @@ def _job(grid, pool, s_cell, g_cell, method="astar"):
 
 
 @pytest.mark.parametrize("method", ["astar", "bidirectional"])
-def test_sliced_requests_at_200_units_match_one_shot_exactly(method):
+def test_sliced_requests_at_200_units_match_one_shot_exactly(method, monkeypatch):
     """Three long searches take turns in two workspaces (bidirectional: two pairs, whose
     backward partners change hands between searches) and answer exactly as one-shot."""
+    from rtsnav.systems.nav.search import bidirectional
+
+    monkeypatch.setattr(bidirectional, "POCKET_SHARE", 2.0)     # every end "walled in": both ends searched
     grid, longs = cape()
     queue, pool = _queue(grid, 200, 2)
     for i, s in enumerate(longs[:3]):

@@ -283,6 +283,7 @@ def warm_up(fields: bool = True) -> float:
     Returns the seconds spent: a full compile on a fresh install, a cache load afterwards.
     """
     from ..grid import Grid
+    from ..search.bidirectional import reached_share
     from ..search.facade import METHODS, find_path
     from ..search.paths import smooth_path
 
@@ -291,10 +292,13 @@ def warm_up(fields: bool = True) -> float:
     passable[1, 1:4] = False
     for grid in (Grid(passable), Grid(passable, cost=np.full((4, 5), 2.0))):
         for method in METHODS:
-            r = find_path(grid, (0, 0), (4, 3), method=method)
+            # bidirectional: its pocket rule would answer this short query by A*
+            r = find_path(grid, (0, 0), (4, 3), method=method, pocket_rule=False)
             smooth_path(grid, r.cells, "fast")
             smooth_path(grid, r.cells, "precise")
         grid.line_of_sight((0, 0), (4, 3))
+        (free, _), wp = grid.padded()
+        reached_share(free, grid.move_masks(), wp, wp + 1, 2)          # the pocket rule's walk
     if fields:
         _warm_outside_practice(Grid(passable))
     return time.perf_counter() - t0

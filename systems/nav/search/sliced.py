@@ -30,7 +30,7 @@ from ..grid import Grid
 from ..heuristics import ANCHORS, OCTILE, ZERO, Heuristic, heuristic_array, heuristic_mode
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
-from .bidirectional import bidirectional_begin, bidirectional_run, join_paths, meeting_cost
+from .bidirectional import bidirectional_begin, bidirectional_run, ends_walled_in, join_paths, meeting_cost
 from .bstar import bstar_walk
 from .goal_bounds import NO_BOUNDS, GoalBounds
 from .jps import expand_jumps
@@ -126,6 +126,8 @@ class SlicedSearch:
         workspace: the search arrays to use (from a ``WorkspacePool``; for ``"bidirectional"``
             one for both directions, from ``acquire_wide``); by default the grid's shared
             workspace, which is only safe when no other search runs in between.
+        pocket_rule: for ``"bidirectional"``: answer by A* unless an end is walled in (see
+            ``ends_walled_in``; the result's ``reason`` says so); False searches from both ends.
         goal_region: a ``GoalRegion``: the search ends at the first of its cells it reaches
             (``goal`` should be one of them; ``"astar"`` and ``"dijkstra"`` only; A* estimates
             by the region's anchors). The result's last cell is the region cell reached.
@@ -140,7 +142,7 @@ class SlicedSearch:
     def __init__(self, grid: Grid, start: Sequence[int], goal: Sequence[int], method: str = "astar",
                  *, heuristic: Heuristic = "octile", weight: float = 1.5,
                  workspace: SearchWorkspace | None = None, goal_bounds: GoalBounds | None = None,
-                 backtrack: int = 0, goal_region: GoalRegion | None = None) -> None:
+                 backtrack: int = 0, goal_region: GoalRegion | None = None, pocket_rule: bool = True) -> None:
         method = canonical_planner(method) or method
         if method not in METHODS:
             hint = " (D* Lite keeps its search: use find_path or DStarLite)" if method == "dstar-lite" else ""
@@ -151,6 +153,12 @@ class SlicedSearch:
         self.note = ""
         if method in UNIFORM_ONLY and not grid.is_uniform:
             self.note = f"{method} needs a uniform-cost grid (this one has terrain costs): answered by A*"
+            method = "astar"
+        pocket_rule = checks.flag(pocket_rule, "pocket_rule", error=NavError)
+        wide = method == "bidirectional"
+        if wide and pocket_rule and self._ends_open(sx, sy, gx, gy):
+            self.note = ("answered by A*: neither end is walled in (bidirectional search pays only there; "
+                         "pocket_rule=False searches from both ends anyway)")
             method = "astar"
         self._bounds, self._use_bounds = NO_BOUNDS, False
         if goal_bounds is not None:
@@ -178,9 +186,8 @@ class SlicedSearch:
             self._hweight = checks.number(weight, "weight", low=1.0, error=NavError)
         self._heuristic = heuristic if (self._hmode != ZERO and callable(heuristic)) else "zero"
         self._result: PathResult | None = self._trivial_answer()
-        wide = method == "bidirectional"
         if workspace is not None and workspace.directions != (2 if wide else 1):
-            raise NavError(f"method {method!r} needs a workspace for {'both directions' if wide else 'one direction'} "
+            raise NavError(f"method {'bidirectional' if wide else method!r} needs a workspace for {'both directions' if wide else 'one direction'} "
                            f"(WorkspacePool.{'acquire_wide' if wide else 'acquire'}), got one for "
                            f"{workspace.directions} direction(s)")
         self._ws = workspace
@@ -268,6 +275,15 @@ class SlicedSearch:
         return self._result
 
     # --------------------------------------------------------------- private
+    def _ends_open(self, sx: int, sy: int, gx: int, gy: int) -> bool:
+        """The pocket rule's verdict for a bidirectional query (see ``ends_walled_in``): True
+        when A* answers it (both ends open, or the ends close together)."""
+        grid = self.grid
+        if not (grid.passable[sy, sx] and grid.passable[gy, gx]):
+            return False
+        (free, _), wp = grid.padded()
+        return not ends_walled_in(free, grid.move_masks(), wp, self._flat((sx, sy)), self._flat((gx, gy)))
+
     def _flat(self, cell: tuple[int, int]) -> int:
         return (cell[1] + 1) * (self.grid.width + 2) + cell[0] + 1
 

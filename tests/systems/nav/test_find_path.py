@@ -14,6 +14,14 @@ EXACT = ["dijkstra", "astar", "bidirectional", "jps", "jps+"]
 SQ2 = math.sqrt(2.0)
 
 
+def _find(*args, **kwargs):
+    """find_path, with "bidirectional" searching from both ends (its pocket rule answers these
+    small maps' short queries by A*)."""
+    if kwargs.get("method") == "bidirectional":
+        kwargs["pocket_rule"] = False
+    return find_path(*args, **kwargs)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_detour_around_wall_without_cutting_corners(method):
     g = ascii_grid("""
@@ -21,7 +29,7 @@ def test_detour_around_wall_without_cutting_corners(method):
 ###.
 ....
 """)
-    r = find_path(g, (0, 0), (0, 2), method=method)
+    r = _find(g, (0, 0), (0, 2), method=method)
     assert r.found and r.status is PathStatus.FOUND and r
     if method != "weighted":
         assert r.cost == pytest.approx(8.0)      # (2,0)->(3,1) would cut the wall's corner
@@ -31,7 +39,7 @@ def test_detour_around_wall_without_cutting_corners(method):
 @pytest.mark.parametrize("method", METHODS)
 def test_open_field_cost_is_octile_distance(method):
     g = Grid(np.ones((20, 30), dtype=bool))
-    r = find_path(g, (2, 3), (27, 11), method=method)
+    r = _find(g, (2, 3), (27, 11), method=method)
     assert r.cost == pytest.approx(25 - 8 + 8 * SQ2)
 
 
@@ -45,7 +53,7 @@ def test_terrain_cost_is_honoured(method):
 9999999
 .......
 """)
-    r = find_path(g, (0, 0), (0, 4), method=method)
+    r = _find(g, (0, 0), (0, 4), method=method)
     straight = 4 * 1.0 + 0.0                          # not possible: must pay the band
     ref = reference_costs(g, (0, 0))[4, 0]
     if method != "weighted":
@@ -57,7 +65,7 @@ def test_terrain_cost_is_honoured(method):
 @pytest.mark.parametrize("method", METHODS)
 def test_start_equals_goal(method):
     g = Grid(np.ones((3, 3), dtype=bool))
-    r = find_path(g, (1, 1), (1, 1), method=method)
+    r = _find(g, (1, 1), (1, 1), method=method)
     assert r.found and r.cost == 0.0 and r.cells.tolist() == [[1, 1]]
 
 
@@ -67,9 +75,9 @@ def test_blocked_start_or_goal_is_not_found_with_reason(method):
 .#.
 ...
 """)
-    r = find_path(g, (1, 0), (2, 1), method=method)
+    r = _find(g, (1, 0), (2, 1), method=method)
     assert not r.found and r.status is PathStatus.UNREACHABLE and "start (1, 0) is a blocked cell" in r.reason
-    r = find_path(g, (0, 0), (1, 0), method=method)
+    r = _find(g, (0, 0), (1, 0), method=method)
     assert not r.found and "goal (1, 0) is a blocked cell" in r.reason
     assert r.cells.shape == (0, 2) and math.isinf(r.cost)
 
@@ -81,7 +89,7 @@ def test_walled_off_goal_is_unreachable(method):
 ..#..
 ..#..
 """)
-    r = find_path(g, (0, 0), (4, 2), method=method)
+    r = _find(g, (0, 0), (4, 2), method=method)
     assert not r.found and "not reachable" in r.reason and not r
 
 
@@ -90,9 +98,9 @@ def test_walled_off_goal_is_unreachable(method):
 def test_out_of_bounds_raises_nav_error(method, bad):
     g = Grid(np.ones((3, 3), dtype=bool))
     with pytest.raises(NavError, match="outside the grid"):
-        find_path(g, bad, (0, 0), method=method)
+        _find(g, bad, (0, 0), method=method)
     with pytest.raises(NavError, match="outside the grid"):
-        find_path(g, (0, 0), bad, method=method)
+        _find(g, (0, 0), bad, method=method)
 
 
 def test_unknown_method_heuristic_or_weight_raises():
@@ -137,7 +145,7 @@ def test_random_grids_match_reference_dijkstra(seed, with_cost):
         ref = reference_costs(g, s)[t[1], t[0]]
         for method in METHODS:
             for heuristic in (["octile", "euclidean", "zero"] if method != "dijkstra" else ["octile"]):
-                r = find_path(g, s, t, method=method, heuristic=heuristic, weight=1.5)
+                r = _find(g, s, t, method=method, heuristic=heuristic, weight=1.5)
                 assert r.found == np.isfinite(ref), (method, heuristic, s, t, r.reason)
                 if not r.found:
                     continue
@@ -178,7 +186,7 @@ def test_callable_heuristic_is_evaluated_on_arrays():
     a = find_path(g, (0, 1), (4, 1), heuristic=scaled_octile)
     b = find_path(g, (0, 1), (4, 1), heuristic="octile")
     assert a.cost == pytest.approx(b.cost) and calls == [(3, 5)]
-    bi = find_path(g, (0, 1), (4, 1), method="bidirectional", heuristic=scaled_octile)
+    bi = find_path(g, (0, 1), (4, 1), method="bidirectional", heuristic=scaled_octile, pocket_rule=False)
     assert bi.cost == pytest.approx(b.cost)
 
 
@@ -215,3 +223,25 @@ def test_jps_expands_far_fewer_nodes_than_astar_on_an_open_map():
     j = find_path(g, (5, 100), (195, 110), method="jps")
     a = find_path(g, (5, 100), (195, 110), method="astar")
     assert j.cost == pytest.approx(a.cost) and j.expanded * 20 < a.expanded
+
+
+def test_bidirectional_searches_both_ends_only_when_an_end_is_walled_in():
+    """The pocket rule: a long query between open ends is answered by A* (and says so); one
+    whose goal sits in a room with one door searches from both ends; the cost is exact either
+    way, and ``pocket_rule=False`` always searches both ends."""
+    free = np.ones((200, 300), dtype=bool)
+    free[100:121, 250] = False                     # a 20×20 room, its door facing away from the start
+    free[100:121, 270] = False
+    free[100, 250:271] = False
+    free[120, 250:271] = False
+    free[108:112, 270] = True
+    g = Grid(free)
+    open_ends = find_path(g, (5, 5), (150, 190), method="bidirectional")
+    walled = find_path(g, (5, 110), (260, 110), method="bidirectional")
+    both = find_path(g, (5, 5), (150, 190), method="bidirectional", pocket_rule=False)
+    for r, start, goal in ((open_ends, (5, 5), (150, 190)), (walled, (5, 110), (260, 110)),
+                           (both, (5, 5), (150, 190))):
+        assert r.cost == pytest.approx(find_path(g, start, goal, method="dijkstra").cost, rel=1e-12)
+    assert "answered by A*" in open_ends.reason
+    assert walled.reason == "" and both.reason == ""
+    assert walled.expanded < find_path(g, (5, 110), (260, 110), method="astar").expanded
