@@ -1,7 +1,10 @@
 """Navmesh benchmark: bake time, polygon count, query median/p95 on AcrosstheCape long-path
-scenarios, next to rtsnav's grid A* and the exact any-angle length, in the same run.
+scenarios, next to rtsnav's grid A* and the exact any-angle length, in the same run; then short
+and long queries on 1024² maps made from maps nobody tuned for (``big_maps``), against grid A*
+on the same pairs, each navmesh query followed by its grid A* one (so neither finds the caches
+as the other left them warm).
 
-    python tests/benchmarks/navmesh.py [--queries 60] [--json out.json]
+    python tests/benchmarks/navmesh.py [--queries 60] [--held-out-only] [--json out.json]
 
 Issue 5's target: navmesh query median ≥ 10× faster than grid A* on the same pairs, with
 shorter paths.
@@ -28,8 +31,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, default=60)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--held-out-only", action="store_true", help="only the held-out 1024² maps")
     args = ap.parse_args(argv)
     warm_up()
+    if args.held_out_only:
+        save_json(args.json, {"held_out": held_out_maps()})
+        return 0
     from tests.systems.nav.anyangle import AnyAngle
 
     grid = load_movingai_map("AcrosstheCape.map")
@@ -84,6 +91,7 @@ def main(argv=None) -> int:
     row["short"] = [short_queries(mesh, grid, "AcrosstheCape.map.scen")]
     den = load_movingai_map("den520d.map")
     row["short"].append(short_queries(NavMesh.from_grid(den, agent_radius=0.0), den, None))
+    row["held_out"] = held_out_maps()
     save_json(args.json, row)
     return 0
 
@@ -161,6 +169,43 @@ def short_queries(mesh, grid, scen: str | None, count: int = 300) -> dict:
           f"(p95 {out['navmesh_p95_ms'] * 1e3:.0f}), grid A* {out['grid_astar_median_ms'] * 1e3:.0f} µs; "
           f"{100 * out['direct_share']:.0f}% in plain sight")
     return out
+
+
+def held_out_maps() -> list[dict]:
+    """Short (within 8 cells) and long queries on 1024² maps made from held-out maps, navmesh
+    (default agent radius 0.5, and 0) against grid A* on the same cell pairs."""
+    from tests.benchmarks.big_maps import joined, long_pairs, scaled, short_pairs
+
+    rows = []
+    grids = [scaled(n) for n in ("brc202d.map", "den520d.map", "lak303d.map", "w_woundedcoast.map")]
+    grids += [joined(n) for n in ("den520d.map", "brc202d.map")]
+    for grid in grids:
+        for radius in (0.5, 0.0):
+            t = time.perf_counter()
+            mesh = NavMesh.from_grid(grid, agent_radius=radius)
+            row = {"map": grid.name, "agent_radius": radius, "bake_s": round(time.perf_counter() - t, 2),
+                   "polygons": mesh.polygon_count}
+            for label, pairs in (("short", short_pairs(grid)), ("long", long_pairs(grid))):
+                mesh_us, grid_us = [], []
+                for rep in range(2):                       # the first pass warms up alike
+                    for a, b in pairs:
+                        t = time.perf_counter()
+                        mesh.find_path((a[0] + .5, a[1] + .5, 0.0), (b[0] + .5, b[1] + .5, 0.0))
+                        t2 = time.perf_counter()
+                        find_path(grid, a, b)
+                        t3 = time.perf_counter()
+                        if rep:
+                            mesh_us.append((t2 - t) * 1e6)
+                            grid_us.append((t3 - t2) * 1e6)
+                row[f"{label}_navmesh_median_us"] = float(np.median(mesh_us))
+                row[f"{label}_grid_astar_median_us"] = float(np.median(grid_us))
+                row[f"{label}_speedup"] = float(np.median(grid_us) / np.median(mesh_us))
+            print(f"  {grid.name}, radius {radius}: bake {row['bake_s']} s, {row['polygons']} polygons; short "
+                  f"{row['short_navmesh_median_us']:.0f} vs A* {row['short_grid_astar_median_us']:.0f} µs "
+                  f"({row['short_speedup']:.2f}x); long {row['long_navmesh_median_us']:.0f} vs A* "
+                  f"{row['long_grid_astar_median_us']:.0f} µs ({row['long_speedup']:.1f}x)", flush=True)
+            rows.append(row)
+    return rows
 
 
 if __name__ == "__main__":

@@ -8,12 +8,13 @@ import math
 
 import numpy as np
 
+from .exact_kernel import NO_PATH, ExactScratch, exact_query
 from .landmarks import Scratch, triangle_components
 from .mesh_bounds import NO_MESH_BOUNDS, MeshGoalBounds
 from .mesh_types import CORNER_MARGIN, LinkTables, QueryTables
 from .surface import MeshSurface
-from .trace import inset_lattice_points, polygons_along
-from .triangulate import boundary_corners, portal_tables, triangles_holding
+from .trace import inset_lattice_points, lattice_to_world, polygons_along
+from .triangulate import boundary_corners, portal_tables, triangles_around
 from .visibility import (
     LinkEnds,
     VisibilityGraph,
@@ -51,6 +52,7 @@ class ExactRoute:
         self._mesh = mesh
         self._itables: QueryTables | None = None
         self._ltables: LinkTables | None = None
+        self._sight: ExactScratch | None = None
 
     def links_changed(self) -> None:
         """An off-mesh link was added: the link tables are made again when next needed."""
@@ -79,16 +81,33 @@ class ExactRoute:
     def triangles_holding(self, lx: float, ly: float) -> np.ndarray:
         """Triangles holding lattice point (lx, ly) — all of them when it is a mesh vertex, so a
         sweep from there looks every way."""
-        held = triangles_holding(self._mesh.tri_points, self._mesh.tri_triangles, self._mesh.tri_touching, self._mesh.tri_neighbours,
-                                 self._mesh.cell_triangle, float(lx), float(ly))
-        if len(held):
-            corners = self._mesh.tri_triangles[held[0]]
-            at = np.flatnonzero(np.abs(self._mesh.tri_points[corners] - (lx, ly)).max(axis=1) <= 1e-9)
-            if len(at):
-                fan_start, fan = self.tables().fans
-                v = corners[at[0]]
-                return fan[fan_start[v]:fan_start[v + 1]]
-        return held
+        m = self._mesh
+        fan_start, fan = self.tables().fans
+        return triangles_around(m.tri_points, m.tri_triangles, m.tri_touching, m.tri_neighbours, m.cell_triangle,
+                                fan_start, fan, float(lx), float(ly))
+
+    def _route_without_links(self, t: QueryTables, sx: float, sy: float, gx: float, gy: float, s: np.ndarray,
+                             g: np.ndarray, goal_bounds: MeshGoalBounds | None):
+        """``route`` on a mesh without off-mesh links: the whole query in one kernel call."""
+        m = self._mesh
+        if self._sight is None or len(self._sight.to_goal) != len(t.points):
+            self._sight = ExactScratch(len(t.points))
+        sight = self._sight
+        fan_start, fan = t.fans
+        cs = float(m.config.cell_size)
+        found, out, length, polys = exact_query(
+            (t.points, m.tri_triangles, m.tri_touching, m.tri_neighbours, m.cell_triangle, fan_start, fan, t.component),
+            (t.start, t.dst, t.va, t.vb, t.rev, t.vstart, t.verts, t.is_corner),
+            (m.vis_start, m.vis_dst, t.vinfo, m.landmarks, t.corner_ids,
+             NO_MESH_BOUNDS if goal_bounds is None else goal_bounds.boxes),
+            (t.corner_mask, m.walkable, t.cliff_dirs, m.height, m.poly_of_cell, cs, float(m.origin[0]),
+             float(m.origin[1])),
+            t.scratch.node, t.scratch.heap(len(t.points) + 1), t.scratch.next_stamp(), t.scratch.stats,
+            (sight.to_goal, sight.from_start, sight.touched_goal, sight.touched_start), sight.no_links,
+            sx, sy, gx, gy, (float(s[0]), float(s[1]), float(g[0]), float(g[1])))
+        if found == NO_PATH:
+            return None
+        return out, length * cs * float(m.area_cost[0]), (), polys, ()
 
     def _link_tables(self) -> LinkTables:
         """Off-mesh link ends as extra nodes of the visibility-graph query (built lazily, dropped
@@ -145,6 +164,8 @@ class ExactRoute:
         ox, oy = self._mesh.origin
         sx, sy = (s[0] - ox) / cs, (s[1] - oy) / cs
         gx, gy = (g[0] - ox) / cs, (g[1] - oy) / cs
+        if not self._mesh.links:
+            return self._route_without_links(t, float(sx), float(sy), float(gx), float(gy), s, g, goal_bounds)
         start_tris, goal_tris = self.triangles_holding(sx, sy), self.triangles_holding(gx, gy)
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
@@ -155,53 +176,60 @@ class ExactRoute:
         shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
         to_goal, seen_by_goal = sweep(t, sc, goal_tris, gx, gy, [(sx, sy, start_tris)] + ends)
         direct = math.hypot(gx - sx, gy - sy) if shared or math.isfinite(seen_by_goal[0]) else math.inf
+        path: list
         if direct < math.inf and not self._mesh.links:              # in plain sight
-            path = [np.array([sx, sy]), np.array([gx, gy])]
+            path = [[sx, sy], [gx, gy]]
             link_at: list[tuple[int, int]] = []
         else:
             from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
             d_goal = goal_distances(self._mesh.landmarks, to_goal, t.corner_ids)
             pruning = goal_bounds if not self._mesh.links else None
-            graph = VisibilityGraph(self._mesh.vis_start, self._mesh.vis_dst, t.vinfo, self._mesh.landmarks, t.corner_ids,
-                                    NO_MESH_BOUNDS if pruning is None else pruning.boxes)
-            links = LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
-                             e.seen_by_dist, e.end_end, e.link_to, e.link_cost)
-            query = VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
-                                    start_end, seen_by_goal[1:], link_bounds(e.land, d_goal, e.link_to, e.link_cost),
-                                    NO_GOAL_BOX if pruning is None else _goal_box(t.vinfo, to_goal, t.corner_ids))
-            length, route = visibility_astar(graph, links, query, e.node, sc.next_stamp(), sc.stats)
+            # plain tuples, as the one-call query passes them: one compiled search for both
+            graph = tuple(VisibilityGraph(self._mesh.vis_start, self._mesh.vis_dst, t.vinfo, self._mesh.landmarks,
+                                          t.corner_ids, NO_MESH_BOUNDS if pruning is None else pruning.boxes))
+            links = tuple(LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
+                                   e.seen_by_dist, e.end_end, e.link_to, e.link_cost))
+            query = tuple(VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
+                                          start_end, np.ascontiguousarray(seen_by_goal[1:]),
+                                          link_bounds(e.land, d_goal, e.link_to, e.link_cost),
+                                          NO_GOAL_BOX if pruning is None else _goal_box(t.vinfo, to_goal, t.corner_ids)))
+            length, route = visibility_astar(graph, links, query, e.node, sc.heap(len(e.node) + 1), sc.next_stamp(),
+                                             sc.stats)
             if direct <= length:
                 route, length = np.zeros(0, np.int64), direct
             if not math.isfinite(length):
                 return None
             v_count = len(t.points)
             path, link_at = [np.array([sx, sy])], []
-            for i, r in enumerate(route):
+            if not len(e.link_to):                    # no links: every node is a mesh vertex
+                path = np.concatenate(([[sx, sy]], t.points[route], [[gx, gy]])).tolist()
+            for i, r in enumerate(route if len(e.link_to) else ()):
                 path.append(t.points[r] if r < v_count else e.xy[r - v_count])
                 if i + 1 < len(route) and r >= v_count and route[i + 1] >= v_count:
                     a, b = r - v_count, route[i + 1] - v_count
                     if e.link_to[a] == b and e.link_cost[a] <= e.end_end[a, b]:
                         link_at.append((len(path) - 1, a // 2))     # this end and the next: link a // 2
-            path.append(np.array([gx, gy]))
+            if len(e.link_to):
+                path.append(np.array([gx, gy]))
         # finish each walked stretch (between links): grazed corners, nudges off the walls
         pieces: list[np.ndarray] = []
         kinds: list[str] = []
         starts: list[int] = []
-        cost = 0.0
         bounds = [0] + [i + 1 for i, _ in link_at] + [len(path)]
         for lo, hi in zip(bounds[:-1], bounds[1:]):
-            lattice = grazed_corners(np.ascontiguousarray(np.array(path[lo:hi]), dtype=np.float64), t.corner_mask)
+            lattice = grazed_corners(np.array(path[lo:hi], dtype=np.float64), t.corner_mask)
             lattice = inset_lattice_points(lattice, self._mesh.walkable, t.cliff_dirs, 2 * CORNER_MARGIN,
                                            np.zeros(len(lattice), dtype=bool))
             if pieces:
                 starts.append(sum(len(p) for p in pieces) - 1)
             pieces.append(lattice)
-            cost += float(np.hypot(*np.diff(lattice, axis=0).T).sum()) * cs * float(self._mesh.area_cost[0])
+        lattice = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        out, walked = lattice_to_world(lattice, float(cs), float(ox), float(oy), self._mesh.height, self._mesh.walkable,
+                                       float(s[0]), float(s[1]), float(g[0]), float(g[1]))
+        # a link's two ends are consecutive points: its straight "walk" is its cost instead
+        cost = (walked - sum(float(np.hypot(*(lattice[i + 1] - lattice[i]))) for i in starts)) \
+            * cs * float(self._mesh.area_cost[0])
         for _, li in link_at:
             kinds.append(self._mesh.links[li].kind)
             cost += self._mesh.links[li].cost
-        lattice = np.concatenate(pieces)
-        world = lattice * cs + np.array([ox, oy])
-        world[0], world[-1] = s[:2], g[:2]
-        out = np.c_[world, self._mesh.heights_of(world)]
         return out, cost, tuple(starts), polygons_along(lattice, self._mesh.poly_of_cell), tuple(kinds)

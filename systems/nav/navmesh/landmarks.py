@@ -31,6 +31,13 @@ class Scratch:
         self.node = np.zeros((vertex_count, 4))              # visibility A*: g, h, parent, stamp
         self.query = 0
         self.stats = np.zeros(3, dtype=np.int64)
+        self._heap: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def heap(self, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """An open list of ``size`` entries (keys, node ids, positions), kept between queries."""
+        if self._heap is None or len(self._heap[0]) != size:
+            self._heap = (np.empty(size), np.empty(size, dtype=np.int64), np.full(size, -1, dtype=np.int64))
+        return self._heap
 
     def next_stamp(self) -> int:
         """A fresh stamp for one search."""

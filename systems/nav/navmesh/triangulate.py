@@ -268,6 +268,19 @@ def triangles_holding(points, triangles, touching, neighbours, cell_triangle, x,
     return out[:n]
 
 
+@njit(cache=True)
+def triangles_around(points, triangles, touching, neighbours, cell_triangle, fan_start, fan, x, y):
+    """``triangles_holding``, but every triangle round the vertex when (x, y) is a mesh vertex
+    (so a sweep from there looks every way); ``fan_start``/``fan``: the triangles per vertex."""
+    held = triangles_holding(points, triangles, touching, neighbours, cell_triangle, x, y)
+    if held.size:
+        for j in range(3):
+            v = triangles[held[0], j]
+            if abs(points[v, 0] - x) <= 1e-9 and abs(points[v, 1] - y) <= 1e-9:
+                return fan[fan_start[v]:fan_start[v + 1]].copy()
+    return held
+
+
 def portal_tables(points: np.ndarray, triangles: np.ndarray, neighbours: np.ndarray,
                   corner: np.ndarray) -> dict:
     """Flat arrays for the view sweeps: portals grouped by triangle (CSR ``start``), their far

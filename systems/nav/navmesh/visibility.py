@@ -266,11 +266,14 @@ _G, _H, _PARENT, _STAMP = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def _h(land, d_goal, v, link_land, link_bound):
-    """Admissible estimate from node v (landmark row ``land[v]``) to the goal: the landmark bound,
-    or — when off-mesh links could shortcut — the cheapest bound through some link: to its start,
-    then ``link_bound`` (the link's cost plus a bound from its far end onwards)."""
-    best = _landmark_h(land, d_goal, v)
+def _h(land, d_goal, v, link_land, link_bound, straight):
+    """Admissible estimate from node v (landmark row ``land[v]``, ``straight`` the straight-line
+    distance to the goal) to the goal: the larger of the landmark bound and the straight line
+    (both consistent, so their maximum is: the landmarks are loose far from them, the straight
+    line in the open), or — when off-mesh links could shortcut — the cheapest bound through some
+    link: to its start, then ``link_bound`` (the link's cost plus a bound from its far end
+    onwards)."""
+    best = max(_landmark_h(land, d_goal, v), straight)
     for i in range(link_bound.size):
         b = 0.0
         for k in range(land.shape[1]):
@@ -286,13 +289,16 @@ def _h(land, d_goal, v, link_land, link_bound):
 
 
 @njit(cache=True)
-def visibility_astar(graph, links, query, node, stamp, stats):
+def visibility_astar(graph, links, query, node, heap, stamp, stats):
     """A* from the start to the goal over the visibility graph (``VisibilityGraph``), plus the
     off-mesh link ends (``LinkEnds``) as nodes V..V+E-1, for one ``VisibilityQuery``.
 
     ``node`` (V+E, 4) is per-node scratch — g, h, parent, stamp in one cache line — reused
-    across calls (``stamp`` new each call); ``stats[1]`` counts expansions. Returns
-    ``(length, node ids in path order)`` (inf, empty when unreachable)."""
+    across calls (``stamp`` new each call), and ``heap`` its open list ``(keys, ids, positions)``
+    of V+E+1 entries, reused too: a node's position counts only once its stamp is this call's
+    (nothing of size V is filled per query: a long query on a 1024² map spent a third of its
+    time there); ``stats[1]`` counts expansions. Returns ``(length, node ids in path order)``
+    (inf, empty when unreachable)."""
     vg_start, vg_dst, vinfo, land, corners, boxes = graph
     (end_xy, end_land, end_cstart, end_cids, end_cdist, seen_by_start, seen_by_end, seen_by_dist, end_end,
      link_to, link_cost) = links
@@ -303,9 +309,8 @@ def visibility_astar(graph, links, query, node, stamp, stats):
     n = vinfo.shape[0]
     n_end = end_xy.shape[0]
     goal = n + n_end
-    keys = np.empty(goal + 1)
-    ids = np.empty(goal + 1, dtype=np.int64)
-    pos = np.full(goal + 1, NOT_IN_HEAP, dtype=np.int64)
+    keys, ids, pos = heap
+    pos[goal] = NOT_IN_HEAP
     size = 0
     best_goal = math.inf
     goal_parent = -1
@@ -315,11 +320,12 @@ def visibility_astar(graph, links, query, node, stamp, stats):
         d = from_start[v]
         if d == math.inf or not taut(vinfo[v, 2], vinfo[v, 3], sx - vinfo[v, 0], sy - vinfo[v, 1]):
             continue
-        size = _reach(node, v, d, -1, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size)
+        size = _reach(node, v, d, -1, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size,
+                      vinfo, gx, gy, best_goal)
     for e in range(n_end):
         if start_end[e] < math.inf:
             size = _reach(node, n + e, start_end[e], -1, fstamp, end_land, d_goal, link_land, link_bound,
-                          keys, ids, pos, size, e)
+                          keys, ids, pos, size, end_xy, gx, gy, best_goal, e)
     while size > 0:
         u, size = heap_pop(keys, ids, pos, size)
         pos[u] = CLOSED
@@ -359,27 +365,27 @@ def visibility_astar(graph, links, query, node, stamp, stats):
                 if not wraps(qx, qy, ax, ay, bx, by):
                     continue
                 size = _reach(node, v, gu + math.hypot(bx, by), u, fstamp, land, d_goal, link_land,
-                              link_bound, keys, ids, pos, size)
+                              link_bound, keys, ids, pos, size, vinfo, gx, gy, best_goal)
             for k in range(seen_by_start[u], seen_by_start[u + 1]):      # link ends seeing u
                 e = seen_by_end[k]
                 bx, by = end_xy[e, 0] - ux, end_xy[e, 1] - uy
                 if taut(qx, qy, bx, by) and wraps(qx, qy, ax, ay, bx, by):
                     size = _reach(node, n + e, gu + seen_by_dist[k], u, fstamp, end_land, d_goal, link_land,
-                                  link_bound, keys, ids, pos, size, e)
+                                  link_bound, keys, ids, pos, size, end_xy, gx, gy, best_goal, e)
         else:
             e = u - n
             if link_to[e] >= 0:                               # take the link
                 size = _reach(node, n + link_to[e], gu + link_cost[e], u, fstamp, end_land, d_goal,
-                              link_land, link_bound, keys, ids, pos, size, link_to[e])
+                              link_land, link_bound, keys, ids, pos, size, end_xy, gx, gy, best_goal, link_to[e])
             for k in range(end_cstart[e], end_cstart[e + 1]):
                 v = end_cids[k]
                 if taut(vinfo[v, 2], vinfo[v, 3], ux - vinfo[v, 0], uy - vinfo[v, 1]):
                     size = _reach(node, v, gu + end_cdist[k], u, fstamp, land, d_goal, link_land,
-                                  link_bound, keys, ids, pos, size)
+                                  link_bound, keys, ids, pos, size, vinfo, gx, gy, best_goal)
             for j in range(n_end):
                 if j != e and end_end[e, j] < math.inf:
                     size = _reach(node, n + j, gu + end_end[e, j], u, fstamp, end_land, d_goal,
-                                  link_land, link_bound, keys, ids, pos, size, j)
+                                  link_land, link_bound, keys, ids, pos, size, end_xy, gx, gy, best_goal, j)
     if goal_parent < 0 or best_goal == math.inf:
         return math.inf, np.zeros(0, dtype=np.int64)
     k = 0
@@ -396,18 +402,24 @@ def visibility_astar(graph, links, query, node, stamp, stats):
 
 
 @njit(cache=True)
-def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size, row=-1):
-    """Relax node ``v`` to cost ``ng`` from ``parent``; its estimate comes from ``land[row]``
-    (``row`` -1: ``land[v]``). Returns the heap size."""
-    if pos[v] == CLOSED:
-        return size                        # consistent bounds: a closed node cannot improve
+def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size, xy, gx, gy,
+           best, row=-1):
+    """Relax node ``v`` to cost ``ng`` from ``parent``; its estimate comes from ``land[row]`` and
+    ``xy[row]`` (``row`` -1: ``land[v]``, ``xy[v]``) towards the goal ``(gx, gy)``; ``best``: the
+    cheapest way to the goal found so far (a node that cannot beat it is not queued; without
+    links the straight line tells before the landmarks are read). Returns the heap size."""
+    r = v if row < 0 else row
+    straight = math.hypot(xy[r, 0] - gx, xy[r, 1] - gy)
+    if link_bound.size == 0 and ng + straight >= best:
+        return size
     nv = node[v]
     if nv[_STAMP] == fstamp:
-        if ng >= nv[_G]:
-            return size
+        if pos[v] == CLOSED or ng >= nv[_G]:
+            return size                    # consistent bounds: a closed node cannot improve
     else:
         nv[_STAMP] = fstamp
-        nv[_H] = _h(land, d_goal, v if row < 0 else row, link_land, link_bound)
+        pos[v] = NOT_IN_HEAP               # what an earlier query left there is not this one's
+        nv[_H] = _h(land, d_goal, r, link_land, link_bound, straight)
     nv[_G] = ng
     nv[_PARENT] = parent
     return heap_update(keys, ids, pos, size, v, ng + nv[_H] * _TIE)

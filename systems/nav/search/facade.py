@@ -89,10 +89,8 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
             round in circles (0: it fails in concave traps).
         navigation_layers: only cells on one of these layers (``Grid.set_layers``) are walked;
             None: all (Godot's agent ``navigation_layers``).
-        pocket_rule: for ``"bidirectional"``: answer by A* unless an end of a long query is
-            walled in (bidirectional search cost 1.4-2× A* on long queries of 1024² maps and won
-            mostly where an end sits in a pocket; the result's ``reason`` says when A*
-            answered); False always searches from both ends.
+        pocket_rule: ``"bidirectional"`` answers by A* (saying so in ``reason``) unless an end
+            of a long query is walled in (``ends_walled_in``); False: always both ends.
 
     Returns:
         A ``PathResult``: ``found``, ``cost`` (cells × terrain cost), ``cells`` (``(N, 2) int32``,

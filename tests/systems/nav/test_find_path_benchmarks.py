@@ -67,7 +67,8 @@ def test_zero_length_scenarios_with_distinct_endpoints_are_unreachable(scenario_
     assert len(zero) >= 2                    # rmtst01 has several regions and lists such queries
     for s in zero:
         for method in EXACT + ["weighted"]:
-            r = find_path(grid, s.start, s.goal, method=method)
+            both = method == "both-ends"
+            r = find_path(grid, s.start, s.goal, method="bidirectional" if both else method, pocket_rule=not both)
             assert not r.found and "not reachable" in r.reason and len(r.cells) == 0
 
 
