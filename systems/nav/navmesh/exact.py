@@ -23,6 +23,7 @@ from .visibility import (
     goal_distances,
     grazed_corners,
     link_bounds,
+    segment_table,
     sweep,
     vertex_fans,
     visibility_astar,
@@ -52,7 +53,9 @@ class ExactRoute:
         self._mesh = mesh
         self._itables: QueryTables | None = None
         self._ltables: LinkTables | None = None
-        self._sight: ExactScratch | None = None
+        self._kernel_args: tuple | None = None        # exact_query's tables (``_static_kernel_args``)
+        self._cost_per_cell = 1.0
+        self._segments: np.ndarray | None = None
 
     def links_changed(self) -> None:
         """An off-mesh link was added: the link tables are made again when next needed."""
@@ -86,28 +89,46 @@ class ExactRoute:
         return triangles_around(m.tri_points, m.tri_triangles, m.tri_touching, m.tri_neighbours, m.cell_triangle,
                                 fan_start, fan, float(lx), float(ly))
 
+    def segments(self) -> np.ndarray:
+        """The visibility graph's ``segment_table`` (made on first need)."""
+        if self._segments is None:
+            self._segments = segment_table(self._mesh.vis_start, self._mesh.vis_dst, self.tables().points)
+        return self._segments
+
     def _route_without_links(self, t: QueryTables, sx: float, sy: float, gx: float, gy: float, s: np.ndarray,
                              g: np.ndarray, goal_bounds: MeshGoalBounds | None):
         """``route`` on a mesh without off-mesh links: the whole query in one kernel call."""
-        m = self._mesh
-        if self._sight is None or len(self._sight.to_goal) != len(t.points):
-            self._sight = ExactScratch(len(t.points))
-        sight = self._sight
-        fan_start, fan = t.fans
-        cs = float(m.config.cell_size)
-        found, out, length, polys = exact_query(
-            (t.points, m.tri_triangles, m.tri_touching, m.tri_neighbours, m.cell_triangle, fan_start, fan, t.component),
-            (t.start, t.dst, t.va, t.vb, t.rev, t.vstart, t.verts, t.is_corner),
-            (m.vis_start, m.vis_dst, t.vinfo, m.landmarks, t.corner_ids,
-             NO_MESH_BOUNDS if goal_bounds is None else goal_bounds.boxes),
-            (t.corner_mask, m.walkable, t.cliff_dirs, m.height, m.poly_of_cell, cs, float(m.origin[0]),
-             float(m.origin[1])),
-            t.scratch.node, t.scratch.heap(len(t.points) + 1), t.scratch.next_stamp(), t.scratch.stats,
-            (sight.to_goal, sight.from_start, sight.touched_goal, sight.touched_start), sight.no_links,
-            sx, sy, gx, gy, (float(s[0]), float(s[1]), float(g[0]), float(g[1])))
+        boxes = NO_MESH_BOUNDS if goal_bounds is None else goal_bounds.boxes
+        if self._kernel_args is None or self._kernel_args[2][5] is not boxes:
+            self._kernel_args = self._static_kernel_args(t, boxes)
+        mesh, portals, graph, grid, node, heap, stats, sight, no_links = self._kernel_args
+        found, out, length, lattice = exact_query(mesh, portals, graph, grid, node, heap, t.scratch.next_stamp(),
+                                                  stats, sight, no_links, sx, sy, gx, gy,
+                                                  (float(s[0]), float(s[1]), float(g[0]), float(g[1])))
         if found == NO_PATH:
             return None
-        return out, length * cs * float(m.area_cost[0]), (), polys, ()
+        return out, length * grid[6] * self._cost_per_cell, (), self._corridor(lattice), ()
+
+    def _corridor(self, lattice: np.ndarray):
+        """The polygons a path of lattice points crosses, found when first asked for."""
+        poly_of_cell, rects = self._mesh.poly_of_cell, self._mesh.rects
+        return lambda: polygons_along(lattice, poly_of_cell, rects)
+
+    def _static_kernel_args(self, t: QueryTables, boxes: np.ndarray) -> tuple:
+        """What ``exact_query`` reads besides the query's ends, gathered once (as Python
+        attribute reads and tuples each query, this was ~40 µs of a long query's ~450)."""
+        m = self._mesh
+        sight = ExactScratch(len(t.points))
+        fan_start, fan = t.fans
+        self._cost_per_cell = float(m.area_cost[0])
+        return ((t.points, m.tri_triangles, m.tri_touching, m.tri_neighbours, m.cell_triangle, fan_start, fan,
+                 t.component),
+                (t.start, t.dst, t.va, t.vb, t.rev, t.vstart, t.verts, t.is_corner),
+                (m.vis_start, m.vis_dst, t.vinfo, m.landmarks, t.corner_ids, boxes, self.segments()),
+                (t.corner_mask, m.walkable, t.cliff_dirs, m.height, m.poly_of_cell, m.rects,
+                 float(m.config.cell_size), float(m.origin[0]), float(m.origin[1])),
+                t.scratch.node, t.scratch.heap(len(t.points) + 1), t.scratch.stats,
+                (sight.to_goal, sight.from_start, sight.touched_goal, sight.touched_start), sight.no_links)
 
     def _link_tables(self) -> LinkTables:
         """Off-mesh link ends as extra nodes of the visibility-graph query (built lazily, dropped
@@ -186,7 +207,8 @@ class ExactRoute:
             pruning = goal_bounds if not self._mesh.links else None
             # plain tuples, as the one-call query passes them: one compiled search for both
             graph = tuple(VisibilityGraph(self._mesh.vis_start, self._mesh.vis_dst, t.vinfo, self._mesh.landmarks,
-                                          t.corner_ids, NO_MESH_BOUNDS if pruning is None else pruning.boxes))
+                                          t.corner_ids, NO_MESH_BOUNDS if pruning is None else pruning.boxes,
+                                          self.segments()))
             links = tuple(LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
                                    e.seen_by_dist, e.end_end, e.link_to, e.link_cost))
             query = tuple(VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
@@ -232,4 +254,4 @@ class ExactRoute:
         for _, li in link_at:
             kinds.append(self._mesh.links[li].kind)
             cost += self._mesh.links[li].cost
-        return out, cost, tuple(starts), polygons_along(lattice, self._mesh.poly_of_cell), tuple(kinds)
+        return out, cost, tuple(starts), self._corridor(lattice), tuple(kinds)

@@ -1,7 +1,7 @@
 """The exact any-angle query of a mesh without off-mesh links as one numba call: locate both
 ends, sweep what each sees, bound the goal by the landmarks, search the visibility graph, and
-finish the path (grazed corners, nudges off the walls, world points and heights, the polygons
-crossed).
+finish the path (grazed corners, nudges off the walls, world points and heights; the polygons
+it crosses are found when the result's ``polygons`` is read).
 
 As a dozen numba and numpy calls from Python the query paid ~10 µs of dispatch per call once a
 game's other work had pushed the interpreter out of the CPU caches (a long query on a 1024² map
@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .mesh_types import CORNER_MARGIN
-from .trace import inset_lattice_points, lattice_to_world, polygons_along
+from .trace import inset_lattice_points, lattice_to_world
 from .triangulate import triangles_around
 from .visibility import goal_distances, grazed_corners, visibility_astar, visible_from
 
@@ -60,23 +60,23 @@ def _seen_corners(touched, n, is_corner):
 @njit(cache=True)
 def exact_query(mesh, portals, graph, grid, node, heap, stamp, stats, sight, no_links, sx, sy, gx, gy, world):
     """The exact path from lattice point ``(sx, sy)`` to ``(gx, gy)``: ``(FOUND_PATH, world
-    points (K, 3), length in cells, polygons crossed)`` or ``(NO_PATH, ...)``.
+    points (K, 3), length in cells, the points in cells (K, 2))`` or ``(NO_PATH, ...)``.
 
     ``mesh``: (points, triangles, touching, neighbours, cell_triangle, fan_start, fan, component)
     of the triangulation; ``portals``: (start, dst, va, vb, rev, vstart, verts, is_corner) of the
     sweeps; ``graph``: the ``VisibilityGraph`` tuple; ``grid``: (corner_mask, walkable,
-    cliff_dirs, height, poly_of_cell, cell_size, ox, oy); ``sight``: ``ExactScratch``'s (to_goal,
+    cliff_dirs, height, poly_of_cell, rects, cell_size, ox, oy); ``sight``: ``ExactScratch``'s (to_goal,
     from_start, touched_goal, touched_start); ``no_links``: ``ExactScratch.no_links`` (its
     goal bounds prune when ``graph``'s boxes are not empty); ``world``: (sx, sy, gx, gy) as the caller gave them (the path's exact ends)."""
     points, triangles, touching, neighbours, cell_triangle, fan_start, fan, component = mesh
     start, dst, va, vb, rev, vstart, verts, is_corner = portals
-    corner_mask, walkable, cliff_dirs, height, poly_of_cell, cs, ox, oy = grid
+    corner_mask, walkable, cliff_dirs, height, poly_of_cell, rects, cs, ox, oy = grid
     to_goal, from_start, touched_goal, touched_start = sight
     empty = np.zeros((0, 3))
     start_tris = triangles_around(points, triangles, touching, neighbours, cell_triangle, fan_start, fan, sx, sy)
     goal_tris = triangles_around(points, triangles, touching, neighbours, cell_triangle, fan_start, fan, gx, gy)
     if start_tris.size == 0 or goal_tris.size == 0 or component[start_tris[0]] != component[goal_tris[0]]:
-        return NO_PATH, empty, math.inf, _NO_POLYS
+        return NO_PATH, empty, math.inf, np.zeros((0, 2))
     shared = False
     for a in start_tris:
         for b in goal_tris:
@@ -92,7 +92,7 @@ def exact_query(mesh, portals, graph, grid, node, heap, stamp, stats, sight, no_
     else:
         n_start = visible_from(start, dst, va, vb, rev, vstart, verts, points, start_tris, sx, sy, _NO_POLYS,
                                _NO_POLYS, np.zeros((0, 2)), np.zeros(0), from_start, touched_start, stats)
-        vg_start, vg_dst, vinfo, land, _, boxes = graph
+        vg_start, vg_dst, vinfo, land, _, boxes, seg = graph
         goal_seen = _seen_corners(touched_goal, n_goal, is_corner)
         d_goal = goal_distances(land, to_goal, goal_seen)
         box = np.array((np.inf, np.inf, -np.inf, -np.inf))
@@ -100,7 +100,7 @@ def exact_query(mesh, portals, graph, grid, node, heap, stamp, stats, sight, no_
             for c in goal_seen:
                 box[0], box[1] = min(box[0], vinfo[c, 0]), min(box[1], vinfo[c, 1])
                 box[2], box[3] = max(box[2], vinfo[c, 0]), max(box[3], vinfo[c, 1])
-        search_graph = (vg_start, vg_dst, vinfo, land, _seen_corners(touched_start, n_start, is_corner), boxes)
+        search_graph = (vg_start, vg_dst, vinfo, land, _seen_corners(touched_start, n_start, is_corner), boxes, seg)
         query = (sx, sy, gx, gy, from_start, to_goal, d_goal, np.zeros(0), np.zeros(0), np.zeros(0), box)
         length, route = visibility_astar(search_graph, no_links, query, node, heap, stamp, stats)
         if math.isfinite(length):
@@ -116,9 +116,9 @@ def exact_query(mesh, portals, graph, grid, node, heap, stamp, stats, sight, no_
     for i in range(n_start):
         from_start[touched_start[i]] = math.inf
     if path.shape[0] == 0:
-        return NO_PATH, empty, math.inf, _NO_POLYS
+        return NO_PATH, empty, math.inf, path
     lattice = grazed_corners(path, corner_mask)
     lattice = inset_lattice_points(lattice, walkable, cliff_dirs, 2 * CORNER_MARGIN,
                                    np.zeros(lattice.shape[0], dtype=np.bool_))
     out, length = lattice_to_world(lattice, cs, ox, oy, height, walkable, world[0], world[1], world[2], world[3])
-    return FOUND_PATH, out, length, polygons_along(lattice, poly_of_cell)
+    return FOUND_PATH, out, length, lattice

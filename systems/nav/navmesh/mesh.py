@@ -370,13 +370,13 @@ class NavMesh(MeshSurface):
 
     def snap(self, s: np.ndarray, g: np.ndarray):
         """``(ps, s, pg, g, None)`` with points off the mesh moved onto it, or ``(..., failure)``."""
-        ps = self.polygon_at(s)
+        ps = self.polygon_under(s)
         if ps < 0:
             near = self.nearest_point(s)
             if near is None:
                 return -1, s, -1, g, MeshPath(PathStatus.UNREACHABLE, reason=f"start {tuple(s)} is not near the navmesh")
             ps, s = near[0], near[1]
-        pg = self.polygon_at(g)
+        pg = self.polygon_under(g)
         if pg < 0:
             near = self.nearest_point(g)
             if near is None:
@@ -391,7 +391,7 @@ class NavMesh(MeshSurface):
         the straight segment — what the exact search would return, without its sweeps."""
         if not self._plain_sight_applies():
             return None
-        pts, polys = straight_in_sight(self.walkable, self.height, self.poly_of_cell, self.config.cell_size,
+        pts, polys = straight_in_sight(self.walkable, self.height, self.poly_of_cell, self.rects, self.config.cell_size,
                                        self.origin[0], self.origin[1], s[0], s[1], g[0], g[1],
                                        2 * CORNER_MARGIN * self.config.cell_size)
         if len(pts) == 0:
@@ -444,7 +444,7 @@ class NavMesh(MeshSurface):
     def polygons_along(self, world: np.ndarray) -> np.ndarray:
         """Polygon ids under a world polyline ``(N, 2+)``, in order: a path's corridor."""
         cells = (world[:, :2] - np.array(self.origin)) / self.config.cell_size
-        return polygons_along(np.ascontiguousarray(cells), self.poly_of_cell)
+        return polygons_along(np.ascontiguousarray(cells), self.poly_of_cell, self.rects)
 
     def _reachable(self, p: int) -> np.ndarray:
         """Polygons reachable from polygon ``p`` (through portals and off-mesh links)."""

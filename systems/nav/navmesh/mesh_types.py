@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -78,19 +79,34 @@ class MeshPath:
             closest to the goal, in ``points``; ``found`` is then False).
         cost: path cost (length × area cost per polygon; links add their cost); inf if none.
         points: ``(N, 3)`` world waypoints, start..goal (or ..closest point).
-        polygons: polygon ids crossed; ``links``: indices into ``points`` where a link starts
-            (the next point is its end), ``link_kinds`` their kinds.
+        polygons: polygon ids crossed (the corridor; found on first read: a long path crosses
+            hundreds of polygons and most callers never ask); ``links``: indices into ``points``
+            where a link starts (the next point is its end), ``link_kinds`` their kinds.
         reason: why not found; ``closest``: the closest reachable point when PARTIAL.
     """
 
     status: PathStatus
     cost: float = math.inf
     points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
-    polygons: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: the polygon ids, or a function that finds them (``polygons`` calls it once)
+    corridor: np.ndarray | Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
     links: tuple = ()
     link_kinds: tuple = ()
     reason: str = ""
     closest: tuple | None = None
+
+    @property
+    def polygons(self) -> np.ndarray:
+        """Polygon ids the path crosses, in order."""
+        corridor = self.corridor
+        if corridor is None:
+            corridor = np.zeros(0, dtype=np.int64)
+        elif callable(corridor):
+            corridor = corridor()
+        else:
+            return corridor
+        object.__setattr__(self, "corridor", corridor)            # frozen: kept once found
+        return corridor
 
     @property
     def found(self) -> bool:

@@ -8,11 +8,41 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from ..grid import finite_point, world_segments_clear
 from .mesh_types import CORNER_MARGIN, NavMeshConfig, OffMeshLink
 
-__all__ = ["MeshSurface"]
+__all__ = ["MeshSurface", "nearest_polygon"]
+
+
+@njit(cache=True)
+def nearest_polygon(poly_of_cell, rects, x, y, px, py, cs, ox, oy, margin, search_cells):
+    """``(polygon, qx, qy)``: the polygon nearest to world point ``(px, py)`` (in cell ``(x,
+    y)``) and its nearest point (kept ``margin`` inside the polygon's rectangle), searched ring
+    by ring of cells out to ``search_cells``; ``(-1, nan, nan)`` when none is that near. On a
+    tie the lower polygon id wins. (As numpy per ring, a point an eroded wall away cost ~50 µs.)"""
+    h, w = poly_of_cell.shape
+    best_d, best_p, best_x, best_y = math.inf, -1, math.nan, math.nan
+    for r in range(search_cells + 1):
+        for cy in range(y - r, y + r + 1):
+            if cy < 0 or cy >= h:
+                continue
+            edge = cy == y - r or cy == y + r
+            cx = x - r
+            while cx <= x + r:
+                if 0 <= cx < w:
+                    p = poly_of_cell[cy, cx]
+                    if p >= 0:
+                        qx = min(max(px, ox + rects[p, 0] * cs + margin), ox + rects[p, 2] * cs - margin)
+                        qy = min(max(py, oy + rects[p, 1] * cs + margin), oy + rects[p, 3] * cs - margin)
+                        d = math.hypot(qx - px, qy - py)
+                        if d < best_d or (d == best_d and p < best_p):
+                            best_d, best_p, best_x, best_y = d, p, qx, qy
+                cx += 1 if edge or r == 0 else 2 * r     # inner rows: only the ring's two ends
+        if best_p >= 0 and best_d <= (r - 1) * cs:
+            break
+    return best_p, best_x, best_y
 
 
 class MeshSurface:
@@ -79,23 +109,19 @@ class MeshSurface:
         """Nearest polygon and the nearest point on it to world ``point`` (rings of cells of the
         point-location grid, not a scan of all polygons), or None within ``search_cells``."""
         x, y = self._cell(point)
-        h, w = self.poly_of_cell.shape
         cs = self.config.cell_size
-        best = None
-        for r in range(search_cells + 1):
-            x0, x1, y0, y1 = max(0, x - r), min(w - 1, x + r), max(0, y - r), min(h - 1, y + r)
-            if x0 > x1 or y0 > y1:
-                continue
-            window = self.poly_of_cell[y0:y1 + 1, x0:x1 + 1]
-            ids = np.unique(window[window >= 0])
-            for p in ids:
-                q = self.closest_on_polygon(int(p), point)
-                d = math.hypot(q[0] - point[0], q[1] - point[1])
-                if best is None or d < best[0]:
-                    best = (d, int(p), q)
-            if best is not None and best[0] <= (r - 1) * cs:
-                break
-        return None if best is None else (best[1], best[2])
+        p, qx, qy = nearest_polygon(self.poly_of_cell, self.rects, x, y, float(point[0]), float(point[1]), float(cs),
+                                    float(self.origin[0]), float(self.origin[1]), CORNER_MARGIN * cs, int(search_cells))
+        if p < 0:
+            return None
+        return p, np.array([qx, qy, self.height_at((qx, qy))])
+
+    def polygon_under(self, point: np.ndarray) -> int:
+        """``polygon_at`` for a point already checked (the queries' own points)."""
+        cs = self.config.cell_size
+        x, y = int(math.floor((point[0] - self.origin[0]) / cs)), int(math.floor((point[1] - self.origin[1]) / cs))
+        h, w = self.poly_of_cell.shape
+        return int(self.poly_of_cell[y, x]) if 0 <= x < w and 0 <= y < h else -1
 
     def closest_on_polygon(self, p: int, point: Sequence[float] | np.ndarray) -> np.ndarray:
         """The point of polygon ``p`` nearest to ``point`` (xy), with the mesh height there."""

@@ -24,7 +24,7 @@ from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
 from .geometry import cross, positive_span
 from .mesh_types import QueryTables
 
-__all__ = ["VisibilityGraph", "LinkEnds", "VisibilityQuery", "link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
+__all__ = ["VisibilityGraph", "segment_table", "LinkEnds", "VisibilityQuery", "link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]
 
 
@@ -38,6 +38,7 @@ class VisibilityGraph(NamedTuple):
     land: np.ndarray         # (V, K) landmark distances
     corners: np.ndarray      # the convex corner ids
     boxes: np.ndarray        # goal bounds per segment (``MeshGoalBounds``), or (0, 4): none
+    seg: np.ndarray          # (S, 3) per segment: its direction x, y and its length (``segment_table``)
 
 
 class LinkEnds(NamedTuple):
@@ -197,6 +198,14 @@ def _corner_rows(part, is_corner, wedge, fan_start, fan, poly_start, edge_dst, e
     return bend_counts, bends[:nb].copy(), end_counts, ends[:ne].copy()
 
 
+def segment_table(vis_start: np.ndarray, vis_dst: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(S, 3)`` per visibility-graph segment: the vector from its corner to the far one and its
+    length, so the search reads them in order instead of from the far corner's record."""
+    owner = np.repeat(np.arange(len(vis_start) - 1), np.diff(vis_start))
+    d = points[vis_dst] - points[owner]
+    return np.ascontiguousarray(np.c_[d, np.hypot(d[:, 0], d[:, 1])], dtype=np.float64)
+
+
 @njit(cache=True)
 def _grow_ids(a):
     b = np.empty(a.size * 2, dtype=a.dtype)
@@ -299,7 +308,7 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
     (nothing of size V is filled per query: a long query on a 1024² map spent a third of its
     time there); ``stats[1]`` counts expansions. Returns ``(length, node ids in path order)``
     (inf, empty when unreachable)."""
-    vg_start, vg_dst, vinfo, land, corners, boxes = graph
+    vg_start, vg_dst, vinfo, land, corners, boxes, seg = graph
     (end_xy, end_land, end_cstart, end_cids, end_cdist, seen_by_start, seen_by_end, seen_by_dist, end_end,
      link_to, link_cost) = links
     sx, sy, gx, gy, from_start, to_goal, d_goal, start_end, end_goal, link_bound, goal_box = query
@@ -321,11 +330,11 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
         if d == math.inf or not taut(vinfo[v, 2], vinfo[v, 3], sx - vinfo[v, 0], sy - vinfo[v, 1]):
             continue
         size = _reach(node, v, d, -1, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size,
-                      vinfo, gx, gy, best_goal)
+                      vinfo[v, 0], vinfo[v, 1], gx, gy, best_goal)
     for e in range(n_end):
         if start_end[e] < math.inf:
             size = _reach(node, n + e, start_end[e], -1, fstamp, end_land, d_goal, link_land, link_bound,
-                          keys, ids, pos, size, end_xy, gx, gy, best_goal, e)
+                          keys, ids, pos, size, end_xy[e, 0], end_xy[e, 1], gx, gy, best_goal, e)
     while size > 0:
         u, size = heap_pop(keys, ids, pos, size)
         pos[u] = CLOSED
@@ -360,32 +369,35 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
             for e in range(vg_start[u], vg_start[u + 1]):
                 if bounded and (boxes[e, 0] > hi_x or boxes[e, 2] < lo_x or boxes[e, 1] > hi_y or boxes[e, 3] < lo_y):
                     continue                  # goal bounds: no corner that sees the goal lies that way
-                v = vg_dst[e]
-                bx, by = vinfo[v, 0] - ux, vinfo[v, 1] - uy
+                # the segment's direction, length and far end, read in order (not from the far
+                # corner's record: a cache miss per segment once other work ran)
+                bx, by = seg[e, 0], seg[e, 1]
                 if not wraps(qx, qy, ax, ay, bx, by):
                     continue
-                size = _reach(node, v, gu + math.hypot(bx, by), u, fstamp, land, d_goal, link_land,
-                              link_bound, keys, ids, pos, size, vinfo, gx, gy, best_goal)
+                size = _reach(node, vg_dst[e], gu + seg[e, 2], u, fstamp, land, d_goal, link_land,
+                              link_bound, keys, ids, pos, size, ux + bx, uy + by, gx, gy, best_goal)
             for k in range(seen_by_start[u], seen_by_start[u + 1]):      # link ends seeing u
                 e = seen_by_end[k]
                 bx, by = end_xy[e, 0] - ux, end_xy[e, 1] - uy
                 if taut(qx, qy, bx, by) and wraps(qx, qy, ax, ay, bx, by):
                     size = _reach(node, n + e, gu + seen_by_dist[k], u, fstamp, end_land, d_goal, link_land,
-                                  link_bound, keys, ids, pos, size, end_xy, gx, gy, best_goal, e)
+                                  link_bound, keys, ids, pos, size, end_xy[e, 0], end_xy[e, 1], gx, gy, best_goal, e)
         else:
             e = u - n
             if link_to[e] >= 0:                               # take the link
                 size = _reach(node, n + link_to[e], gu + link_cost[e], u, fstamp, end_land, d_goal,
-                              link_land, link_bound, keys, ids, pos, size, end_xy, gx, gy, best_goal, link_to[e])
+                              link_land, link_bound, keys, ids, pos, size, end_xy[link_to[e], 0],
+                              end_xy[link_to[e], 1], gx, gy, best_goal, link_to[e])
             for k in range(end_cstart[e], end_cstart[e + 1]):
                 v = end_cids[k]
                 if taut(vinfo[v, 2], vinfo[v, 3], ux - vinfo[v, 0], uy - vinfo[v, 1]):
                     size = _reach(node, v, gu + end_cdist[k], u, fstamp, land, d_goal, link_land,
-                                  link_bound, keys, ids, pos, size, vinfo, gx, gy, best_goal)
+                                  link_bound, keys, ids, pos, size, vinfo[v, 0], vinfo[v, 1], gx, gy, best_goal)
             for j in range(n_end):
                 if j != e and end_end[e, j] < math.inf:
                     size = _reach(node, n + j, gu + end_end[e, j], u, fstamp, end_land, d_goal,
-                                  link_land, link_bound, keys, ids, pos, size, end_xy, gx, gy, best_goal, j)
+                                  link_land, link_bound, keys, ids, pos, size, end_xy[j, 0], end_xy[j, 1], gx, gy,
+                                  best_goal, j)
     if goal_parent < 0 or best_goal == math.inf:
         return math.inf, np.zeros(0, dtype=np.int64)
     k = 0
@@ -402,21 +414,21 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
 
 
 @njit(cache=True)
-def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size, xy, gx, gy,
+def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size, vx, vy, gx, gy,
            best, row=-1):
-    """Relax node ``v`` to cost ``ng`` from ``parent``; its estimate comes from ``land[row]`` and
-    ``xy[row]`` (``row`` -1: ``land[v]``, ``xy[v]``) towards the goal ``(gx, gy)``; ``best``: the
+    """Relax node ``v`` (at ``(vx, vy)``) to cost ``ng`` from ``parent``; its estimate comes from
+    ``land[row]`` (``row`` -1: ``land[v]``) and the straight line to the goal ``(gx, gy)``; ``best``: the
     cheapest way to the goal found so far (a node that cannot beat it is not queued; without
     links the straight line tells before the landmarks are read). Returns the heap size."""
-    r = v if row < 0 else row
-    straight = math.hypot(xy[r, 0] - gx, xy[r, 1] - gy)
-    if link_bound.size == 0 and ng + straight >= best:
-        return size
     nv = node[v]
     if nv[_STAMP] == fstamp:
         if pos[v] == CLOSED or ng >= nv[_G]:
             return size                    # consistent bounds: a closed node cannot improve
     else:
+        r = v if row < 0 else row
+        straight = math.hypot(vx - gx, vy - gy)
+        if link_bound.size == 0 and ng + straight >= best:
+            return size
         nv[_STAMP] = fstamp
         pos[v] = NOT_IN_HEAP               # what an earlier query left there is not this one's
         nv[_H] = _h(land, d_goal, r, link_land, link_bound, straight)

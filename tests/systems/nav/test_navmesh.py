@@ -11,6 +11,7 @@ import pytest
 from rtsnav.levels import load_movingai_map
 from rtsnav.systems.nav import Grid, NavError, NavMesh
 from rtsnav.systems.nav.navmesh import NavMeshConfig
+from rtsnav.systems.nav.navmesh.mesh_types import CORNER_MARGIN
 from rtsnav.systems.nav.result import PathStatus
 from tests.systems.nav.anyangle import AnyAngle
 
@@ -243,3 +244,42 @@ def test_the_crowds_navmesh_planner_crosses_the_river():
         if reached:
             break
     assert reached == [int(ids[0])]
+
+
+def _cells_along(points: np.ndarray) -> list[tuple[int, int]]:
+    """Every cell a polyline (cell units) passes through, in order: fine sampling, no rtsnav."""
+    cells: list[tuple[int, int]] = []
+    for a, b in zip(points[:-1], points[1:]):
+        for t in np.linspace(0.0, 1.0, int(np.abs(b - a).sum() * 64) + 2):
+            c = (int(math.floor(a[0] + t * (b[0] - a[0]))), int(math.floor(a[1] + t * (b[1] - a[1]))))
+            if not cells or cells[-1] != c:
+                cells.append(c)
+    return cells
+
+
+def test_a_path_reports_the_polygons_it_crosses_and_the_nearest_point_is_the_nearest():
+    """The corridor (found on first read of ``polygons``, skipping cells inside the polygon it is
+    in) is the polygons of every cell the path crosses, in order; ``nearest_point`` (ring by ring
+    in a kernel) is the closest point of the closest polygon, checked against all polygons."""
+    grid = load_movingai_map("arena.map")
+    mesh = NavMesh.from_grid(grid, agent_radius=0.5)
+    cs = mesh.config.cell_size
+    rng = np.random.default_rng(3)
+    open_cells = np.argwhere(mesh.walkable)
+    for _ in range(40):
+        (ay, ax), (by, bx) = open_cells[rng.integers(len(open_cells), size=2)]
+        r = mesh.find_path((ax + 0.5, ay + 0.5, 0.0), (bx + 0.5, by + 0.5, 0.0))
+        if not r.found:
+            continue
+        cells = _cells_along((r.points[:, :2] - np.array(mesh.origin)) / cs)
+        expected = [int(mesh.poly_of_cell[y, x]) for x, y in cells if mesh.poly_of_cell[y, x] >= 0]
+        expected = [p for i, p in enumerate(expected) if i == 0 or p != expected[i - 1]]
+        assert r.polygons.tolist() == expected and r.polygons is r.polygons       # found once, kept
+    m = CORNER_MARGIN * cs
+    for point in rng.uniform(-3, 52, (200, 2)):
+        near = mesh.nearest_point((point[0], point[1], 0.0))
+        r0 = mesh.rects * cs
+        qx = np.clip(point[0], mesh.origin[0] + r0[:, 0] + m, mesh.origin[0] + r0[:, 2] - m)
+        qy = np.clip(point[1], mesh.origin[1] + r0[:, 1] + m, mesh.origin[1] + r0[:, 3] - m)
+        best = np.hypot(qx - point[0], qy - point[1]).min()
+        assert near is not None and math.hypot(near[1][0] - point[0], near[1][1] - point[1]) == pytest.approx(best)
