@@ -4,7 +4,8 @@
     python tests/benchmarks/grid_search.py levels/maps/den520d.map --json out.json
 
 Maps: a Moving AI map's long-path buckets (its .scen), and "scaled:1024": AcrosstheCape scaled to
-1024×1024 (nearest neighbour; the suite's 1024² map) with seeded random long queries (the 20%
+1024×1024 (nearest neighbour; the suite's 1024² map; "scaled:1024:NAME" / "joined:1024:NAME" make
+one from another map, see ``big_maps``) with seeded random long queries (the 20%
 longest of 300 random pairs in the largest region; optimum from rtsnav A*).
 
 Peers (``pip install -e .[bench]``):
@@ -270,14 +271,22 @@ def ours(method):
 
 
 def _load(map_name: str):
-    if map_name.startswith("scaled:"):
-        return scaled_cape(int(map_name.split(":")[1]))
+    """A map by name: a .map file, ``scaled:SIZE`` (AcrosstheCape), ``scaled:SIZE:NAME`` or
+    ``joined:SIZE:NAME`` (``big_maps``: another map scaled, or its copies joined at native detail)."""
+    kind, _, rest = map_name.partition(":")
+    if kind == "scaled" and ":" not in rest:
+        return scaled_cape(int(rest))
+    if kind in ("scaled", "joined"):
+        from tests.benchmarks import big_maps
+
+        size, name = rest.split(":", 1)
+        return getattr(big_maps, kind)(name, int(size))
     return load_movingai_map(map_name)
 
 
 def bench_map(map_path: str, count: int, slow_count: int, peers: list[str]) -> dict:
     grid = _load(map_path)
-    if map_path.startswith("scaled:"):
+    if map_path.startswith(("scaled:", "joined:")):
         queries, label = random_queries(grid, count, long_only=True)
     else:
         scen = Path(str(map_path) + ".scen")
