@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .exact_kernel import NO_PATH, ExactScratch, exact_query
+from .exact_kernel import NO_PATH, ExactScratch, exact_query, segment_table
 from .landmarks import Scratch, triangle_components
 from .mesh_bounds import NO_MESH_BOUNDS, MeshGoalBounds
 from .mesh_types import CORNER_MARGIN, LinkTables, QueryTables
@@ -23,7 +23,6 @@ from .visibility import (
     goal_distances,
     grazed_corners,
     link_bounds,
-    segment_table,
     sweep,
     vertex_fans,
     visibility_astar,

@@ -21,7 +21,7 @@ from .trace import inset_lattice_points, lattice_to_world
 from .triangulate import triangles_around
 from .visibility import goal_distances, grazed_corners, visibility_astar, visible_from
 
-__all__ = ["exact_query", "ExactScratch", "NO_PATH"]
+__all__ = ["exact_query", "ExactScratch", "NO_PATH", "segment_table"]
 
 #: ``exact_query``'s answer when there is none (an end off the mesh, another island, no way).
 NO_PATH = 0
@@ -43,6 +43,14 @@ class ExactScratch:
         self.no_links = (np.zeros((0, 2)), np.zeros((0, 1)), np.zeros(1, np.int64), np.zeros(0, np.int64),
                          np.zeros(0), np.zeros(vertex_count + 1, np.int64), np.zeros(0, np.int64), np.zeros(0),
                          np.zeros((0, 0)), np.zeros(0, np.int64), np.zeros(0))
+
+
+def segment_table(vis_start: np.ndarray, vis_dst: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(S, 3)`` per visibility-graph segment: the vector from its corner to the far one and its
+    length, so the search reads them in order instead of from the far corner's record."""
+    owner = np.repeat(np.arange(len(vis_start) - 1), np.diff(vis_start))
+    d = points[vis_dst] - points[owner]
+    return np.ascontiguousarray(np.c_[d, np.hypot(d[:, 0], d[:, 1])], dtype=np.float64)
 
 
 @njit(cache=True)

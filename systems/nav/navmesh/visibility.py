@@ -24,7 +24,7 @@ from ..kernels.heap import CLOSED, NOT_IN_HEAP, TIE_BREAK, heap_pop, heap_update
 from .geometry import cross, positive_span
 from .mesh_types import QueryTables
 
-__all__ = ["VisibilityGraph", "segment_table", "LinkEnds", "VisibilityQuery", "link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
+__all__ = ["VisibilityGraph", "LinkEnds", "VisibilityQuery", "link_bounds", "corner_wedges", "sweep", "visible_from", "build_visibility_graph", "visibility_astar", "vertex_fans",
            "grazed_corners"]
 
 
@@ -198,14 +198,6 @@ def _corner_rows(part, is_corner, wedge, fan_start, fan, poly_start, edge_dst, e
     return bend_counts, bends[:nb].copy(), end_counts, ends[:ne].copy()
 
 
-def segment_table(vis_start: np.ndarray, vis_dst: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``(S, 3)`` per visibility-graph segment: the vector from its corner to the far one and its
-    length, so the search reads them in order instead of from the far corner's record."""
-    owner = np.repeat(np.arange(len(vis_start) - 1), np.diff(vis_start))
-    d = points[vis_dst] - points[owner]
-    return np.ascontiguousarray(np.c_[d, np.hypot(d[:, 0], d[:, 1])], dtype=np.float64)
-
-
 @njit(cache=True)
 def _grow_ids(a):
     b = np.empty(a.size * 2, dtype=a.dtype)
@@ -278,10 +270,8 @@ _G, _H, _PARENT, _STAMP = 0, 1, 2, 3
 def _h(land, d_goal, v, link_land, link_bound, straight):
     """Admissible estimate from node v (landmark row ``land[v]``, ``straight`` the straight-line
     distance to the goal) to the goal: the larger of the landmark bound and the straight line
-    (both consistent, so their maximum is: the landmarks are loose far from them, the straight
-    line in the open), or — when off-mesh links could shortcut — the cheapest bound through some
-    link: to its start, then ``link_bound`` (the link's cost plus a bound from its far end
-    onwards)."""
+    (both consistent, so their maximum is), or — when off-mesh links could shortcut — the cheapest
+    bound through some link: to its start, then ``link_bound`` (its cost plus a bound onwards)."""
     best = max(_landmark_h(land, d_goal, v), straight)
     for i in range(link_bound.size):
         b = 0.0
@@ -369,8 +359,7 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
             for e in range(vg_start[u], vg_start[u + 1]):
                 if bounded and (boxes[e, 0] > hi_x or boxes[e, 2] < lo_x or boxes[e, 1] > hi_y or boxes[e, 3] < lo_y):
                     continue                  # goal bounds: no corner that sees the goal lies that way
-                # the segment's direction, length and far end, read in order (not from the far
-                # corner's record: a cache miss per segment once other work ran)
+                # the segment's direction and length read in order (not a far corner's record)
                 bx, by = seg[e, 0], seg[e, 1]
                 if not wraps(qx, qy, ax, ay, bx, by):
                     continue
@@ -416,10 +405,9 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
 @njit(cache=True)
 def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size, vx, vy, gx, gy,
            best, row=-1):
-    """Relax node ``v`` (at ``(vx, vy)``) to cost ``ng`` from ``parent``; its estimate comes from
-    ``land[row]`` (``row`` -1: ``land[v]``) and the straight line to the goal ``(gx, gy)``; ``best``: the
-    cheapest way to the goal found so far (a node that cannot beat it is not queued; without
-    links the straight line tells before the landmarks are read). Returns the heap size."""
+    """Relax node ``v`` (at ``(vx, vy)``) to cost ``ng`` from ``parent``, estimated by ``land[row]``
+    (``row`` -1: ``land[v]``) and the straight line to the goal ``(gx, gy)``; a new node that cannot
+    beat ``best`` (the cheapest way to the goal yet; no links) is not queued. Returns the heap size."""
     nv = node[v]
     if nv[_STAMP] == fstamp:
         if pos[v] == CLOSED or ng >= nv[_G]:
