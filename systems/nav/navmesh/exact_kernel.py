@@ -28,9 +28,6 @@ NO_PATH = 0
 #: ... and when it found the path.
 FOUND_PATH = 1
 
-_NO_POLYS = np.zeros(0, dtype=np.int64)
-
-
 class ExactScratch:
     """Per-vertex arrays ``exact_query`` keeps between queries: what the goal and the start see
     (inf where unseen: a query resets only what it wrote) and the vertices each sweep wrote."""
@@ -98,8 +95,9 @@ def exact_query(mesh, portals, graph, grid, node, heap, stamp, stats, sight, no_
     if direct < math.inf:
         path = np.array([[sx, sy], [gx, gy]])
     else:
-        n_start = visible_from(start, dst, va, vb, rev, vstart, verts, points, start_tris, sx, sy, _NO_POLYS,
-                               _NO_POLYS, np.zeros((0, 2)), np.zeros(0), from_start, touched_start, stats)
+        none = np.zeros(0, dtype=np.int64)      # not the module's constant: numba makes globals read-only,
+        n_start = visible_from(start, dst, va, vb, rev, vstart, verts, points, start_tris, sx, sy, none,  # a
+                               none, np.zeros((0, 2)), np.zeros(0), from_start, touched_start, stats)  # 2nd compile
         vg_start, vg_dst, vinfo, land, _, boxes, seg = graph
         goal_seen = _seen_corners(touched_goal, n_goal, is_corner)
         d_goal = goal_distances(land, to_goal, goal_seen)

@@ -310,7 +310,7 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
     goal = n + n_end
     keys, ids, pos = heap
     pos[goal] = NOT_IN_HEAP
-    size = 0
+    size, no_parent = np.int64(0), np.int64(-1)   # not literals: each compiled ``_reach`` apart
     best_goal = math.inf
     goal_parent = -1
     fstamp = float(stamp)
@@ -319,11 +319,11 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
         d = from_start[v]
         if d == math.inf or not taut(vinfo[v, 2], vinfo[v, 3], sx - vinfo[v, 0], sy - vinfo[v, 1]):
             continue
-        size = _reach(node, v, d, -1, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size,
-                      vinfo[v, 0], vinfo[v, 1], gx, gy, best_goal)
+        size = _reach(node, v, d, no_parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size,
+                      vinfo[v, 0], vinfo[v, 1], gx, gy, best_goal, v)
     for e in range(n_end):
         if start_end[e] < math.inf:
-            size = _reach(node, n + e, start_end[e], -1, fstamp, end_land, d_goal, link_land, link_bound,
+            size = _reach(node, n + e, start_end[e], no_parent, fstamp, end_land, d_goal, link_land, link_bound,
                           keys, ids, pos, size, end_xy[e, 0], end_xy[e, 1], gx, gy, best_goal, e)
     while size > 0:
         u, size = heap_pop(keys, ids, pos, size)
@@ -363,8 +363,9 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
                 bx, by = seg[e, 0], seg[e, 1]
                 if not wraps(qx, qy, ax, ay, bx, by):
                     continue
-                size = _reach(node, vg_dst[e], gu + seg[e, 2], u, fstamp, land, d_goal, link_land,
-                              link_bound, keys, ids, pos, size, ux + bx, uy + by, gx, gy, best_goal)
+                v = np.int64(vg_dst[e])
+                size = _reach(node, v, gu + seg[e, 2], u, fstamp, land, d_goal, link_land,
+                              link_bound, keys, ids, pos, size, ux + bx, uy + by, gx, gy, best_goal, v)
             for k in range(seen_by_start[u], seen_by_start[u + 1]):      # link ends seeing u
                 e = seen_by_end[k]
                 bx, by = end_xy[e, 0] - ux, end_xy[e, 1] - uy
@@ -381,7 +382,7 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
                 v = end_cids[k]
                 if taut(vinfo[v, 2], vinfo[v, 3], ux - vinfo[v, 0], uy - vinfo[v, 1]):
                     size = _reach(node, v, gu + end_cdist[k], u, fstamp, land, d_goal, link_land,
-                                  link_bound, keys, ids, pos, size, vinfo[v, 0], vinfo[v, 1], gx, gy, best_goal)
+                                  link_bound, keys, ids, pos, size, vinfo[v, 0], vinfo[v, 1], gx, gy, best_goal, v)
             for j in range(n_end):
                 if j != e and end_end[e, j] < math.inf:
                     size = _reach(node, n + j, gu + end_end[e, j], u, fstamp, end_land, d_goal,
@@ -404,22 +405,21 @@ def visibility_astar(graph, links, query, node, heap, stamp, stats):
 
 @njit(cache=True)
 def _reach(node, v, ng, parent, fstamp, land, d_goal, link_land, link_bound, keys, ids, pos, size, vx, vy, gx, gy,
-           best, row=-1):
+           best, row):
     """Relax node ``v`` (at ``(vx, vy)``) to cost ``ng`` from ``parent``, estimated by ``land[row]``
-    (``row`` -1: ``land[v]``) and the straight line to the goal ``(gx, gy)``; a new node that cannot
+    and the straight line to the goal ``(gx, gy)``; a new node that cannot
     beat ``best`` (the cheapest way to the goal yet; no links) is not queued. Returns the heap size."""
     nv = node[v]
     if nv[_STAMP] == fstamp:
         if pos[v] == CLOSED or ng >= nv[_G]:
             return size                    # consistent bounds: a closed node cannot improve
     else:
-        r = v if row < 0 else row
         straight = math.hypot(vx - gx, vy - gy)
         if link_bound.size == 0 and ng + straight >= best:
             return size
         nv[_STAMP] = fstamp
         pos[v] = NOT_IN_HEAP               # what an earlier query left there is not this one's
-        nv[_H] = _h(land, d_goal, r, link_land, link_bound, straight)
+        nv[_H] = _h(land, d_goal, row, link_land, link_bound, straight)
     nv[_G] = ng
     nv[_PARENT] = parent
     return heap_update(keys, ids, pos, size, v, ng + nv[_H] * _TIE)
