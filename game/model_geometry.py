@@ -58,8 +58,12 @@ def navmesh_from_model(model: NodePath, walkable_tag: str | None = None, **setti
     walls, props, roofs — blocks and gives headroom. Without it, the slope rule alone decides
     (``max_slope``). ``settings``: ``NavMeshConfig`` fields (``agent_radius``, ``agent_height``,
     ``max_climb`` / ``agent_climb``, ``cell_size``, …)."""
-    from rtsnav.systems.nav import NavMesh
+    from rtsnav.systems.nav import NavError, NavMesh
 
+    if not isinstance(model, NodePath) or model.isEmpty():
+        raise NavError(f"model must be a Panda3D NodePath that is not empty, got {model!r}")
+    if walkable_tag is not None and not isinstance(walkable_tag, str):
+        raise NavError(f"walkable_tag must be a tag name (str) or None, got {walkable_tag!r}")
     vertices, triangles, walkable = tagged_triangles(model, walkable_tag)
     return NavMesh.from_triangles(vertices, triangles, walkable=walkable if walkable_tag is not None else None,
                                   **settings)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from panda3d.core import NodePath
 
-from rtsnav.levels.cli import positive_int
+from rtsnav.levels.cli import positive_int, positive_seconds
 from rtsnav.levels.scenes import SCENES, Scene, scene
 from rtsnav.systems.nav.crowd import Crowd
 
@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     """Run the overpass demo (see the module docstring)."""
     ap = argparse.ArgumentParser(prog="rtsnav-overpass", description=__doc__.splitlines()[0])
     ap.add_argument("--headless", action="store_true", help="render offscreen, print a summary")
-    ap.add_argument("--seconds", type=float, default=16.0, help="headless: simulated seconds (default 16)")
+    ap.add_argument("--seconds", type=positive_seconds, default=16.0, help="headless: simulated seconds (default 16)")
     ap.add_argument("--screenshot", type=Path, default=None, help="headless: save the last frame here")
     ap.add_argument("--units", type=positive_int, default=20, help="units on the road and on the bridge each")
     ap.add_argument("--scene", default="overpass", choices=sorted(SCENES), help="the built-in scene")

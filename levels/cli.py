@@ -39,6 +39,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    """argparse type: a finite number of seconds > 0 (at most a day of simulated time)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text!r}") from None
+    if not 0 < value <= 86_400:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0 and at most 86400, got {text}")
+    return value
+
+
 def run_command(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run ``command(args)``; bad input becomes ``error: ...`` on stderr and exit status 2."""
     try:

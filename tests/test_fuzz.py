@@ -458,6 +458,70 @@ def test_random_triangle_soups(vertices, triangles, radius):
     assert np.isfinite(np.asarray(r.points, dtype=float)).all() if len(r.points) else True
 
 
+_DECK: list = []
+
+
+def _deck_mesh():
+    """A road under a deck (a layered navmesh), baked once for the fuzz cases."""
+    if not _DECK:
+        v = np.array([[0, 0, 0], [20, 0, 0], [20, 20, 0], [0, 20, 0], [5, -2, 4], [15, -2, 4], [15, 22, 4], [5, 22, 4]],
+                     dtype=float)
+        _DECK.append(NavMesh.from_triangles(v, np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]]), agent_radius=0.4))
+    return _DECK[0]
+
+
+@FUZZ
+@given(st.sampled_from(["find_path", "raycast", "height_at", "span_at", "nearest_point", "heights_of", "footprint",
+                        "add_link", "follow_surface"]),
+       POINTS, POINTS, st.one_of(st.none(), ANY_NUMBER))
+def test_random_layered_navmesh_calls(call, p, q, number):
+    """Every public query of a ``LayeredNavMesh`` on any input: a ``NavError``, or an answer of
+    the documented kind — paths of finite points that start and end at heights of the mesh,
+    heights finite or nan off the mesh, ids in range."""
+    mesh = _deck_mesh()
+    try:
+        if call == "find_path":
+            r = mesh.find_path(p, q)
+            assert r.status.name in ("FOUND", "PARTIAL", "UNREACHABLE")
+            if len(r.points):
+                assert np.isfinite(r.points).all() and r.cost >= 0
+                assert np.allclose(r.points[-1, 2], mesh.heights_of(r.points[-1:])[0], atol=0.6) or r.partial
+        elif call == "raycast":
+            clear, hit = mesh.raycast(p, q)
+            assert isinstance(clear, bool) and np.isfinite(hit).all()
+        elif call == "height_at":
+            z = mesh.height_at(p)
+            assert math.isnan(z) or 0.0 - 1e-9 <= z <= 4.0 + 1e-9
+        elif call == "span_at":
+            assert -1 <= mesh.span_at(p) < mesh.span_count
+        elif call == "nearest_point":
+            near = mesh.nearest_point(p, search_cells=number if number is not None else 64)
+            assert near is None or (0 <= near[0] < mesh.span_count and np.isfinite(near[1]).all())
+        elif call == "heights_of":
+            z = mesh.heights_of(np.array([p, q], dtype=object))
+            assert z.ndim == 1 and len(z) in (1, 2) and np.all(np.isnan(z) | ((z >= -1e-9) & (z <= 4 + 1e-9)))
+        elif call == "footprint":
+            g = mesh.footprint(number)
+            assert g.passable.any() and g.cell_size >= mesh.config.cell_size
+        elif call == "add_link":
+            made = NavMesh.from_triangles(*_soup(), agent_radius=0.4).add_link(p, q, cost=number)
+            assert made.cost >= 0 and math.isfinite(made.cost)
+        else:
+            before = np.array([[1.0, 10.0, 0.0]])
+            now = np.array(p, dtype=object)[None] if np.ndim(p) == 1 else np.array(p)
+            mesh.follow_surface(now, before)
+            assert np.isfinite(now.astype(float)).all()
+    except NavError:
+        return
+
+
+def _soup():
+    """The deck's own triangles again (a fresh mesh for links, which change it)."""
+    v = np.array([[0, 0, 0], [20, 0, 0], [20, 20, 0], [0, 20, 0], [5, -2, 4], [15, -2, 4], [15, 22, 4], [5, 22, 4]],
+                 dtype=float)
+    return v, np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]])
+
+
 @FUZZ
 @given(st.lists(st.sampled_from(["--units", "0", "-3", "50", "x", "--frames", "1", "--level", "rivr", "river",
                                  "--size", "10x10", "800x600", "axb", "--orders", "/nonexistent.toml",

@@ -528,3 +528,51 @@ def test_a_forged_cache_with_out_of_range_indexes_is_rebaked_with_one_warning(tm
     with pytest.warns(RuntimeWarning, match="JPS"):
         jump_table(fresh, tmp_path).current()
     assert find_path(fresh, (3, 15), (35, 15), "jps+").found
+
+
+def test_probes_of_the_newer_surfaces_get_documented_errors():
+    """Issue 38, a fresh probe campaign (layered meshes, triangle bakes, the crowd's structures,
+    Panda3D model bakes): each of these was a raw Python error or silently taken."""
+    from rtsnav.systems.nav import Crowd, Grid, NavError, NavMesh
+
+    v = np.array([[0, 0, 0], [20, 0, 0], [20, 20, 0], [0, 20, 0], [5, -2, 4], [15, -2, 4], [15, 22, 4], [5, 22, 4]], float)
+    t = np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]])
+    with pytest.raises(NavError, match="did you mean 'cell_size'"):
+        NavMesh.from_triangles(v, t, cellsize=1)
+    with pytest.raises(NavError, match="agent_climb or max_climb"):
+        NavMesh.from_triangles(v, t, agent_climb=1, max_climb=2)
+    deck = NavMesh.from_triangles(v, t, agent_radius=0.4)
+    for bad in (0, -1, float("nan"), "a"):
+        with pytest.raises(NavError, match="cell_size"):
+            deck.footprint(bad)
+    assert deck.footprint(1e300).cell_size <= 30                  # capped at the mesh's size, no 23 GiB grid
+    for bad in (-5, float("nan"), 10**9):
+        with pytest.raises(NavError, match="search_cells"):
+            deck.nearest_point((1, 1, 0), search_cells=bad)
+        with pytest.raises(NavError, match="search_cells"):
+            NavMesh.from_grid(Grid(np.ones((8, 8), bool))).nearest_point((1, 1, 0), search_cells=bad)
+    assert deck.span_at((2.4e307, 1.0, 0.0)) == -1 and deck.heights_of(np.array([[2.4e307, 0.0, 0.0]]))[0] == 0
+    with pytest.raises(NavError, match="follow_surface"):
+        deck.follow_surface(np.zeros((3, 3)), np.zeros((2, 3)))
+    grid = Grid(np.ones((10, 10), bool))
+    for kw in ({"navmesh": grid}, {"navmesh": "x"}, {"waypoint_graph": 3}, {"hierarchy": grid}):
+        with pytest.raises(NavError, match="must be a"):
+            Crowd(grid, **kw)
+
+
+def test_model_bakes_and_the_overpass_command_line_refuse_bad_input():
+    """A Panda3D model bake takes a non-empty NodePath and a tag name; the overpass demo's
+    ``--seconds`` is a positive number (nan/inf were a traceback, -1 ran nothing and exited 0)."""
+    pytest.importorskip("panda3d")
+    from panda3d.core import NodePath
+
+    from rtsnav.game.model_geometry import navmesh_from_model
+    from rtsnav.systems.nav import NavError
+
+    for model, tag in (("scene.egg", None), (NodePath(), None), (NodePath("root"), 5)):
+        with pytest.raises(NavError, match="model|walkable_tag"):
+            navmesh_from_model(model, walkable_tag=tag)
+    for seconds in ("nan", "inf", "-1", "0"):
+        p = subprocess.run([sys.executable, "-m", "rtsnav.game.overpass", "--headless", "--seconds", seconds],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "error: argument --seconds" in p.stderr and "Traceback" not in p.stderr

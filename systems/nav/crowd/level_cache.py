@@ -56,6 +56,7 @@ class LevelCache:
                  hierarchy: Hierarchy | None = None) -> None:
         self.grid, self.config, self.cache_dir = grid, config, cache_dir
         self._queue = queue
+        _check_given(navmesh, waypoint_graph, hierarchy)
         self._navmesh, self._waypoints, self._hierarchy = navmesh, waypoint_graph, hierarchy
         self._tiles: SectorGraph | None = None
         self._tile_edits: list = []              # edited cells the sector tiles have yet to follow
@@ -395,3 +396,18 @@ class LevelCache:
             self._waypoints = built
         else:
             self._hierarchy = built
+
+
+def _check_given(navmesh, waypoint_graph, hierarchy) -> None:
+    """Refuse a structure given to the crowd that is not of its kind (a grid passed as the
+    navmesh was taken and failed at the first navmesh order)."""
+    from ..navmesh import LayeredNavMesh, NavMesh
+    from ..waypoints.graph import WaypointGraph
+    from ..waypoints.hierarchy import Hierarchy
+
+    for name, value, kinds in (("navmesh", navmesh, (NavMesh, LayeredNavMesh)),
+                               ("waypoint_graph", waypoint_graph, (WaypointGraph,)),
+                               ("hierarchy", hierarchy, (Hierarchy,))):
+        if value is not None and not isinstance(value, kinds):
+            raise NavError(f"{name} must be a {' or '.join(k.__name__ for k in kinds)} (or None: baked when "
+                           f"needed), got {type(value).__name__}")

@@ -203,9 +203,11 @@ class LayeredNavMesh:
 
     def _cell_of(self, x: float, y: float) -> int:
         cs = self.config.cell_size
-        cx, cy = math.floor((x - self.origin[0]) / cs), math.floor((y - self.origin[1]) / cs)
+        fx, fy = (x - self.origin[0]) / cs, (y - self.origin[1]) / cs
         h, w = self.shape
-        return cy * w + cx if 0 <= cx < w and 0 <= cy < h else -1
+        if not (0 <= fx < w and 0 <= fy < h):            # also inf: a point far off overflows floor()
+            return -1
+        return math.floor(fy) * w + math.floor(fx)
 
     def span_at(self, point: Sequence[float] | np.ndarray) -> int:
         """The span under world ``point`` (-1: none): for ``(x, y, z)`` the nearest surface at or
@@ -253,6 +255,7 @@ class LayeredNavMesh:
         point of its cell to world ``point`` (a 2D point: any height), or None within
         ``search_cells`` rings of cells."""
         p = finite_point(point, "point")
+        search_cells = checks.whole_number(search_cells, "search_cells", low=0, high=1 << 16, error=NavError)
         z, window = (p[2], self.config.agent_height) if len(p) == 3 else (0.0, math.inf)
         s, x, y, zz = nearest_span(self.cell_start, self.span_cell, self.span_z, self.span_grad, self.clearance,
                                    self.config.agent_radius, self.shape[1], self.shape[0], self.config.cell_size,
@@ -289,6 +292,12 @@ class LayeredNavMesh:
         nearest its previous z within ``max_climb`` (on the deck it stays on the deck, on the
         road under it on the road, on a ramp it follows the ramp); a move off that surface —
         over a deck's edge, into a wall of its own floor — slides along the edge or is undone. The crowd calls this after each move."""
+        if (not isinstance(position, np.ndarray) or not isinstance(previous, np.ndarray) or position.ndim != 2
+                or position.shape[1] != 3 or previous.shape != position.shape or position.dtype != np.float64
+                or previous.dtype != np.float64):
+            raise NavError("follow_surface takes position and previous as (n, 3) float64 arrays of one shape, got "
+                           f"{getattr(position, 'shape', type(position).__name__)} and "
+                           f"{getattr(previous, 'shape', type(previous).__name__)}")
         follow_heights(self.cell_start, self.span_cell, self.span_z, self.span_grad, self.shape[1], self.shape[0], self.config.cell_size,
                        self.origin[0], self.origin[1], position, previous, max(self.config.max_climb, 1e-3))
 
@@ -306,8 +315,12 @@ class LayeredNavMesh:
         multiple of the mesh's, default about the agent's diameter (the crowd's settings in cells
         expect cells near a unit's size)."""
         cs = self.config.cell_size
-        k = max(1, round((cell_size if cell_size is not None else 2 * self.config.agent_radius) / cs))
+        if cell_size is not None:
+            cell_size = checks.number(cell_size, "cell_size", low=0.0, low_open=True, error=NavError)
         h, w = self.shape
+        # a cell wider than the whole mesh says nothing more (and a huge one would allocate its square)
+        k = min(max(1, round(min((cell_size if cell_size is not None else 2 * self.config.agent_radius) / cs, 1e9))),
+                max(h, w))
         passable = np.zeros(h * w, dtype=bool)
         passable[self.span_cell[self.open]] = True
         hk, wk = -(-h // k), -(-w // k)

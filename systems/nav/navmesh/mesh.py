@@ -18,6 +18,7 @@ area costs use A* over portal crossing points with funnel string-pulling instead
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -168,7 +169,12 @@ class NavMesh(MeshSurface):
             NavError: NaN vertices, indices out of range, degenerate triangles, bad config.
         """
         checks.choice(layers, "layers", ("auto", "top", "all"), error=NavError)
+        checks.known_keys(overrides, [f.name for f in dataclasses.fields(NavMeshConfig)] + ["agent_climb"],
+                          "NavMesh.from_triangles", error=NavError)
         if "agent_climb" in overrides:
+            if "max_climb" in overrides:
+                raise NavError("give agent_climb or max_climb (the same setting), not both: got "
+                               f"agent_climb={overrides['agent_climb']!r}, max_climb={overrides['max_climb']!r}")
             overrides["max_climb"] = overrides.pop("agent_climb")
         v, t = validate_triangles(vertices, triangles)
         if config is None and "cell_size" not in overrides:

@@ -10,6 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
+from ..errors import NavError
 from ..grid import finite_point, world_segments_clear
 from .mesh_types import CORNER_MARGIN, NavMeshConfig, OffMeshLink
 
@@ -108,7 +111,9 @@ class MeshSurface:
     def nearest_point(self, point: Sequence[float] | np.ndarray, search_cells: int = 64) -> tuple[int, np.ndarray] | None:
         """Nearest polygon and the nearest point on it to world ``point`` (rings of cells of the
         point-location grid, not a scan of all polygons), or None within ``search_cells``."""
+        point = finite_point(point, "point")
         x, y = self._cell(point)
+        search_cells = checks.whole_number(search_cells, "search_cells", low=0, high=1 << 16, error=NavError)
         cs = self.config.cell_size
         p, qx, qy = nearest_polygon(self.poly_of_cell, self.rects, x, y, float(point[0]), float(point[1]), float(cs),
                                     float(self.origin[0]), float(self.origin[1]), CORNER_MARGIN * cs, int(search_cells))
