@@ -31,17 +31,8 @@ from .visibility import (
 __all__ = ["ExactRoute"]
 
 
-#: The goal box of a query without goal bounds (not read).
+#: The goal box of a query without goal bounds (not read; the one-call query makes its own).
 NO_GOAL_BOX = np.array((np.inf, np.inf, -np.inf, -np.inf))
-
-
-def _goal_box(vinfo: np.ndarray, to_goal: np.ndarray, corner_ids: np.ndarray) -> np.ndarray:
-    """``(min x, min y, max x, max y)`` of the corners that see the goal (an empty box if none)."""
-    seen = corner_ids[np.isfinite(to_goal[corner_ids])]
-    if len(seen) == 0:
-        return NO_GOAL_BOX
-    xy = vinfo[seen, :2]
-    return np.concatenate((xy.min(axis=0), xy.max(axis=0)))
 
 
 class ExactRoute:
@@ -186,52 +177,41 @@ class ExactRoute:
         gx, gy = (g[0] - ox) / cs, (g[1] - oy) / cs
         if not self._mesh.links:
             return self._route_without_links(t, float(sx), float(sy), float(gx), float(gy), s, g, goal_bounds)
+        # a mesh with off-mesh links: the link ends join the search as nodes
         start_tris, goal_tris = self.triangles_holding(sx, sy), self.triangles_holding(gx, gy)
         if len(start_tris) == 0 or len(goal_tris) == 0:
             return None
         e = self._link_tables()
-        if not self._mesh.links and t.component[start_tris[0]] != t.component[goal_tris[0]]:
-            return None                                      # another island: no search needed
         ends = e.ends
-        shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
         to_goal, seen_by_goal = sweep(t, sc, goal_tris, gx, gy, [(sx, sy, start_tris)] + ends)
+        shared = bool(set(start_tris.tolist()) & set(goal_tris.tolist()))
         direct = math.hypot(gx - sx, gy - sy) if shared or math.isfinite(seen_by_goal[0]) else math.inf
-        path: list
-        if direct < math.inf and not self._mesh.links:              # in plain sight
-            path = [[sx, sy], [gx, gy]]
-            link_at: list[tuple[int, int]] = []
-        else:
-            from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
-            d_goal = goal_distances(self._mesh.landmarks, to_goal, t.corner_ids)
-            pruning = goal_bounds if not self._mesh.links else None
-            # plain tuples, as the one-call query passes them: one compiled search for both
-            graph = tuple(VisibilityGraph(self._mesh.vis_start, self._mesh.vis_dst, t.vinfo, self._mesh.landmarks,
-                                          t.corner_ids, NO_MESH_BOUNDS if pruning is None else pruning.boxes,
-                                          self.segments()))
-            links = tuple(LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
-                                   e.seen_by_dist, e.end_end, e.link_to, e.link_cost))
-            query = tuple(VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
-                                          start_end, np.ascontiguousarray(seen_by_goal[1:]),
-                                          link_bounds(e.land, d_goal, e.link_to, e.link_cost),
-                                          NO_GOAL_BOX if pruning is None else _goal_box(t.vinfo, to_goal, t.corner_ids)))
-            length, route = visibility_astar(graph, links, query, e.node, sc.heap(len(e.node) + 1), sc.next_stamp(),
-                                             sc.stats)
-            if direct <= length:
-                route, length = np.zeros(0, np.int64), direct
-            if not math.isfinite(length):
-                return None
-            v_count = len(t.points)
-            path, link_at = [np.array([sx, sy])], []
-            if not len(e.link_to):                    # no links: every node is a mesh vertex
-                path = np.concatenate(([[sx, sy]], t.points[route], [[gx, gy]])).tolist()
-            for i, r in enumerate(route if len(e.link_to) else ()):
-                path.append(t.points[r] if r < v_count else e.xy[r - v_count])
-                if i + 1 < len(route) and r >= v_count and route[i + 1] >= v_count:
-                    a, b = r - v_count, route[i + 1] - v_count
-                    if e.link_to[a] == b and e.link_cost[a] <= e.end_end[a, b]:
-                        link_at.append((len(path) - 1, a // 2))     # this end and the next: link a // 2
-            if len(e.link_to):
-                path.append(np.array([gx, gy]))
+        from_start, start_end = sweep(t, sc, start_tris, sx, sy, ends)
+        d_goal = goal_distances(self._mesh.landmarks, to_goal, t.corner_ids)
+        # plain tuples, as the one-call query passes them: one compiled search for both
+        graph = tuple(VisibilityGraph(self._mesh.vis_start, self._mesh.vis_dst, t.vinfo, self._mesh.landmarks,
+                                      t.corner_ids, NO_MESH_BOUNDS, self.segments()))
+        links = tuple(LinkEnds(e.xy, e.land, e.cstart, e.cids, e.cdist, e.seen_by_start, e.seen_by_end,
+                               e.seen_by_dist, e.end_end, e.link_to, e.link_cost))
+        query = tuple(VisibilityQuery(float(sx), float(sy), float(gx), float(gy), from_start, to_goal, d_goal,
+                                      start_end, np.ascontiguousarray(seen_by_goal[1:]),
+                                      link_bounds(e.land, d_goal, e.link_to, e.link_cost), NO_GOAL_BOX))
+        length, route = visibility_astar(graph, links, query, e.node, sc.heap(len(e.node) + 1), sc.next_stamp(),
+                                         sc.stats)
+        if direct <= length:
+            route, length = np.zeros(0, np.int64), direct
+        if not math.isfinite(length):
+            return None
+        v_count = len(t.points)
+        path: list = [np.array([sx, sy])]
+        link_at: list[tuple[int, int]] = []
+        for i, r in enumerate(route):
+            path.append(t.points[r] if r < v_count else e.xy[r - v_count])
+            if i + 1 < len(route) and r >= v_count and route[i + 1] >= v_count:
+                a, b = r - v_count, route[i + 1] - v_count
+                if e.link_to[a] == b and e.link_cost[a] <= e.end_end[a, b]:
+                    link_at.append((len(path) - 1, a // 2))     # this end and the next: link a // 2
+        path.append(np.array([gx, gy]))
         # finish each walked stretch (between links): grazed corners, nudges off the walls
         pieces: list[np.ndarray] = []
         kinds: list[str] = []
