@@ -576,3 +576,30 @@ def test_model_bakes_and_the_overpass_command_line_refuse_bad_input():
         p = subprocess.run([sys.executable, "-m", "rtsnav.game.overpass", "--headless", "--seconds", seconds],
                            capture_output=True, text=True, timeout=120)
         assert p.returncode == 2 and "error: argument --seconds" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_point_agents_far_targets_and_odd_numbers_do_not_kill_a_tick():
+    """Issue 38 probes: agents of radius 0 stacked on one spot divided by zero in the contact
+    hash (a tick died); a group id past 64 bits, a text cell size ('1' was taken) and a text
+    origin were raw Python errors; a target at 1e308 overflowed to the region's first cell."""
+    from rtsnav.systems.nav import Crowd, Grid, NavError
+
+    grid = Grid(np.ones((40, 40), bool))
+    crowd = Crowd(grid)
+    ids = crowd.add_agents(np.array([[5.5, 5.5], [5.5, 5.5], [8.5, 5.5]]), radius=0)
+    crowd.move(ids, target=(30.5, 30.5))
+    for _ in range(30):
+        crowd.update(1 / 30)
+    assert np.isfinite(crowd.positions).all() and crowd.positions[:, 0].min() > 5.5
+    with pytest.raises(NavError, match="group"):
+        Crowd(grid).add_agents(np.array([[5.5, 5.5]]), group=2**63)
+    for kw in ({"cell_size": "1"}, {"origin": "ab"}, {"origin": 5}, {"origin": (True, 0)}):
+        with pytest.raises(NavError, match="cell_size|origin"):
+            Grid(np.ones((4, 4), bool), **kw)
+    assert grid.world_to_cells(np.array([[1e308, -1e308]])).tolist() == [[2**31 - 1, -2**31]]
+    far = Crowd(grid)
+    ids = far.add_agents(np.array([[5.5, 5.5]]))
+    far.move(ids, target=(1e308, 1e308))
+    for _ in range(200):
+        far.update(1 / 30)
+    assert far.positions[0, 0] > 15 and far.positions[0, 1] > 15        # towards the far corner, not cell (0, 0)

@@ -141,11 +141,15 @@ class Grid:
                 y, x = np.argwhere(~np.isfinite(heights))[0]
                 raise NavError(f"height at cell (x={x}, y={y}) is not finite")
             heights = np.ascontiguousarray(heights)
+        if isinstance(cell_size, (bool, str)) or not isinstance(cell_size, (int, float, np.integer, np.floating)):
+            raise NavError(f"cell_size must be a number, got {cell_size!r}")
         cell_size = float(cell_size)
         if not (CELL_SIZE_RANGE[0] <= cell_size <= CELL_SIZE_RANGE[1]):
             raise NavError(f"cell_size must be a number in [{CELL_SIZE_RANGE[0]:g}, {CELL_SIZE_RANGE[1]:g}] (world "
                            f"coordinates of every cell must stay exact and finite), got {cell_size}")
-        if len(origin) != 2 or not all(math.isfinite(float(v)) for v in origin):
+        if (not isinstance(origin, (tuple, list, np.ndarray)) or len(origin) != 2
+                or not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                           and math.isfinite(float(v)) for v in origin)):
             raise NavError(f"origin must be two finite numbers (x, y), got {origin!r}")
         self.passable: np.ndarray = frozen(passable)            # read-only: edits go through set_passable
         self.cost: np.ndarray = frozen(cost_arr)
@@ -263,7 +267,8 @@ class Grid:
             row = int(np.flatnonzero(~np.isfinite(pts[:, :2]).all(axis=1))[0])
             raise NavError(f"points must be finite: row {row} is {pts[row].tolist()}")
         org = np.asarray(self.origin)
-        return np.floor((pts[:, :2] - org) / self.cell_size).astype(np.int32)
+        # far off the map stays far off (a cast of 1e300 / cell_size to int32 wraps round)
+        return np.clip(np.floor((pts[:, :2] - org) / self.cell_size), -2**31, 2**31 - 1).astype(np.int32)
 
     def cells_to_world(self, cells: np.ndarray) -> np.ndarray:
         """Vectorised ``cell_to_world``: ``(N, 2)`` cells -> ``(N, 3) float64`` cell centres."""

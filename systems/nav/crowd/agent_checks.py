@@ -48,8 +48,8 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
 
 def check_group(group) -> None:
     """``group`` an integer: ≥ 0 a flock, negative none."""
-    if isinstance(group, bool) or not isinstance(group, (int, np.integer)):
-        raise NavError(f"group must be an integer (>= 0 for a flock, -1 for none), got {group!r}")
+    if isinstance(group, bool) or not isinstance(group, (int, np.integer)) or not -(2**62) <= group < 2**62:
+        raise NavError(f"group must be an integer (>= 0 for a flock, -1 for none) that fits 64 bits, got {group!r}")
 
 
 def check_tick(dt, movement: str) -> float:

@@ -444,7 +444,12 @@ def _closest_cells(grid: Grid, labels: np.ndarray, regions: np.ndarray, targets:
             if region not in cells_of:
                 cells_of[region] = np.nonzero(labels == region)
             ys, xs = cells_of[region]
-            k = int(np.argmin((origin[0] + (xs + 0.5) * cs - point[0]) ** 2 + (origin[1] + (ys + 0.5) * cs - point[1]) ** 2))
+            # a target far off the map is taken at the edge of a box one map beyond it (squares of
+            # ~1e308 overflowed and picked the region's first cell)
+            span = cs * max(grid.width, grid.height)
+            px = min(max(point[0], origin[0] - span), origin[0] + 2 * span)
+            py = min(max(point[1], origin[1] - span), origin[1] + 2 * span)
+            k = int(np.argmin((origin[0] + (xs + 0.5) * cs - px) ** 2 + (origin[1] + (ys + 0.5) * cs - py) ** 2))
             cell = found[key] = (int(xs[k]), int(ys[k]))
         out.append(cell)
     return out

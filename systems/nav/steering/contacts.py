@@ -107,8 +107,11 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
         heading = np.zeros((len(radius), 2))
     if tight is None:
         tight = np.zeros(len(radius), dtype=np.bool_)
-    skin = float(PAIR_SKIN * radius[active].max())
-    reach = float(2.0 * CONTACT_MARGIN * radius[active].max()) + skin
+    widest = float(radius[active].max()) if active.any() else 0.0
+    if widest <= 0.0:
+        return 0                                   # points without a body never touch
+    skin = float(PAIR_SKIN * widest)
+    reach = float(2.0 * CONTACT_MARGIN * widest) + skin
     heading = np.ascontiguousarray(heading, dtype=np.float64)
     found = 0
     # each round's pair list holds while nobody moves more than the skin allows (``MAX_SHIFT``);
@@ -158,6 +161,7 @@ def contact_pairs(position: np.ndarray, radius: np.ndarray, active: np.ndarray, 
     min_x, min_y, max_x, max_y = bounding_box(pos2, active)
     if min_x <= max_x:
         cell = max(cell, math.sqrt((max_x - min_x + cell) * (max_y - min_y + cell) / (BUCKETS_PER_AGENT * count)))
+    cell = max(cell, 1e-6)                         # bodies of radius 0 on one spot: no zero-sized buckets
     cross = group is not None
     groups = np.ascontiguousarray(group if group is not None else np.zeros(len(pos2), dtype=np.int64))
     while True:
