@@ -203,6 +203,9 @@ def show(args) -> int:
         raise CliError(f"--scale must be 1..{MAX_SCALE} pixels per cell, got {args.scale}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.map in SCENES:
+        if overlays:
+            raise CliError(f"--overlay draws on grid levels; the {args.map!r} scene's picture shows its surfaces "
+                           "and routes already (drop --overlay)")
         return _show_scene(args)
     level = load_level(args.map)
     grid = level.grid

@@ -304,6 +304,7 @@ def _cli_here(*args) -> subprocess.CompletedProcess:
     (("rtsnav.levels", "show", "river", "--scale", "0"), "--scale must be 1..64"),
     (("rtsnav.levels", "show", "river", "--scale", "-2"), "--scale must be 1..64"),
     (("rtsnav.levels", "show", "river", "--overlay", "paths,nope"), "choose from paths, flow, hierarchy"),
+    (("rtsnav.levels", "show", "overpass", "--overlay", "paths"), "drop --overlay"),
     (("rtsnav.levels", "show", "river", "--out", "/proc/forbidden/x.png"), "error:"),
     (("rtsnav.levels", "validate", "missing.toml"), "no such level file"),
     (("rtsnav.game", "--headless", "--level", "rivr"), "built-ins: forest, fortress, highlands, river"),
