@@ -573,10 +573,15 @@ def test_model_bakes_and_the_overpass_command_line_refuse_bad_input():
     for model, tag in (("scene.egg", None), (NodePath(), None), (NodePath("root"), 5)):
         with pytest.raises(NavError, match="model|walkable_tag"):
             navmesh_from_model(model, walkable_tag=tag)
+    from rtsnav.game.overpass import main
+
     for seconds in ("nan", "inf", "-1", "0"):
-        p = subprocess.run([sys.executable, "-m", "rtsnav.game.overpass", "--headless", "--seconds", seconds],
-                           capture_output=True, text=True, timeout=120)
-        assert p.returncode == 2 and "error: argument --seconds" in p.stderr and "Traceback" not in p.stderr
+        with pytest.raises(SystemExit) as stop:                 # argparse: usage, error, status 2
+            main(["--headless", "--seconds", seconds])
+        assert stop.value.code == 2
+    p = subprocess.run([sys.executable, "-m", "rtsnav.game.overpass", "--headless", "--seconds", "nan"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "error: argument --seconds" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_point_agents_far_targets_and_odd_numbers_do_not_kill_a_tick():

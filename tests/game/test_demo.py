@@ -93,6 +93,25 @@ def _run_to_arrival(app, ticks, check_gate=None):
             break
 
 
+def test_a_right_click_orders_the_selection_to_the_ground_under_the_cursor(app):
+    """The order the mouse gives (the pixel read back through the camera to the ground) reaches
+    every selected unit, and they set off towards that point (the walk to arrival: the slow test
+    below)."""
+    from rtsnav.game.selection import project_to_screen
+
+    chosen = app.select_team(1)
+    target = np.array([app.level.grid.cell_to_world(84, 40)])
+    pixel = project_to_screen(app.base, target, app.scene)[0][0]
+    assert app.order_move_at_pixel(tuple(pixel)) == len(chosen)
+    t = app.navigation.agents
+    rows = [t.row_of[e] for e in chosen]
+    before = np.hypot(*(t.position[rows, :2] - target[0, :2]).T)
+    app.step(60)
+    after = np.hypot(*(t.position[rows, :2] - target[0, :2]).T)
+    assert np.median(before - after) > 1.0                      # on the way there
+
+
+@pytest.mark.slow
 def test_right_click_order_brings_the_group_to_the_target(app):
     from rtsnav.game.selection import project_to_screen
 
