@@ -139,16 +139,9 @@ def short_queries(mesh, grid, scen: str | None, count: int = 300) -> dict:
     if scen is not None:
         pairs = [(s.start, s.goal) for s in load_movingai_scenarios(scen) if s.bucket <= 2 and s.optimal > 0][:count]
     else:
-        labels = grid.components()
-        big = np.bincount(labels[labels >= 0]).argmax()
-        ys, xs = np.nonzero(labels == big)
-        rng = np.random.default_rng(5)
-        pairs = []
-        while len(pairs) < count:
-            i = rng.integers(len(xs))
-            x, y = xs[i] + rng.integers(-8, 9), ys[i] + rng.integers(-8, 9)
-            if 0 <= x < grid.width and 0 <= y < grid.height and labels[y, x] == big and (x, y) != (xs[i], ys[i]):
-                pairs.append(((int(xs[i]), int(ys[i])), (int(x), int(y))))
+        from tests.benchmarks.big_maps import short_pairs
+
+        pairs = short_pairs(grid, count)
     a0, b0 = pairs[0]
     mesh.find_path((a0[0] + .5, a0[1] + .5, 0), (b0[0] + .5, b0[1] + .5, 0))
     find_path(grid, a0, b0)
