@@ -28,6 +28,7 @@ NO_PATH = 0
 #: ... and when it found the path.
 FOUND_PATH = 1
 
+
 class ExactScratch:
     """Per-vertex arrays ``exact_query`` keeps between queries: what the goal and the start see
     (inf where unseen: a query resets only what it wrote) and the vertices each sweep wrote."""
@@ -37,6 +38,7 @@ class ExactScratch:
         self.from_start = np.full(vertex_count, np.inf)
         self.touched_goal = np.empty(max(1, vertex_count), dtype=np.int64)
         self.touched_start = np.empty(max(1, vertex_count), dtype=np.int64)
+        #: an empty ``LinkEnds`` (the search's link-end arguments on a mesh without links)
         self.no_links = (np.zeros((0, 2)), np.zeros((0, 1)), np.zeros(1, np.int64), np.zeros(0, np.int64),
                          np.zeros(0), np.zeros(vertex_count + 1, np.int64), np.zeros(0, np.int64), np.zeros(0),
                          np.zeros((0, 0)), np.zeros(0, np.int64), np.zeros(0))
