@@ -47,6 +47,7 @@ def test_a_unit_at_zero_health_dies_its_entity_and_agent_go_and_commands_skip_it
     assert app.state_summary()["deaths"][str(app.player_team)] == 1
 
 
+@pytest.mark.slow                     # a long scene: make test-slow
 def test_attack_move_armies_close_in_and_fight_and_the_crowd_shrinks_with_the_dead(app):
     army = app.army
     teams = attack_each_other(army)

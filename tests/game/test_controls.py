@@ -365,6 +365,7 @@ def test_clicking_an_enemy_shows_it_without_commanding_it(app):
     assert app.army.team[app.inspected] != app.player_team
 
 
+@pytest.mark.slow                     # a long scene: make test-slow
 def test_a_group_takes_its_next_queued_leg_together(app, tmp_path):
     """No unit starts the second leg while a member of its group is still on the first."""
     path = tmp_path / "orders.toml"

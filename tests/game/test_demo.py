@@ -278,6 +278,7 @@ def test_a_click_on_a_tree_beside_open_ground_is_an_ordinary_order(app):
     assert "can't reach" not in app.message
 
 
+@pytest.mark.slow                     # a long scene: make test-slow
 def test_an_order_into_the_river_goes_to_the_nearest_reachable_point_and_says_so(app):
     grid = app.level.grid
     chosen = app.select_team(1)

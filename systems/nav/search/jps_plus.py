@@ -153,14 +153,15 @@ def _update_table(table, free, wp, hp, cells):
             for y in range(hp):
                 old[2, y * wp + x] = table[2, y * wp + x]
                 old[3, y * wp + x] = table[3, y * wp + x]
+    # the direction as a loop variable, not a literal: each literal compiled the line apart
     for y in range(1, hp - 1):
         if rows[y]:
-            _straight_line(free, table, wp, hp, 0, y)
-            _straight_line(free, table, wp, hp, 1, y)
+            for d in range(2):
+                _straight_line(free, table, wp, hp, d, y)
     for x in range(1, wp - 1):
         if cols[x]:
-            _straight_line(free, table, wp, hp, 2, x)
-            _straight_line(free, table, wp, hp, 3, x)
+            for d in range(2, 4):
+                _straight_line(free, table, wp, hp, d, x)
     # seeds: cells whose straight values or passability changed (a diagonal value depends on the
     # cell ahead's straight values and on the three cells of the step)
     # (straight values change only on the rows and columns redone above)

@@ -166,6 +166,7 @@ def test_bottleneck_of_100_through_a_2_cell_door():
     _check(result, 42 / 3.0)
 
 
+@pytest.mark.slow                     # a long scene: make test-slow
 def test_doorway_passed_both_ways():
     passable = np.ones((40, 60), dtype=bool)
     passable[:, 30] = False

@@ -24,7 +24,7 @@ def _closest(crowd: Crowd, radius: float) -> float:
     return float(d[:, 1].min()) / (2 * radius)
 
 
-@pytest.mark.parametrize("n", [10, 40])
+@pytest.mark.parametrize("n", [10, pytest.param(40, marks=pytest.mark.slow)])   # 40 v 40: a long scene
 def test_opposing_files_cross_a_three_cell_bridge(n):
     alone, both = bridge(n, False), bridge(n, True)
     assert both["arrived"] == both["units"]

@@ -110,6 +110,7 @@ def _levels_cli(*args) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.slow                     # a long scene: make test-slow
 def test_levels_bake_takes_several_maps_and_refuses_a_scheduler_without_goal_bounds(tmp_path):
     status, out, _ = _levels_cli("bake", "random-64-64-20.map", "room-64-64-8.map", "--cache", str(tmp_path),
                                  "--goal-bounds")

@@ -72,6 +72,7 @@ def test_a_unit_on_the_road_and_one_on_the_deck_pass_through_each_other_in_plan(
     assert p[below, 0] > 45.0 and p[above, 1] < -1.0
 
 
+@pytest.mark.slow                     # a long scene: make test-slow
 def test_twenty_under_the_bridge_and_twenty_over_it_neither_stream_slows(overpass):
     mesh, grid = overpass
     (road_alone, _), _, _, _ = _streams(mesh, grid, 20, 0)
