@@ -173,7 +173,9 @@ ANY_NUMBER = st.one_of(st.integers(-10**12, 10**12), st.floats(allow_nan=True, a
 ANY_VALUE = st.one_of(ANY_NUMBER, st.none(), st.text(max_size=3), st.booleans())
 CELLS = st.one_of(st.tuples(st.integers(-3, 60), st.integers(-3, 60)), st.tuples(ANY_VALUE, ANY_VALUE),
                   st.tuples(ANY_NUMBER), ANY_VALUE, st.lists(st.integers(-3, 60), max_size=3))
+FAR = st.floats(-1e308, 1e308, allow_nan=False)                      # finite, often past 64-bit cell numbers
 POINTS = st.one_of(st.tuples(st.floats(-5, 60), st.floats(-5, 60), st.just(0.0)), st.tuples(ANY_VALUE, ANY_VALUE),
+                   st.tuples(FAR, FAR, st.just(0.0)),
                    st.tuples(ANY_NUMBER, ANY_NUMBER, ANY_NUMBER), ANY_VALUE)
 
 
@@ -196,7 +198,7 @@ def test_random_find_path_calls(arena, start, goal, method, pocket_rule):
 
 @FUZZ
 @given(st.sampled_from(["find_path", "polygon_at", "raycast", "graph", "flow", "world_to_cell", "connected",
-                        "line_of_sight", "check_cell"]), POINTS, POINTS, CELLS, CELLS)
+                        "line_of_sight", "check_cell", "nearest_point"]), POINTS, POINTS, CELLS, CELLS)
 def test_random_structure_calls(arena, call, p, q, a, b):
     mesh, graph = _arena_structures(arena)
     try:
@@ -207,6 +209,9 @@ def test_random_structure_calls(arena, call, p, q, a, b):
                 assert np.isfinite(r.points).all()
         elif call == "polygon_at":
             assert mesh.polygon_at(p) >= -1
+        elif call == "nearest_point":
+            near = mesh.nearest_point(p)
+            assert near is None or (0 <= near[0] < mesh.polygon_count and np.isfinite(near[1]).all())
         elif call == "raycast":
             clear, hit = mesh.raycast(p, q)
             assert isinstance(clear, bool)

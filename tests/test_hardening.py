@@ -553,6 +553,9 @@ def test_probes_of_the_newer_surfaces_get_documented_errors():
         with pytest.raises(NavError, match="search_cells"):
             NavMesh.from_grid(Grid(np.ones((8, 8), bool))).nearest_point((1, 1, 0), search_cells=bad)
     assert deck.span_at((2.4e307, 1.0, 0.0)) == -1 and deck.heights_of(np.array([[2.4e307, 0.0, 0.0]]))[0] == 0
+    flat = NavMesh.from_grid(Grid(np.ones((20, 20), bool)))
+    assert flat.nearest_point((1e300, 0.0, 0.0)) is None             # a cell number past 64 bits
+    assert not flat.find_path((1.0, 1.0, 0.0), (-1e300, 5.0, 0.0)).found
     with pytest.raises(NavError, match="follow_surface"):
         deck.follow_surface(np.zeros((3, 3)), np.zeros((2, 3)))
     grid = Grid(np.ones((10, 10), bool))

@@ -114,6 +114,9 @@ class MeshSurface:
         point = finite_point(point, "point")
         x, y = self._cell(point)
         search_cells = checks.whole_number(search_cells, "search_cells", low=0, high=1 << 16, error=NavError)
+        h, w = self.poly_of_cell.shape
+        if not (-search_cells <= x < w + search_cells and -search_cells <= y < h + search_cells):
+            return None                        # no cell that near (and such a cell number overflows 64 bits)
         cs = self.config.cell_size
         p, qx, qy = nearest_polygon(self.poly_of_cell, self.rects, x, y, float(point[0]), float(point[1]), float(cs),
                                     float(self.origin[0]), float(self.origin[1]), CORNER_MARGIN * cs, int(search_cells))
