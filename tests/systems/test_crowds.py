@@ -139,6 +139,7 @@ def test_every_unit_gets_its_own_target_reached_event():
     assert result.arrived == 50 and sorted(got) == sorted(set(got)) and len(got) == 50
 
 
+@pytest.mark.slow                     # a long scene: make test-slow
 def test_lone_flowfield_unit_without_flock_arrives_at_its_target():
     level = open_field()
     nav = Navigation(level.grid)

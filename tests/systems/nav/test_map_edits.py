@@ -40,7 +40,8 @@ def _centres_blocked(crowd: Crowd) -> int:
     return int((~g.passable[c[:, 1], c[:, 0]]).sum())
 
 
-@pytest.mark.parametrize("rebuilt_at_once", [True, False], ids=["rebuilt", "on-the-grid-meanwhile"])
+@pytest.mark.parametrize("rebuilt_at_once", [pytest.param(True, marks=pytest.mark.slow, id="rebuilt"),   # long scene
+                                             pytest.param(False, id="on-the-grid-meanwhile")])
 @pytest.mark.parametrize("level_name, gate, target", GATES, ids=[f"{n}-{g}" for n, g, _ in GATES])
 def test_closing_a_gate_on_units_standing_in_it_frees_them_and_every_planner_reroutes(level_name, gate, target,
                                                                                       rebuilt_at_once):
