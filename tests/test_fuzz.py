@@ -469,9 +469,7 @@ _DECK: list = []
 def _deck_mesh():
     """A road under a deck (a layered navmesh), baked once for the fuzz cases."""
     if not _DECK:
-        v = np.array([[0, 0, 0], [20, 0, 0], [20, 20, 0], [0, 20, 0], [5, -2, 4], [15, -2, 4], [15, 22, 4], [5, 22, 4]],
-                     dtype=float)
-        _DECK.append(NavMesh.from_triangles(v, np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]]), agent_radius=0.4))
+        _DECK.append(NavMesh.from_triangles(*_soup(), agent_radius=0.4))
     return _DECK[0]
 
 
@@ -521,7 +519,8 @@ def test_random_layered_navmesh_calls(call, p, q, number):
 
 
 def _soup():
-    """The deck's own triangles again (a fresh mesh for links, which change it)."""
+    """The road-under-a-deck triangles (``_deck_mesh``; a fresh mesh from them for links, which
+    change it)."""
     v = np.array([[0, 0, 0], [20, 0, 0], [20, 20, 0], [0, 20, 0], [5, -2, 4], [15, -2, 4], [15, 22, 4], [5, 22, 4]],
                  dtype=float)
     return v, np.array([[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]])
