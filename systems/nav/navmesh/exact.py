@@ -43,7 +43,8 @@ class ExactRoute:
         self._mesh = mesh
         self._itables: QueryTables | None = None
         self._ltables: LinkTables | None = None
-        self._kernel_args: tuple | None = None        # exact_query's tables (``_static_kernel_args``)
+        self._kernel_args: tuple | None = None        # exact_query's tables (``_static_kernel_args``) …
+        self._kernel_boxes: np.ndarray | None = None  # … gathered with these goal bounds
         self._cost_per_cell = 1.0
         self._segments: np.ndarray | None = None
 
@@ -89,8 +90,8 @@ class ExactRoute:
                              g: np.ndarray, goal_bounds: MeshGoalBounds | None):
         """``route`` on a mesh without off-mesh links: the whole query in one kernel call."""
         boxes = NO_MESH_BOUNDS if goal_bounds is None else goal_bounds.boxes
-        if self._kernel_args is None or self._kernel_args[2][5] is not boxes:
-            self._kernel_args = self._static_kernel_args(t, boxes)
+        if self._kernel_args is None or self._kernel_boxes is not boxes:
+            self._kernel_args, self._kernel_boxes = self._static_kernel_args(t, boxes), boxes
         mesh, portals, graph, grid, node, heap, stats, sight, no_links = self._kernel_args
         found, out, length, lattice = exact_query(mesh, portals, graph, grid, node, heap, t.scratch.next_stamp(),
                                                   stats, sight, no_links, sx, sy, gx, gy,

@@ -104,9 +104,7 @@ class MeshSurface:
     def polygon_at(self, point: Sequence[float] | np.ndarray) -> int:
         """Polygon under world ``point`` (-1 when off the mesh); ``NavError`` for a point that is
         not 2 or 3 finite numbers."""
-        x, y = self._cell(finite_point(point, "point"))
-        h, w = self.poly_of_cell.shape
-        return int(self.poly_of_cell[y, x]) if 0 <= x < w and 0 <= y < h else -1
+        return self.polygon_under(finite_point(point, "point"))
 
     def nearest_point(self, point: Sequence[float] | np.ndarray, search_cells: int = 64) -> tuple[int, np.ndarray] | None:
         """Nearest polygon and the nearest point on it to world ``point`` (rings of cells of the
@@ -124,10 +122,9 @@ class MeshSurface:
             return None
         return p, np.array([qx, qy, self.height_at((qx, qy))])
 
-    def polygon_under(self, point: np.ndarray) -> int:
+    def polygon_under(self, point: Sequence[float] | np.ndarray) -> int:
         """``polygon_at`` for a point already checked (the queries' own points)."""
-        cs = self.config.cell_size
-        x, y = int(math.floor((point[0] - self.origin[0]) / cs)), int(math.floor((point[1] - self.origin[1]) / cs))
+        x, y = self._cell(point)
         h, w = self.poly_of_cell.shape
         return int(self.poly_of_cell[y, x]) if 0 <= x < w and 0 <= y < h else -1
 
