@@ -120,6 +120,25 @@ def _param(index: int, name: str, doc: str, minimum: float, strict: bool) -> pro
     return property(get, set, doc=doc)
 
 
+def _target(value: object) -> list[float]:
+    """A target as ``[x, y, z]`` floats, else ``ValueError``: what is not 2 or 3 numbers is
+    refused on the spot. NaN or inf inside a pair is stored (a game's arithmetic can make one):
+    the agent's next tick fails it with a reason (``path_failed``)."""
+    bad = ValueError(f"NavigationAgent.target_position must be (x, y) or (x, y, z) numbers or None, got {value!r}")
+    if isinstance(value, (str, bytes)):
+        raise bad
+    try:
+        items = list(value)  # type: ignore[call-overload]
+        if any(isinstance(v, (bool, np.bool_, str, bytes)) for v in items):
+            raise TypeError
+        vals = [float(v) for v in items]
+    except (TypeError, ValueError, OverflowError):
+        raise bad from None
+    if len(vals) not in (2, 3):
+        raise bad
+    return vals + [0.0] * (3 - len(vals))
+
+
 class NavigationAgent(RowComponent):
     """A navigating unit's settings and state (Godot ``NavigationAgent3D`` names).
 
@@ -216,14 +235,7 @@ class NavigationAgent(RowComponent):
                 flags[columns.F_HAS_TARGET] = False
                 flags[columns.F_TARGET_DIRTY] = True
             return
-        try:
-            vals = [float(v) for v in value]
-        except (TypeError, ValueError):
-            vals = [math.nan] * 3           # reported through path_failed, like any bad target
-        if len(vals) == 2:
-            vals.append(0.0)
-        if len(vals) != 3:
-            vals = [math.nan] * 3
+        vals = _target(value)
         current = self._store.target[self._row]
         if flags[columns.F_HAS_TARGET] and all(a == b for a, b in zip(current, vals)):
             # the same target again: Godot queries a new path (the world may have changed); a

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from rtsnav.checks import number, point, whole_number
+from rtsnav.checks import flag, number, point, whole_number
 
 __all__ = ["NavigationObstacle"]
 
@@ -47,20 +47,20 @@ class NavigationObstacle:
     carve_navigation_mesh: bool = False
     use_3d_avoidance: bool = False
 
-    def __post_init__(self) -> None:
-        self.radius = number(self.radius, "NavigationObstacle.radius", low=0.0)
-        self.height = number(self.height, "NavigationObstacle.height", low=0.0)
-        v = point(self.velocity, "NavigationObstacle.velocity (x, y) or (x, y, z)")
-        self.velocity = (v[0], v[1], v[2] if len(v) == 3 else 0.0)
-        if isinstance(self.vertices, (str, bytes)):
-            raise ValueError(f"NavigationObstacle.vertices must be a list of (x, y) points, got {self.vertices!r}")
-        corners = [point(p, f"NavigationObstacle.vertices[{i}]", dims=2) for i, p in enumerate(self.vertices)]
-        if 0 < len(corners) < 3:
-            raise ValueError("NavigationObstacle.vertices must be empty or at least 3 finite (x, y) points, "
-                             f"got {self.vertices!r}")
-        self.vertices = [(p[0], p[1]) for p in corners]
-        self.avoidance_layers = whole_number(self.avoidance_layers, "NavigationObstacle.avoidance_layers (a bit mask)",
-                                             low=0, high=2 ** 32 - 1)
+    #: Counts changes to what avoidance and carving read (every field but ``velocity``): the
+    #: processors remake the obstacle's discs and recarve its cells when it moves on (Godot
+    #: applies a new radius or outline at once).
+    revision: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # every assignment is checked, after construction too: the processors read these fields
+        # inside a tick, where a bad value must not arrive
+        check = _CHECKS.get(name)
+        if check is not None:
+            value = check(value)
+            if name != "velocity":
+                object.__setattr__(self, "revision", getattr(self, "revision", 0) + 1)
+        object.__setattr__(self, name, value)
 
     def get_avoidance_layer_value(self, layer_number: int) -> bool:
         """Whether layer ``layer_number`` (1 .. 32) is on in ``avoidance_layers``."""
@@ -70,6 +70,34 @@ class NavigationObstacle:
         """Turn layer ``layer_number`` (1 .. 32) of ``avoidance_layers`` on or off."""
         bit = 1 << (_layer(layer_number) - 1)
         self.avoidance_layers = (self.avoidance_layers | bit) if value else (self.avoidance_layers & ~bit)
+
+
+def _velocity(value: object) -> tuple[float, float, float]:
+    v = point(value, "NavigationObstacle.velocity (x, y) or (x, y, z)")
+    return (v[0], v[1], v[2] if len(v) == 3 else 0.0)
+
+
+def _vertices(value: object) -> list[tuple[float, float]]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError(f"NavigationObstacle.vertices must be a list of (x, y) points, got {value!r}")
+    corners = [point(p, f"NavigationObstacle.vertices[{i}]", dims=2) for i, p in enumerate(value)]
+    if 0 < len(corners) < 3:
+        raise ValueError(f"NavigationObstacle.vertices must be empty or at least 3 finite (x, y) points, got {value!r}")
+    return [(p[0], p[1]) for p in corners]
+
+
+_CHECKS: dict[str, Callable[[object], object]] = {
+    "radius": lambda v: number(v, "NavigationObstacle.radius", low=0.0),
+    "velocity": _velocity,
+    "vertices": _vertices,
+    "height": lambda v: number(v, "NavigationObstacle.height", low=0.0),
+    "avoidance_enabled": lambda v: flag(v, "NavigationObstacle.avoidance_enabled"),
+    "avoidance_layers": lambda v: whole_number(v, "NavigationObstacle.avoidance_layers (a bit mask)", low=0,
+                                               high=2 ** 32 - 1),
+    "affect_navigation_mesh": lambda v: flag(v, "NavigationObstacle.affect_navigation_mesh"),
+    "carve_navigation_mesh": lambda v: flag(v, "NavigationObstacle.carve_navigation_mesh"),
+    "use_3d_avoidance": lambda v: flag(v, "NavigationObstacle.use_3d_avoidance"),
+}
 
 
 def _layer(number: int) -> int:

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rtsnav.checks import flag
+
 __all__ = ["RowComponent", "Column", "float_field", "bool_field"]
 
 
@@ -91,31 +93,46 @@ class RowComponent:
         return f"{type(self).__name__}({inner})"
 
 
+class _Field(property):
+    """A property that knows the name it was given in its class (for its error messages)."""
+
+    field_name = "value"
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.field_name = name
+
+
 def float_field(column: str, index: int, doc: str, name: str = "") -> property:
     """A float property reading/writing ``store.<column>[row, index]``; a value that is not a
-    number is a ``ValueError`` naming the field (NaN is stored: the crowd fails that agent with a
-    reason at its next tick)."""
+    number (text, a bool, None) is a ``ValueError`` naming the field (NaN is stored: the crowd
+    fails that agent with a reason at its next tick)."""
 
     def get(self: RowComponent) -> float:
         return float(getattr(self._store, column)[self._row, index])
 
     def set(self: RowComponent, value: float) -> None:
         try:
+            if isinstance(value, (bool, np.bool_, str, bytes)):
+                raise TypeError                     # "3" is a mistake, True no coordinate
             number = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{type(self).__name__}.{name or column} must be a number, got {value!r}") from None
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{type(self).__name__}.{name or field.field_name} must be a number, "
+                             f"got {value!r}") from None
         getattr(self._store, column)[self._row, index] = number
 
-    return property(get, set, doc=doc)
+    field = _Field(get, set, doc=doc)
+    return field
 
 
 def bool_field(column: str, index: int, doc: str) -> property:
-    """A bool property reading/writing ``store.<column>[row, index]``."""
+    """A bool property reading/writing ``store.<column>[row, index]``: True or False only (a
+    truthy ``"no"`` or ``1`` is a ``ValueError`` naming the field)."""
 
     def get(self: RowComponent) -> bool:
         return bool(getattr(self._store, column)[self._row, index])
 
     def set(self: RowComponent, value: bool) -> None:
-        getattr(self._store, column)[self._row, index] = bool(value)
+        getattr(self._store, column)[self._row, index] = flag(value, f"{type(self).__name__}.{field.field_name}")
 
-    return property(get, set, doc=doc)
+    field = _Field(get, set, doc=doc)
+    return field

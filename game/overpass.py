@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from panda3d.core import NodePath
 
-from rtsnav.levels.cli import positive_int, positive_seconds
+from rtsnav.levels.cli import add_debug_flag, positive_seconds, run_command, whole_number_in
 from rtsnav.levels.scenes import SCENES, Scene, scene
 from rtsnav.systems.nav.crowd import Crowd
 
@@ -183,15 +183,29 @@ class OverpassDemo:
         self.base.destroy()
 
 
-def main(argv=None) -> int:
-    """Run the overpass demo (see the module docstring)."""
+#: Most units per route the scene's lanes take (a block four abreast behind each start).
+MAX_UNITS = 400
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (exits 2 with a message on a usage error)."""
     ap = argparse.ArgumentParser(prog="rtsnav-overpass", description=__doc__.splitlines()[0])
+    add_debug_flag(ap)
     ap.add_argument("--headless", action="store_true", help="render offscreen, print a summary")
     ap.add_argument("--seconds", type=positive_seconds, default=16.0, help="headless: simulated seconds (default 16)")
     ap.add_argument("--screenshot", type=Path, default=None, help="headless: save the last frame here")
-    ap.add_argument("--units", type=positive_int, default=20, help="units on the road and on the bridge each")
+    ap.add_argument("--units", type=whole_number_in(1, MAX_UNITS), default=20,
+                    help=f"units on the road and on the bridge each (at most {MAX_UNITS})")
     ap.add_argument("--scene", default="overpass", choices=sorted(SCENES), help="the built-in scene")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the overpass demo (see the module docstring); bad input prints ``error: ...``, exit 2."""
+    return run_command(_run, parse_args(argv))
+
+
+def _run(args: argparse.Namespace) -> int:
     print(f"rtsnav demo: building the {args.scene!r} scene and baking its navmesh (a few seconds)", file=sys.stderr,
           flush=True)
     demo = OverpassDemo(headless=args.headless, units=args.units, name=args.scene)
@@ -206,7 +220,6 @@ def main(argv=None) -> int:
     print(json.dumps(demo.summary(), indent=2))
     demo.destroy()
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

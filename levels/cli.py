@@ -11,7 +11,7 @@ from rtsnav.systems.nav.errors import NavError
 
 from .errors import LevelError
 
-__all__ = ["CliError", "run_command", "positive_int", "add_debug_flag"]
+__all__ = ["CliError", "run_command", "positive_int", "whole_number_in", "add_debug_flag"]
 
 
 class CliError(Exception):
@@ -37,6 +37,19 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
     return value
+
+
+def whole_number_in(low: int, high: int) -> Callable[[str], int]:
+    """argparse type: an integer in ``[low, high]`` (the message says the range)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number in [{low}, {high}], got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number in [{low}, {high}], got {value}")
+        return value
+    return parse
 
 
 def positive_seconds(text: str) -> float:

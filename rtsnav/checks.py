@@ -26,7 +26,7 @@ from .names import unknown_name
 #: What a check raises: an exception class, or any callable that makes one from the message.
 Raise = Callable[[str], BaseException]
 
-__all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "choice", "known_keys", "as_float"]
+__all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "cells", "choice", "known_keys", "as_float"]
 
 
 def as_float(value: Any) -> float:
@@ -127,6 +127,37 @@ def indices(value: Any, name: str, size: int, *, error: Raise = ValueError, miss
         first = int(arr[bad].flat[0])
         raise error(missing.format(first) if missing else f"{name} must be indexes 0..{size - 1}, got {first}")
     return arr
+
+
+def cells(value: Any, name: str, width: int, height: int, *, error: Raise = ValueError) -> np.ndarray:
+    """``value`` as an ``(N, 2)`` int64 array of ``(x, y)`` cells of a ``width`` × ``height``
+    grid (one pair alone is one row; integral floats allowed; 3.7, NaN, True and text refused,
+    never truncated; a cell off the grid refused, never wrapped)."""
+    expected = f"{name} must be an (N, 2) array of (x, y) integer cells of the {width}x{height} grid"
+    if isinstance(value, (str, bytes)):
+        raise error(f"{expected}, got {value!r}")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        raise error(f"{expected}, got {value!r}") from None
+    if arr.size == 0 and arr.ndim <= 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim == 1 and arr.shape[0] == 2:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise error(f"{expected}, got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        whole = np.isfinite(arr) & (arr == np.floor(arr)) if arr.size else np.ones(arr.shape, dtype=bool)
+        if not whole.all():
+            row = int(np.flatnonzero(~whole.all(axis=1))[0])
+            raise error(f"{expected}; row {row} is {tuple(arr[row].tolist())}")
+    elif arr.dtype.kind not in "iu":
+        raise error(f"{expected}, got dtype {arr.dtype}")
+    off = (arr[:, 0] < 0) | (arr[:, 0] >= width) | (arr[:, 1] < 0) | (arr[:, 1] >= height)
+    if off.any():                                    # compared before the cast: a huge value cannot wrap
+        row = int(np.flatnonzero(off)[0])
+        raise error(f"{name}: cell {tuple(arr[row].tolist())} (row {row}) is outside the {width}x{height} grid")
+    return arr.astype(np.int64)
 
 
 def flag(value: Any, name: str, *, error: Raise = ValueError) -> bool:

@@ -19,7 +19,11 @@ from typing import Any
 import numpy as np
 
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios
-from rtsnav.systems.nav import METHODS, CrowdConfig, find_path, path_length, smooth_path, warm_up
+from rtsnav.levels.cli import add_debug_flag, run_command, whole_number_in
+from rtsnav.systems.nav import METHODS, CrowdConfig, NavError, find_path, path_length, smooth_path, warm_up
+
+#: Most agents the demonstration's ECS run spawns (each is an esper entity made in Python).
+MAX_AGENTS = 100_000
 
 
 def _row(label, n, exact, ms, expanded, extra=""):
@@ -97,6 +101,8 @@ def run_agents(map_name: str, agents: int, ticks: int, seed: int = 1, dt: float 
         install(nav, methods=("astar",))          # compiles what the run uses, before tick 0
         rng = np.random.default_rng(seed)
         cells = np.argwhere(grid.passable)[:, ::-1]
+        if len(cells) == 0:
+            raise NavError(f"{grid.name}: no open cell to place agents on")
         for _ in range(agents):
             s = cells[rng.integers(0, len(cells))]
             t = _order_target(grid, s, rng, order_range)
@@ -143,17 +149,29 @@ def run_agents(map_name: str, agents: int, ticks: int, seed: int = 1, dt: float 
     return summary
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (exits 2 with a message on a usage error)."""
+    ap = argparse.ArgumentParser(prog="python -m rtsnav.systems.demo", description=__doc__.splitlines()[0])
+    add_debug_flag(ap)
     ap.add_argument("--map", default="AcrosstheCape.map", help="a .map with a .map.scen beside it")
-    ap.add_argument("--sample", type=int, default=300, help="scenarios for the slower methods")
-    ap.add_argument("--agents", type=int, default=2000, help="agents in the ECS run")
-    ap.add_argument("--ticks", type=int, default=1800, help="ticks of 1/30 s in the ECS run")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--range", type=int, default=80, help="order distance in cells (0 = anywhere)")
+    ap.add_argument("--sample", type=whole_number_in(1, 10**6), default=300, help="scenarios for the slower methods")
+    ap.add_argument("--agents", type=whole_number_in(1, MAX_AGENTS), default=2000,
+                    help=f"agents in the ECS run (at most {MAX_AGENTS:,})")
+    ap.add_argument("--ticks", type=whole_number_in(1, 10**6), default=1800, help="ticks of 1/30 s in the ECS run")
+    ap.add_argument("--seed", type=whole_number_in(0, 2**63 - 1), default=1)
+    ap.add_argument("--range", type=whole_number_in(0, 10**6), default=80,
+                    help="order distance in cells (0 = anywhere)")
     ap.add_argument("--scenarios", action="store_true", help="only the benchmark table")
     ap.add_argument("--agents-only", action="store_true", help="only the ECS run")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the demonstration; bad input prints ``error: ...`` and returns 2."""
+    return run_command(_run, parse_args(argv))
+
+
+def _run(args: argparse.Namespace) -> int:
     if not args.agents_only:
         scenario_table(args)
     if not args.scenarios:

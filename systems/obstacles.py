@@ -19,15 +19,22 @@ __all__ = ["ObstacleProcessor", "outline_cells", "outline_discs"]
 OUTLINE_SPACING = 0.5
 #: An outline that carves is carved again when it moved this many cells from where it last carved.
 RECARVE_CELLS = 0.5
+#: Most avoidance discs one outline may become (a perimeter of ~1,000 cells): a bigger outline is
+#: refused by avoidance with one warning (it still carves), not turned into millions of discs.
+MAX_OUTLINE_DISCS = 2048
 
 
 def outline_discs(vertices: np.ndarray, cell_size: float) -> tuple[np.ndarray, float]:
     """Points along the closed outline ``vertices`` (``(k, 2)``, relative) and the disc radius
     that covers its edges between them."""
     step = OUTLINE_SPACING * cell_size
+    lengths = np.hypot(*(np.roll(vertices, -1, axis=0) - vertices).T)
+    counts = np.maximum(1, np.ceil(lengths / step))
+    if counts.sum() > MAX_OUTLINE_DISCS:
+        raise NavError(f"an outline {lengths.sum():g} world units round would need {counts.sum():g} avoidance "
+                       f"discs; at most {MAX_OUTLINE_DISCS} (a perimeter of {MAX_OUTLINE_DISCS * step:g} units)")
     points = []
-    for a, b in zip(vertices, np.roll(vertices, -1, axis=0)):
-        count = max(1, int(np.ceil(np.hypot(*(b - a)) / step)))
+    for a, b, count in zip(vertices, np.roll(vertices, -1, axis=0), counts.astype(int)):
         t = np.arange(count)[:, None] / count
         points.append(a + t * (b - a))
     return np.concatenate(points), 0.6 * step
@@ -35,10 +42,9 @@ def outline_discs(vertices: np.ndarray, cell_size: float) -> tuple[np.ndarray, f
 
 def outline_cells(grid, outline: np.ndarray) -> np.ndarray:
     """Cells ``(N, 2)`` x, y whose centres lie inside the closed world ``outline`` (even-odd rule)."""
-    lo = np.floor((outline.min(axis=0) - np.asarray(grid.origin)) / grid.cell_size).astype(int)
-    hi = np.ceil((outline.max(axis=0) - np.asarray(grid.origin)) / grid.cell_size).astype(int)
-    lo = np.clip(lo, 0, [grid.width - 1, grid.height - 1])
-    hi = np.clip(hi, 0, [grid.width, grid.height])
+    size = [grid.width, grid.height]                # clipped as floats: a far corner must not wrap in the cast
+    lo = np.clip(np.floor((outline.min(axis=0) - np.asarray(grid.origin)) / grid.cell_size), 0, size).astype(int)
+    hi = np.clip(np.ceil((outline.max(axis=0) - np.asarray(grid.origin)) / grid.cell_size), 0, size).astype(int)
     xs, ys = np.meshgrid(np.arange(lo[0], hi[0]), np.arange(lo[1], hi[1]))
     cells = np.stack([xs.ravel(), ys.ravel()], axis=1)
     if len(cells) == 0:
@@ -63,6 +69,7 @@ class ObstacleProcessor(NavProcessor):
         super().__init__(navigation)
         self._discs: dict[int, tuple[NavigationObstacle, np.ndarray, np.ndarray]] = {}   # entity -> (component, ids, offsets)
         self._carved: dict[int, tuple[np.ndarray, np.ndarray]] = {}       # entity -> (cells, where it carved)
+        self._made: dict[int, int] = {}                # entity -> the component's revision its discs and cells show
         shape = navigation.grid.shape
         self._count = np.zeros(shape, dtype=np.int32)  # per cell: carvers covering it
         self._closed = np.zeros(shape, dtype=bool)     # per cell: closed by a carver (open before)
@@ -87,15 +94,16 @@ class ObstacleProcessor(NavProcessor):
                 continue
             seen.add(entity)
             held = self._discs.get(entity)
-            if held is not None and held[0] is not obstacle:
+            if (held is not None and held[0] is not obstacle) or self._made.get(entity, obstacle.revision) != \
+                    obstacle.revision:                 # replaced, or a field changed: made again
                 self._drop(entity)
                 held = None
+            self._made[entity] = obstacle.revision
             if held is None and obstacle.avoidance_enabled:
                 try:
                     held = self._discs[entity] = self._make_discs(obstacle, here)
                 except NavError as e:                  # an absurd size: told once, the tick goes on
-                    self._refuse(entity, obstacle, e)
-                    continue
+                    held = self._refuse(entity, obstacle, e)
             if held is not None and len(held[1]):
                 ids.append(held[1])
                 places.append(here[:2] + held[2])
@@ -109,12 +117,13 @@ class ObstacleProcessor(NavProcessor):
         if ids:
             crowd.inputs.move_obstacles(np.concatenate(ids), np.concatenate(places), np.concatenate(speeds))
 
-    def _refuse(self, entity: int, obstacle: NavigationObstacle, error: Exception) -> None:
+    def _refuse(self, entity: int, obstacle: NavigationObstacle, error: Exception):
         """An obstacle rtsnav cannot take (a radius wider than the crowd allows): one warning,
         it stays out of avoidance (kept as refused so no tick asks again)."""
         warnings.warn(f"NavigationObstacle of entity {entity} ignored by avoidance: {error}", RuntimeWarning,
                       stacklevel=2)
-        self._discs[entity] = (obstacle, np.zeros(0, dtype=np.int64), np.zeros((0, 2)))
+        held = self._discs[entity] = (obstacle, np.zeros(0, dtype=np.int64), np.zeros((0, 2)))
+        return held
 
     def _make_discs(self, obstacle: NavigationObstacle, here: np.ndarray):
         crowd, cs = self.navigation.crowd, self.navigation.grid.cell_size
@@ -176,6 +185,7 @@ class ObstacleProcessor(NavProcessor):
         return free
 
     def _drop(self, entity: int) -> None:
+        self._made.pop(entity, None)
         held = self._discs.pop(entity, None)
         if held is not None and len(held[1]):
             self.navigation.crowd.remove(held[1])

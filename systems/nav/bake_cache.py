@@ -167,6 +167,27 @@ def check_indices(path: str | Path, kind: str, name: str, values: np.ndarray, up
                        f"outside {lowest} .. {upper - 1}")
 
 
+def check_values(path: str | Path, kind: str, name: str, values: np.ndarray, shape: tuple, low: float = -np.inf,
+                 high: float = np.inf, allow_inf: bool = False) -> None:
+    """``NavError`` naming the file unless ``values`` is a numeric array of ``shape`` (``-1``: any
+    length there) with every value in ``[low, high]`` (NaN never; ``inf`` only with ``allow_inf``):
+    coordinates and costs of a forged file are checked as its indexes are."""
+    values = np.asarray(values)
+    if values.ndim != len(shape) or any(want not in (-1, got) for want, got in zip(shape, values.shape)):
+        raise NavError(f"{path}: {kind} cache's {name} has shape {values.shape}, expected {shape}")
+    if values.dtype.kind not in "iuf":
+        raise NavError(f"{path}: {kind} cache's {name} is {values.dtype}, expected numbers")
+    if values.size == 0:
+        return
+    real = values[np.isfinite(values)] if allow_inf and values.dtype.kind == "f" else values
+    if np.isnan(values).any() if values.dtype.kind == "f" else False:
+        raise NavError(f"{path}: {kind} cache's {name} holds NaN")
+    if real.size and (real.min() < low or real.max() > high or (not allow_inf and not np.isfinite(real).all())):
+        raise NavError(f"{path}: {kind} cache's {name} holds values outside {low:g} .. {high:g}")
+    if allow_inf and values.dtype.kind == "f" and (values == -np.inf).any():
+        raise NavError(f"{path}: {kind} cache's {name} holds -inf")
+
+
 def check_offsets(path: str | Path, kind: str, name: str, start: np.ndarray, rows: int, entries: int) -> None:
     """``NavError`` unless ``start`` is a CSR offset array: ``rows + 1`` non-decreasing integers
     from 0 to ``entries``."""

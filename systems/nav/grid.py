@@ -40,6 +40,7 @@ from rtsnav import checks
 from .errors import NavError
 from .grid_edits import frozen, labels_after_closing, labels_after_opening, legal_moves, refresh_moves, write_cells
 from .grid_layers import masked_grid, set_cell_layers
+from .grid_points import finite_point, integer_cell
 
 __all__ = ["Grid", "GridView"]
 
@@ -103,8 +104,9 @@ class Grid:
         if passable.shape[0] == 0 or passable.shape[1] == 0:
             raise NavError(f"grid must have at least one cell, got shape {passable.shape}")
         if passable.dtype != np.bool_:
-            if not np.issubdtype(passable.dtype, np.number):
-                raise NavError(f"passable must be bool or numeric, got dtype {passable.dtype}")
+            if not np.issubdtype(passable.dtype, np.number) or not np.isin(passable, (0, 1)).all():
+                raise NavError(f"passable must be bools or 0 / 1, got dtype {passable.dtype} "
+                               f"with values {np.unique(passable)[:6].tolist()}")
             passable = passable != 0
         passable = np.ascontiguousarray(passable, dtype=np.bool_)
         if cost is None:
@@ -134,13 +136,7 @@ class Grid:
                                f"(max {FLOAT32_MAX:.3g}); use inf or passable=False to block a cell")
             cost_arr = np.where(passable, cost_arr, 1.0).astype(np.float32)
         if heights is not None:
-            heights = np.asarray(heights, dtype=np.float32)
-            if heights.shape != passable.shape:
-                raise NavError(f"heights shape {heights.shape} != passable shape {passable.shape}")
-            if not np.isfinite(heights).all():
-                y, x = np.argwhere(~np.isfinite(heights))[0]
-                raise NavError(f"height at cell (x={x}, y={y}) is not finite")
-            heights = np.ascontiguousarray(heights)
+            heights = _heights(heights, passable.shape)
         if isinstance(cell_size, (bool, str)) or not isinstance(cell_size, (int, float, np.integer, np.floating)):
             raise NavError(f"cell_size must be a number, got {cell_size!r}")
         cell_size = float(cell_size)
@@ -156,7 +152,9 @@ class Grid:
         self.heights: np.ndarray | None = None if heights is None else frozen(heights)
         self.cell_size: float = cell_size
         self.origin: tuple[float, float] = (float(origin[0]), float(origin[1]))
-        self.name: str = name
+        if name is not None and not isinstance(name, str):
+            raise NavError(f"name must be a string, got {name!r}")
+        self.name: str = name or ""
         #: ``uint32 [H, W]`` navigation layer bits per cell (``set_layers``), or None: all on layer 1.
         self.layers: np.ndarray | None = None
         self._masked: dict[int, tuple] = {}     # layer mask -> (version, the grid it sees, its derived grid)
@@ -288,10 +286,8 @@ class Grid:
     # ------------------------------------------------------------- edits
     def set_passable(self, cells: np.ndarray, passable: bool) -> None:
         """Open or block cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
-        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
-        for cell in c:
-            self.check_cell(cell, "cell")
-        value = bool(passable)
+        c = checks.cells(cells, "cells", self.width, self.height, error=NavError)
+        value = checks.flag(passable, "passable", error=NavError)
         changed = np.unique(c[self.passable[c[:, 1], c[:, 0]] != value], axis=0)
         write_cells(self.passable, (c[:, 1], c[:, 0]), value)
         padded, labels = self._padded, self._components
@@ -311,11 +307,9 @@ class Grid:
 
     def set_cost(self, cells: np.ndarray, cost: float) -> None:
         """Set the terrain cost (≥ 1) of cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
-        if not (cost >= 1.0):
-            raise NavError(f"cost must be >= 1, got {cost}")
-        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
-        for cell in c:
-            self.check_cell(cell, "cell")
+        cost = checks.number(cost, "cost (to block cells: set_passable(cells, False))", low=1.0, high=FLOAT32_MAX,
+                             error=NavError)
+        c = checks.cells(cells, "cells", self.width, self.height, error=NavError)
         write_cells(self.cost, (c[:, 1], c[:, 0]), cost)
         self._invalidate(None)
 
@@ -439,26 +433,19 @@ class Grid:
 # ---------------------------------------------------------------------------- kernels
 
 
-def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
-    """``cell`` as an ``(x, y)`` int pair (integral floats allowed), else ``NavError``. A float
-    such as 3.7 is refused, never truncated."""
-    if type(cell) is tuple and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int:
-        return cell                                   # the common case, checked in a few hundred ns
+def _heights(heights, shape: tuple[int, int]) -> np.ndarray:
+    """``heights`` as a C-ordered float32 ``[H, W]`` array of finite values, else ``NavError``."""
     try:
-        if len(cell) != 2 or any(isinstance(v, (bool, np.bool_, str, bytes)) for v in cell):
-            raise TypeError                           # True is no cell index, "3" no number
-        fx, fy = float(cell[0]), float(cell[1])
-    except (TypeError, ValueError):
-        raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}") from None
-    if not (math.isfinite(fx) and math.isfinite(fy)) or fx != int(fx) or fy != int(fy):
-        raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}")
-    return int(fx), int(fy)
-
-
-def finite_point(point, what: str = "point", dims: int | tuple[int, ...] = (2, 3)) -> tuple[float, ...]:
-    """``point`` as a tuple of finite floats with ``dims`` coordinates, else ``NavError`` saying
-    what came (NaN, None, a string, the wrong length): ``rtsnav.checks.point`` with NavError."""
-    return checks.point(point, what, dims=dims, error=NavError)
+        arr = np.asarray(heights, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise NavError(f"heights must be an array of numbers, got {heights!r}") from None
+    if arr.shape != shape:
+        raise NavError(f"heights shape {arr.shape} != passable shape {shape}")
+    bad = ~np.isfinite(arr) | (np.abs(arr) > FLOAT32_MAX)       # beyond float32: inf once stored
+    if bad.any():
+        y, x = np.argwhere(bad)[0]
+        raise NavError(f"height at cell (x={x}, y={y}) is not a finite float32 number: {arr[y, x]}")
+    return np.ascontiguousarray(arr, dtype=np.float32)
 
 
 @njit(cache=True)

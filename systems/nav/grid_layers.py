@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from rtsnav import checks
+
 from .errors import NavError
 from .grid_edits import write_cells
 
@@ -19,12 +21,7 @@ def set_cell_layers(grid: Grid, cells: np.ndarray, layers: int) -> None:
     """``Grid.set_layers``' work: checks, writes the layer bits, records the edit."""
     if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2 ** 32:
         raise NavError(f"layers must be an int bit mask 0 .. 2**32 - 1, got {layers!r}")
-    c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
-    if c.ndim != 2 or c.shape[1] != 2:
-        raise NavError(f"cells must be an (N, 2) array of (x, y), got shape {c.shape}")
-    outside = (c[:, 0] < 0) | (c[:, 0] >= grid.width) | (c[:, 1] < 0) | (c[:, 1] >= grid.height)
-    if outside.any():
-        raise NavError(f"cell {tuple(int(v) for v in c[outside][0])} is outside the {grid.width}x{grid.height} grid")
+    c = checks.cells(cells, "cells", grid.width, grid.height, error=NavError)
     if grid.layers is None:
         grid.layers = np.ones(grid.shape, dtype=np.uint32)
     grid.layers[c[:, 1], c[:, 0]] = np.uint32(layers)

@@ -319,6 +319,39 @@ def test_a_carving_obstacle_closes_its_cells_moves_units_out_and_reopens_when_go
     assert nav.grid.passable[5, 19] and nav.grid.passable[10, 20]
 
 
+def test_an_obstacle_changed_at_runtime_is_avoided_and_carved_as_it_now_is(world):
+    """Godot applies a new radius or outline at once: so do the processors (they had kept the
+    discs and cells made on the first tick), and a bad value set later is refused on the spot."""
+    from rtsnav.components import NavigationObstacle
+
+    nav = Navigation(_open(60, 30))
+    install(nav, prepare=False)
+    walker = NavigationAgent(target_position=(55.5, 15.0, 0.0), max_speed=3.0, radius=0.4, avoidance_enabled=True)
+    body = Position(4.5, 15.0)
+    esper.create_entity(body, Velocity(), walker)
+    rock = NavigationObstacle(radius=0.5)
+    esper.create_entity(Position(30.0, 15.3), rock)
+    esper.process(DT)
+    rock.radius = 3.0                                          # grown after its discs were made
+    with pytest.raises(ValueError, match="NavigationObstacle.radius"):
+        rock.radius = math.nan
+    closest = math.inf
+    for _ in range(900):
+        esper.process(DT)
+        closest = min(closest, math.hypot(body.x - 30.0, body.y - 15.3))
+    assert walker.is_target_reached() and closest >= 0.9 * (3.0 + 0.4)
+    wall = NavigationObstacle(vertices=[(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)],
+                              affect_navigation_mesh=True, avoidance_enabled=False)
+    esper.create_entity(Position(10.0, 10.0), wall)
+    esper.process(DT)
+    assert not nav.grid.passable[10, 10] and nav.grid.passable[10, 13]
+    wall.vertices = [(-1.0, -1.0), (4.0, -1.0), (4.0, 1.0), (-1.0, 1.0)]   # stretched where it stands
+    esper.process(DT)
+    assert not nav.grid.passable[10, 13] and not nav.grid.passable[10, 10]
+    with pytest.raises(ValueError, match="affect_navigation_mesh"):
+        wall.affect_navigation_mesh = "no"                      # truthy: would have meant the opposite
+
+
 def test_prepare_bakes_the_structures_of_a_navigation_layer_mask():
     grid = _open(40, 30)
     grid.set_layers(np.argwhere(np.ones((20, 10), dtype=bool))[:, ::-1] + (15, 5), 0b10)

@@ -163,9 +163,13 @@ def test_deleting_an_entity_mid_request_leaves_nothing_behind(event_log):
 
 @pytest.mark.parametrize("target, reason", [
     ((math.nan, 3.0, 0.0), "not a finite point"),
-    ("nowhere", "not a finite point"),
+    ((3.0, math.inf), "not a finite point"),
 ])
 def test_bad_targets_fail_with_a_reason(event_log, arena, target, reason):
+    """A NaN or inf in a target (a game's arithmetic can make one) fails the agent with a reason;
+    what is no point at all ("nowhere", one number) is refused when set (a ValueError)."""
+    with pytest.raises(ValueError, match="target_position"):
+        NavigationAgent(target_position="nowhere")  # type: ignore[arg-type]
     nav = Navigation(arena)
     install(nav)
     e = _spawn(arena, (3, 10), target)

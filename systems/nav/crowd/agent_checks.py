@@ -14,7 +14,7 @@ from ..grid import finite_point
 from .config import CrowdConfig
 from .state import CrowdState
 
-__all__ = ["agent_ids", "check_group", "check_settings", "check_targets", "check_tick"]
+__all__ = ["agent_ids", "one_agent", "check_group", "check_settings", "check_targets", "check_tick", "layer_masks"]
 
 
 def agent_ids(agents: CrowdState, ids) -> np.ndarray:
@@ -22,10 +22,26 @@ def agent_ids(agents: CrowdState, ids) -> np.ndarray:
     if isinstance(ids, (str, bytes)):
         raise NavError(f"agent ids must be integers, got {ids!r}")
     arr = np.atleast_1d(checks.indices(ids, "agent ids", agents.size, error=NavError, missing="no agent with id {}"))
+    if arr.ndim != 1:
+        raise NavError(f"agent ids must be one id or a flat list of ids, got an array of shape {arr.shape}")
     dead = ~agents.alive[arr]
     if dead.any():
         raise NavError(f"no agent with id {int(arr[dead][0])}")
     return arr
+
+
+def one_agent(agents: CrowdState, agent) -> int:
+    """``agent`` as the id of one live agent (an int, not a list or a float), else ``NavError``."""
+    if np.ndim(agent) != 0:
+        raise NavError(f"agent must be one agent id, got {agent!r}")
+    return int(agent_ids(agents, agent)[0])
+
+
+def layer_masks(masks) -> set[int]:
+    """``masks`` (navigation-layer bit masks) as a set of ints 0 .. 2**32 - 1, else ``NavError``."""
+    if isinstance(masks, (str, bytes)) or np.ndim(masks) != 1 and not isinstance(masks, (set, frozenset)):
+        raise NavError(f"navigation_layers must be a list of bit masks 0 .. 2**32 - 1, got {masks!r}")
+    return {checks.whole_number(m, "navigation_layers mask", low=0, high=2 ** 32 - 1, error=NavError) for m in masks}
 
 
 def check_settings(positions, cell_size: float, config: CrowdConfig, **settings: float) -> np.ndarray:

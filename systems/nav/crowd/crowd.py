@@ -26,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from rtsnav import checks
 from rtsnav.names import GROUP_PLANNERS, PLANNERS, canonical_planner, unknown_name
 
 from ..errors import NavError
 from ..grid import Grid
-from .agent_checks import agent_ids, check_group, check_settings, check_targets, check_tick
+from .agent_checks import agent_ids, check_group, check_settings, check_targets, check_tick, layer_masks, one_agent
 from .chaining import settle_chained, settle_in_crowd
 from .config import CrowdConfig
 from .events import CrowdEvents, Outcomes
@@ -43,11 +44,7 @@ from .placement import free_walled_in, occupants
 from .planners import PlanQueue
 from .planning import Planning
 from .progress import watch_progress
-from .state import (
-    AgentStatus,
-    CrowdState,
-    NavState,
-)
+from .state import AgentStatus, CrowdState, NavState
 from .steering import apply_flocking
 from .steering_inputs import SteeringInputs
 
@@ -55,7 +52,6 @@ __all__ = ["Crowd", "CrowdConfig", "CrowdEvents"]
 
 #: Ticks between checks of single units settling beside units already at their target.
 CHAIN_CHECK_EVERY = 4
-
 
 
 class Crowd:
@@ -121,13 +117,14 @@ class Crowd:
                              flock_radius=flock_radius, separation=separation, cohesion=cohesion,
                              alignment=alignment)
         check_group(group)
+        avoidance = checks.flag(avoidance, "avoidance", error=NavError)
         ids = self.agents.allocate(len(pos))
         s = self.agents
         s.position[ids, : pos.shape[1]] = pos
         s.agent_params[ids] = (max_speed, radius, path_desired_distance, target_desired_distance, path_max_distance)
         s.flock_group[ids, 0] = int(group)
         s.flock_params[ids] = (separation, cohesion, alignment, flock_radius)
-        s.avoidance[ids] = bool(avoidance)
+        s.avoidance[ids] = avoidance
         self.level.ready_for_radius(radius)
         return ids
 
@@ -165,7 +162,7 @@ class Crowd:
 
     def pause(self, ids, paused: bool = True) -> None:
         """Stand still keeping target and path (``paused=False`` resumes)."""
-        self.agents.paused[agent_ids(self.agents, ids)] = bool(paused)
+        self.agents.paused[agent_ids(self.agents, ids)] = checks.flag(paused, "paused", error=NavError)
 
     def set_speed(self, ids, max_speed) -> None:
         """Change the agents' top speed (world units / s, > 0; one value, or one per id); their
@@ -186,7 +183,7 @@ class Crowd:
 
     def path(self, agent: int) -> np.ndarray:
         """The agent's current path, world ``(N, 3)``."""
-        return self.agents.path_points(int(agent_ids(self.agents, [agent])[0]))
+        return self.agents.path_points(one_agent(self.agents, agent))
 
     def occupants(self, cells) -> np.ndarray:
         """Ids of live units whose body overlaps any of ``cells`` (``(N, 2)``): gates check it."""
@@ -202,7 +199,7 @@ class Crowd:
         total)`` is called per stage; ``freeze_gc`` ends with ``gc.freeze()``. Returns seconds per stage."""
         from .warmup import freeze_after_load, prepare_crowd
         live = self.agents.agent_layers[: self.agents.size, 2][self.alive]
-        masks = sorted(set(np.unique(live).tolist()) | {int(m) for m in navigation_layers})
+        masks = sorted(set(np.unique(live).tolist()) | layer_masks(navigation_layers))
         seconds = prepare_crowd(self.level, type(self), methods, progress, masks=masks, workspaces=self.planning.pool)
         if freeze_gc:
             freeze_after_load()
@@ -263,7 +260,7 @@ class Crowd:
         structures follow (``LevelCache.cells_changed``; the navmesh, waypoint graph and
         hierarchy are rebuilt off the tick, their agents plan on the grid meanwhile), and every
         walking agent re-plans."""
-        cells = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        cells = checks.cells(cells, "cells", self.grid.width, self.grid.height, error=NavError)
         self.level.cells_changed(cells)
         self.planning.cells_changed(cells)
         self._free_and_replan()

@@ -57,7 +57,7 @@ def near_cells(points: np.ndarray, around: np.ndarray, grid: Grid, cells: int) -
     """Per point of ``points`` (``(n, 2)`` world): whether its cell is within ``cells`` cells
     (Chebyshev) of the cell of a point of ``around`` (indexes into ``points``)."""
     where = np.floor((points - np.asarray(grid.origin)) / grid.cell_size)
-    where = np.nan_to_num(where, nan=-1e9, posinf=1e9, neginf=-1e9).astype(np.int64)
+    where = np.clip(np.nan_to_num(where, nan=-1e9), -1e9, 1e9).astype(np.int64)   # far off: no wrap in the cast
     span = grid.width + 2 * cells + 1
     key = (where[:, 1] + cells) * span + (where[:, 0] + cells)
     steps = np.arange(-cells, cells + 1)

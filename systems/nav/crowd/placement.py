@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rtsnav import checks
+
+from ..errors import NavError
 from ..grid import Grid
 from ..grid_edits import nearest_open_cells
 from .state import CrowdState
@@ -39,7 +42,7 @@ def occupants(agents: CrowdState, grid: Grid, cells: np.ndarray) -> np.ndarray:
     a game may refuse to close a gate while this is not empty."""
     s = agents
     n = s.size
-    cells = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+    cells = checks.cells(cells, "cells", grid.width, grid.height, error=NavError)
     live = np.flatnonzero(s.alive[:n] & ~s.obstacle[:n])
     if len(cells) == 0 or len(live) == 0:
         return live[:0]

@@ -34,6 +34,9 @@ from typing import Any
 import numba
 import numpy as np
 
+from rtsnav import checks
+
+from ..errors import NavError
 from ..grid import Grid
 
 __all__ = ["RebuildWorker", "first_query", "StructureRebuilds", "bake_structure", "grid_snapshot", "structure_request",
@@ -388,7 +391,10 @@ class StructureRebuilds:
         self.swapped += 1
 
     def finish(self, timeout: float | None = None) -> list[str]:
-        """Wait for every rebuild (or, without a worker, rebuild now); returns the kinds swapped."""
+        """Wait for every rebuild (or, without a worker, rebuild now); returns the kinds swapped.
+        ``timeout``: seconds ≥ 0 to wait, or None (as long as it takes)."""
+        if timeout is not None:
+            timeout = checks.number(timeout, "timeout (seconds, or None)", low=0.0, error=NavError)
         if not self.use_worker:
             done = []
             for kind in sorted(self.stale):

@@ -105,6 +105,12 @@ def run_until_arrived(step: Callable[[], object], states: Callable[[], np.ndarra
 def bake_stages(methods: Iterable[str] | None, uses_tiles: bool) -> tuple[list[str], list[str]]:
     """``(planners, stages)`` to prepare for ``methods`` (None: every planner): ``kernels``
     first, then each structure they need. Raises ``NavError`` naming unknown planners."""
+    if methods is not None:
+        listed = list(methods) if isinstance(methods, Iterable) and not isinstance(methods, (str, bytes)) else None
+        if listed is None or not all(isinstance(m, str) for m in listed):
+            raise NavError(f"prepare(methods=...) must be a list of planner names ({', '.join(PLANNERS)}) or "
+                           f"None, got {methods!r}")
+        methods = listed
     chosen = list(PLANNERS) if methods is None else list(dict.fromkeys(canonical_planner(m) or m for m in methods))
     unknown = [m for m in chosen if m not in PLANNERS]
     if unknown:

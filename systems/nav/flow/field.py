@@ -16,6 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rtsnav import checks
+
 from ..errors import NavError
 from ..grid import Grid
 from ..kernels.parallel_dijkstra import NO_MOVES
@@ -82,10 +84,10 @@ class FlowField:
         g = np.array([grid.check_cell(cell, "goal") for cell in raw], dtype=np.int64).reshape(-1, 2)
         if not grid.passable[g[:, 1], g[:, 0]].any():
             raise NavError(f"every goal cell is blocked: {g[:4].tolist()}")
-        if integration not in ("dijkstra", "eikonal"):
-            raise NavError(f"integration must be 'dijkstra' or 'eikonal', got {integration!r}")
-        if rule not in ("descent", "kernel"):
-            raise NavError(f"rule must be 'descent' or 'kernel', got {rule!r}")
+        integration = checks.choice(integration, "integration", ("dijkstra", "eikonal"), error=NavError)
+        rule = checks.choice(rule, "rule", ("descent", "kernel"), error=NavError)
+        smooth = checks.flag(smooth, "smooth", error=NavError)
+        los_radius = checks.whole_number(los_radius, "los_radius (cells)", low=0, high=1 << 20, error=NavError)
         return build_field(grid, g, smooth=smooth, los_radius=los_radius, eikonal=integration == "eikonal",
                            kernel=rule == "kernel")
 

@@ -361,6 +361,7 @@ class LayeredNavMesh:
             checks.number(cost, "link cost (None: the straight distance)", low=0.0, error=NavError)
         if not isinstance(kind, str) or not kind:
             raise NavError(f"link kind must be a non-empty string such as 'jump', got {kind!r}")
+        bidirectional = checks.flag(bidirectional, "bidirectional", error=NavError)
         pa = np.array([a[0], a[1], self._height_on(ends[0], a[0], a[1])])
         pb = np.array([b[0], b[1], self._height_on(ends[1], b[0], b[1])])
         c = float(cost) if cost is not None else float(np.linalg.norm(pb - pa))

@@ -26,7 +26,16 @@ import numpy as np
 
 from rtsnav import checks
 
-from ..bake_cache import check_indices, check_offsets, grid_digest, load_or_bake, read_baked, require, write_baked
+from ..bake_cache import (
+    check_indices,
+    check_offsets,
+    check_values,
+    grid_digest,
+    load_or_bake,
+    read_baked,
+    require,
+    write_baked,
+)
 from ..errors import NavError
 from ..grid import Grid
 from ..result import PathStatus
@@ -271,6 +280,7 @@ class NavMesh(MeshSurface):
             checks.number(cost, "link cost (None: the straight distance)", low=0.0, error=NavError)
         if not isinstance(kind, str) or not kind:
             raise NavError(f"link kind must be a non-empty string such as 'jump', got {kind!r}")
+        bidirectional = checks.flag(bidirectional, "bidirectional", error=NavError)
         c = float(cost) if cost is not None else math.dist(a[:2], b[:2])
         link = OffMeshLink((float(a[0]), float(a[1]), float(a[2])), (float(b[0]), float(b[1]), float(b[2])), c, kind,
                             bidirectional)
@@ -494,3 +504,15 @@ def _check_mesh_arrays(path, a: dict[str, np.ndarray]) -> None:
         raise NavError(f"{path}: navmesh cache's edge arrays disagree in length")
     check_offsets(path, "navmesh", "start", a["start"], rects, len(a["src"]))
     check_offsets(path, "navmesh", "vis_start", a["vis_start"], points, len(a["vis_dst"]))
+    h, w = shape
+    for name, want, low, high, inf in (("rects", (rects, 4), 0, max(h, w), False), ("height", shape, -1e30, 1e30, False),
+                                       ("area_cost", (rects,), 0, 1e30, False), ("seg", (-1, 4), -1, max(h, w) + 1, False),
+                                       ("tri_points", (points, 2), 0, max(h, w), False),
+                                       ("tri_triangles", (triangles, 3), 0, points, False),
+                                       ("tri_neighbours", (triangles, 3), -1, triangles, False),
+                                       ("tri_touching", (triangles, 3), -1, triangles, False),
+                                       ("cell_triangle", shape, -1, triangles, False),
+                                       ("landmarks", (points, -1), 0, np.inf, True)):
+        check_values(path, "navmesh", name, a[name], want, low, high, allow_inf=inf)
+    if len(a["tri_points"]) and ((a["tri_points"][:, 0] > w).any() or (a["tri_points"][:, 1] > h).any()):
+        raise NavError(f"{path}: navmesh cache's tri_points lie outside its {w}x{h} cells")

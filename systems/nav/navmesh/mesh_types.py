@@ -47,13 +47,18 @@ class NavMeshConfig:
         for name in ("cell_size", "agent_radius", "agent_height", "max_slope", "max_climb", "max_side", "landmarks"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(value):
+                    or not math.isfinite(value) or abs(float(value)) > 1e300:
                 raise NavError(f"NavMeshConfig.{name} must be a finite number, got {value!r}")
+            # plain floats / ints from here on: a Python int past 64 bits must not reach a kernel
+            object.__setattr__(self, name, int(value) if name in ("max_side", "landmarks") and value == int(value)
+                               else float(value))
         checks = [("cell_size", 1e-6 <= self.cell_size <= 1e6, "in [1e-6, 1e6]"),
                   ("agent_radius", 0 <= self.agent_radius <= 1e3 * self.cell_size, "in [0, 1000 cells]"),
                   ("agent_height", self.agent_height > 0, "> 0"), ("max_slope", 0 <= self.max_slope <= 90, "in [0, 90]"),
-                  ("max_climb", self.max_climb >= 0, ">= 0"), ("max_side", self.max_side >= 1, ">= 1"),
-                  ("landmarks", 0 <= self.landmarks <= 64, "in [0, 64]")]
+                  ("max_climb", self.max_climb >= 0, ">= 0"),
+                  ("max_side", isinstance(self.max_side, int) and 1 <= self.max_side <= 1 << 20,
+                   "a whole number in [1, 2**20]"),
+                  ("landmarks", isinstance(self.landmarks, int) and 0 <= self.landmarks <= 64, "a whole number in [0, 64]")]
         for name, ok, expected in checks:
             if not ok:
                 raise NavError(f"NavMeshConfig.{name} must be {expected}, got {getattr(self, name)!r}")

@@ -173,7 +173,8 @@ class SlicedSearch:
         self.method = method
         self.start = (sx, sy)
         self.goal = (gx, gy)
-        self._hmode = ZERO if method == "dijkstra" else OCTILE if method in JUMPING else heuristic_mode(heuristic)
+        asked = heuristic_mode(heuristic)                  # checked whatever the method (as weight below)
+        self._hmode = ZERO if method == "dijkstra" else OCTILE if method in JUMPING else asked
         self._region = goal_region
         if goal_region is not None:
             if method not in ("astar", "dijkstra") or goal_region.mask.shape != grid.shape:
@@ -181,9 +182,9 @@ class SlicedSearch:
                                f"the grid's shape {grid.shape} (got {goal_region.mask.shape})")
             if method == "astar":
                 self._hmode = ANCHORS
-        self._hweight = 1.0
-        if method == "weighted":
-            self._hweight = checks.number(weight, "weight", low=1.0, error=NavError)
+        # checked whatever the method: a bad weight is a mistake in the call even where unused
+        weight = checks.number(weight, "weight", low=1.0, high=1e9, error=NavError)
+        self._hweight = weight if method == "weighted" else 1.0
         self._heuristic = heuristic if (self._hmode != ZERO and callable(heuristic)) else "zero"
         self._result: PathResult | None = self._trivial_answer()
         if workspace is not None and workspace.directions != (2 if wide else 1):
@@ -201,7 +202,7 @@ class SlicedSearch:
         self._version = grid.version
         #: times the search started over because the grid was edited while it ran
         self.restarts = 0
-        self._backtrack = int(backtrack)
+        self._backtrack = checks.whole_number(backtrack, "backtrack", low=0, high=2 ** 31 - 1, error=NavError)
 
     # ---------------------------------------------------------------- public
     @property

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
 from ..grid import Grid, finite_point, line_max_cost
@@ -126,10 +128,9 @@ class WaypointGraph:
         sx, sy = grid.check_cell(seed, "seed")
         if not grid.passable[sy, sx]:
             raise NavError(f"floodfill seed {(sx, sy)} is on a blocked cell")
-        if spacing < 1:
-            raise NavError(f"spacing must be >= 1, got {spacing}")
-        if not 0 <= jitter <= 0.5:
-            raise NavError(f"jitter must be within [0, 0.5], got {jitter}")
+        spacing = checks.whole_number(spacing, "spacing (cells)", low=1, high=1 << 20, error=NavError)
+        jitter = checks.number(jitter, "jitter (share of spacing)", low=0.0, high=0.5, error=NavError)
+        rng_seed = checks.whole_number(rng_seed, "rng_seed", low=0, high=2 ** 63 - 1, error=NavError)
         rng = np.random.default_rng(rng_seed)
         index: dict[tuple[int, int], int] = {(0, 0): 0}            # lattice coords -> node
         cells = [(sx, sy)]

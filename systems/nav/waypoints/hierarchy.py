@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rtsnav import checks
+
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
 from ..grid import Grid, legal_moves
@@ -108,6 +110,8 @@ class Hierarchy:
             progress: optional ``callable(stage, done, total)``.
         """
         h = cls(grid, levels, cluster_size, ratio)
+        if progress is not None and not callable(progress):
+            raise NavError(f"progress must be a callable(stage, done, total) or None, got {progress!r}")
         h._refresh(None, progress)
         return h
 
@@ -310,6 +314,7 @@ class Hierarchy:
         ``find_path``. With ``smooth`` (default) ``cells`` are the smoothed waypoints and ``cost``
         their polyline cost (length × the costliest terrain each segment crosses); without, the
         refined grid path and its exact cost."""
+        smooth = checks.flag(smooth, "smooth", error=NavError)
         route = self._route(start, goal, keep_waypoints=True)
         if isinstance(route, PathResult):
             return self.finished_result(route, smooth)

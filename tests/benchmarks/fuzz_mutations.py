@@ -1,0 +1,145 @@
+"""Each fuzz property can fail: break the code one way per property test, run that test, expect it
+to fail, put the code back.
+
+    python tests/benchmarks/fuzz_mutations.py            # every mutation (a few minutes)
+    python tests/benchmarks/fuzz_mutations.py grids      # those whose test name holds "grids"
+
+A mutation removes a check or moves a bound the property guards (the table says which). It is
+applied to the working tree and reverted in a ``finally`` (the script refuses to start when a
+file it would touch has uncommitted changes). Prints a table; writes
+``bench-results/fuzz_mutations.json``. Exit status 1 when a mutation survives (its test passed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: (test, file, text the code has, text it gets, what that breaks)
+MUTATIONS: list[tuple[str, str, str, str, str]] = [
+    ("test_fuzz.py::test_mutated_map_files", "levels/movingai.py",
+     "        if len(row) != width:", "        if False:", "rows of the wrong width are read"),
+    ("test_fuzz.py::test_mutated_scenario_files", "levels/movingai.py",
+     "        if not math.isfinite(optimal) or optimal < 0:", "        if False:", "a NaN / negative optimal is taken"),
+    ("test_fuzz.py::test_mutated_level_files", "levels/level_file.py",
+     "    known_keys(table, known, where, error=lambda message: error(line, message))", "    pass",
+     "unknown keys in level files are taken"),
+    ("test_fuzz.py::test_random_orders_files", "game/script.py",
+     '            check_keys(lambda _line, message, bad=bad: bad(message), line, "", table, _KEYS[kind])',
+     "            pass", "unknown keys in orders files are taken"),
+    ("test_fuzz.py::test_random_find_path_calls", "systems/nav/search/facade.py",
+     "goal_bounds=goal_bounds, backtrack=backtrack, pocket_rule=pocket_rule).run()",
+     "goal_bounds=goal_bounds, backtrack=backtrack, pocket_rule=bool(pocket_rule)).run()",
+     "a truthy non-bool pocket_rule is taken"),
+    ("test_fuzz.py::test_random_structure_calls", "systems/nav/grid.py",
+     "        if not self.in_bounds(x, y):\n            raise NavError(f\"{what} (x={x}",
+     "        if False:\n            raise NavError(f\"{what} (x={x}", "cells off the grid pass check_cell"),
+    ("test_fuzz.py::test_random_grids", "systems/nav/grid.py",
+     "            low = (cost_arr < 1.0) & passable", "            low = (cost_arr < 0.0) & passable",
+     "costs below 1 are taken"),
+    ("test_fuzz.py::test_random_levels_command_lines", "levels/cli.py",
+     '        print(f"error: {message}", file=sys.stderr)', "        print(message, file=sys.stderr)",
+     "CLI errors lose their 'error:'"),
+    ("test_fuzz.py::test_random_crowd_calls", "systems/nav/crowd/agent_checks.py",
+     '    seconds = checks.number(dt, "dt (seconds)", low=0.0, error=NavError)', "    seconds = dt",
+     "update(dt) takes any dt"),
+    ("test_fuzz.py::test_random_godot_member_calls", "components/navigation.py",
+     '        self._store.agent_params[self._row, index] = number(value, f"NavigationAgent.{name}", low=minimum,',
+     '        self._store.agent_params[self._row, index] = float(value) if False else number(value, "", low=minimum,',
+     "an agent setting's error no longer names it"),
+    ("test_fuzz.py::test_random_navigation_layers", "systems/nav/grid_layers.py",
+     "    if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2 ** 32:",
+     "    if isinstance(layers, bool):", "layer masks out of 32 bits reach numpy"),
+    ("test_fuzz.py::test_random_component_setters", "components/rows.py",
+     "            if isinstance(value, (bool, np.bool_, str, bytes)):", "            if False:",
+     "a bool or text is taken as a coordinate"),
+    ("test_fuzz.py::test_random_hierarchy_calls", "systems/nav/waypoints/hierarchy.py",
+     "            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:",
+     "            if False:", "any level count / cluster size is taken"),
+    ("test_fuzz.py::test_random_triangle_soups", "systems/nav/navmesh/build.py",
+     "    out = (t < 0) | (t >= len(v))", "    out = (t < 0) & (t >= len(v))", "triangle indexes out of range are taken"),
+    ("test_fuzz.py::test_random_layered_navmesh_calls", "systems/nav/navmesh/layered.py",
+     '            cell_size = checks.number(cell_size, "cell_size", low=0.0, low_open=True, error=NavError)',
+     "            cell_size = float(cell_size)", "footprint takes any cell size"),
+    ("test_fuzz.py::test_random_demo_command_lines", "game/__main__.py",
+     'ap.add_argument("--units", type=positive_int,', 'ap.add_argument("--units", type=int,',
+     "the demo takes --units 0 / -3"),
+    ("test_fuzz_surface.py::test_random_grid_edits", "rtsnav/checks.py",
+     "        whole = np.isfinite(arr) & (arr == np.floor(arr)) if arr.size else np.ones(arr.shape, dtype=bool)",
+     "        whole = np.isfinite(arr) if arr.size else np.ones(arr.shape, dtype=bool)",
+     "fractional cells are truncated"),
+    ("test_fuzz_surface.py::test_random_waypoint_graphs", "systems/nav/waypoints/graph.py",
+     "        if not clear.all():", "        if False:", "edges across walls are taken"),
+    ("test_fuzz_surface.py::test_random_navmesh_from_grid", "systems/nav/navmesh/mesh_types.py",
+     '("agent_radius", 0 <= self.agent_radius <= 1e3 * self.cell_size,',
+     '("agent_radius", -1 <= self.agent_radius <= 1e3 * self.cell_size,', "a negative agent radius is taken"),
+    ("test_fuzz_surface.py::test_random_crowd_calls_of_every_kind", "systems/nav/crowd/crowd.py",
+     'self.agents.paused[agent_ids(self.agents, ids)] = checks.flag(paused, "paused", error=NavError)',
+     "self.agents.paused[agent_ids(self.agents, ids)] = bool(paused)", "pause takes a truthy non-bool"),
+    ("test_fuzz_surface.py::test_random_component_fields", "components/rows.py",
+     '= flag(value, f"{type(self).__name__}.{field.field_name}")', "= bool(value)",
+     "a component's bool field takes 'no' as True"),
+    ("test_fuzz_surface.py::test_random_component_fields", "components/obstacle.py",
+     "        check = _CHECKS.get(name)", "        check = None", "obstacle fields set after construction go unchecked"),
+    ("test_fuzz_surface.py::test_random_other_command_lines", "levels/cli.py",
+     "        if not low <= value <= high:", "        if False:", "--agents / --units out of range are taken"),
+    ("test_fuzz_surface.py::test_forged_caches", "systems/nav/bake_cache.py",
+     "    if low < lowest or high >= upper:", "    if False:", "a cache's indexes are not range-checked"),
+    ("test_fuzz_surface.py::test_the_fuzz_suite_reaches_every_public_name", "systems/nav/crowd/crowd.py",
+     "    def pause(self, ids, paused: bool = True) -> None:",
+     '    def halt(self, ids) -> None:\n        """Stop (a new public call with no fuzz case)."""\n        self.stop(ids)\n\n'
+     "    def pause(self, ids, paused: bool = True) -> None:", "a new public crowd call without a fuzz case"),
+]
+
+
+def run(test: str) -> tuple[bool, float]:
+    """Run one test file::function; (passed, seconds)."""
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly",
+                           f"tests/{test}"], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "RTSNAV_FUZZ_EXAMPLES": os.environ.get("RTSNAV_FUZZ_EXAMPLES", "60")})
+    return done.returncode == 0, time.perf_counter() - t
+
+
+def main(argv: list[str]) -> int:
+    chosen = [m for m in MUTATIONS if not argv or any(a in m[0] for a in argv)]
+    files = sorted({m[1] for m in chosen})
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *files], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    if dirty:
+        print(f"uncommitted changes in files a mutation touches; commit first:\n{dirty}", file=sys.stderr)
+        return 2
+    rows, survived = [], 0
+    print(f"{'test':<62}{'mutation':<52}{'result':>10}{'s':>6}")
+    for test, file, old, new, what in chosen:
+        path = ROOT / file
+        original = path.read_text()
+        if original.count(old) != 1:
+            print(f"{test:<62}{what:<52}{'NO MATCH':>10}")
+            rows.append({"test": test, "file": file, "mutation": what, "result": "no match"})
+            survived += 1
+            continue
+        try:
+            path.write_text(original.replace(old, new))
+            passed, seconds = run(test)
+        finally:
+            path.write_text(original)
+        result = "SURVIVED" if passed else "failed"
+        survived += passed
+        print(f"{test:<62}{what:<52}{result:>10}{seconds:>6.0f}", flush=True)
+        rows.append({"test": test, "file": file, "mutation": what, "result": result, "seconds": round(seconds, 1)})
+    out = ROOT / "bench-results" / "fuzz_mutations.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(rows, indent=1))
+    print(f"{len(rows) - survived} of {len(rows)} mutations made their test fail; {out}")
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
