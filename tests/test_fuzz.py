@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rtsnav.game.script import load_orders
@@ -81,8 +81,13 @@ def test_mutated_map_files(text):
         path.unlink()
 
 
+_SCEN_LINES = SCEN.splitlines()
+NEGATIVE_OPTIMAL = "\n".join(_SCEN_LINES[:1] + ["\t".join(_SCEN_LINES[1].split("\t")[:8] + ["-1"])]) + "\n"
+
+
 @FUZZ
 @given(mutated(SCEN))
+@example(NEGATIVE_OPTIMAL)
 def test_mutated_scenario_files(text):
     path = _write(text, ".scen")
     try:
@@ -92,18 +97,25 @@ def test_mutated_scenario_files(text):
     else:
         for s in scenarios:
             assert 0 <= s.start[0] < s.width and 0 <= s.goal[1] < s.height and math.isfinite(s.optimal)
+            assert s.optimal >= 0
     finally:
         path.unlink()
 
 
 @FUZZ
 @given(mutated(LEVEL))
+@example(LEVEL.replace("height_scale =", "hieght_scale =", 1))
 def test_mutated_level_files(text):
+    from rtsnav.levels.level_file import KEYS
+
     try:
         level = parse_level(text, "fuzz.toml")
     except LevelError as e:
         assert e.path == "fuzz.toml"
     else:
+        import tomllib
+
+        assert set(tomllib.loads(text)) <= set(KEYS["level"]), "an unknown key was taken"
         grid = level.grid
         assert np.isfinite(level.ground).all() and (grid.cost >= 1).all()
         for cells in level.spawns.values():
@@ -117,8 +129,10 @@ ORDER_VALUES = st.one_of(st.integers(-5, 200), st.floats(allow_nan=True), st.tex
 
 @FUZZ
 @given(st.lists(st.tuples(st.sampled_from(["order", "gate", "overlay", "unit"]),
-                          st.dictionaries(st.sampled_from(["tick", "select", "target", "click", "box", "name", "number"]),
+                          st.dictionaries(st.sampled_from(["tick", "select", "target", "click", "box", "name", "number",
+                                                           "traget"]),
                                           ORDER_VALUES, max_size=5)), max_size=4))
+@example([("order", {"tick": 1, "select": 1, "traget": [10.5, 10.5]})])
 def test_random_orders_files(tables):
     level = _river()
     lines = []
@@ -132,6 +146,7 @@ def test_random_orders_files(tables):
     except LevelError as e:
         assert e.path == str(path)
     else:
+        assert not any("traget" in table for _, table in tables), "an unknown key was taken"
         for tick, kind, table in events:
             assert tick >= 0 and kind in ("order", "gate", "overlay")
             if kind == "gate":
@@ -182,6 +197,7 @@ POINTS = st.one_of(st.tuples(st.floats(-5, 60), st.floats(-5, 60), st.just(0.0))
 @FUZZ
 @given(CELLS, CELLS, st.sampled_from(list(METHODS) + ["jps", "teleport", "", None, 3]),
        st.one_of(st.booleans(), ANY_VALUE))
+@example((3, 10), (40, 30), "bidirectional", "no")
 def test_random_find_path_calls(arena, start, goal, method, pocket_rule):
     try:
         r = find_path(arena, start, goal, method=method, pocket_rule=pocket_rule)
@@ -199,6 +215,7 @@ def test_random_find_path_calls(arena, start, goal, method, pocket_rule):
 @FUZZ
 @given(st.sampled_from(["find_path", "polygon_at", "raycast", "graph", "flow", "world_to_cell", "connected",
                         "line_of_sight", "check_cell", "nearest_point"]), POINTS, POINTS, CELLS, CELLS)
+@example("check_cell", (1.0, 1.0, 0.0), (1.0, 1.0, 0.0), (99, 99), (0, 0))
 def test_random_structure_calls(arena, call, p, q, a, b):
     mesh, graph = _arena_structures(arena)
     try:
@@ -239,6 +256,7 @@ def test_random_structure_calls(arena, call, p, q, a, b):
 @given(st.one_of(st.tuples(st.integers(0, 6), st.integers(0, 6)), st.just((0, 5)), st.just((3,))),
        st.sampled_from([None, "nan", "low", "huge", "inf", "shape", "str"]),
        st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.just(1.0)))
+@example((3, 3), "low", 1.0)
 def test_random_grids(shape, cost_kind, cell_size):
     passable = np.ones(shape, dtype=bool) if len(shape) == 2 else np.ones(shape, dtype=bool)
     cost = None
@@ -328,6 +346,7 @@ GODOT_MEMBERS = ("velocity", "avoidance_priority", "avoidance_layers", "avoidanc
                           st.one_of(ANY_NUMBER, ANY_VALUE, POINTS, st.none(), st.text(max_size=4),
                                     st.lists(POINTS, max_size=4))),
                 max_size=8))
+@example([("max_speed", -1.0)])
 def test_random_godot_member_calls(calls):
     """Any value set on any Godot member, obstacle or layer: a clear error naming the member, or
     a value read back; the ticks after it run, and no walking agent ends anywhere but a finite point."""
@@ -357,7 +376,7 @@ def test_random_godot_member_calls(calls):
                 else:
                     setattr(agent, name, value)
             except (ValueError, TypeError) as e:
-                assert str(e)                                   # says what was wrong
+                assert name.split("_")[0] in str(e).lower() or name in ("layers", "forced"), str(e)  # names it
                 continue
             for _ in range(3):
                 esper.process(1 / 30)
@@ -400,6 +419,7 @@ def test_random_navigation_layers(arena, masks, method):
                         "Flock.radius", "NavigationAgent.max_speed", "NavigationAgent.radius",
                         "NavigationAgent.method", "NavigationAgent.path_max_distance"]),
        st.one_of(ANY_VALUE, st.lists(st.integers(), max_size=2)))
+@example("Position.x", True)
 def test_random_component_setters(field, value):
     """A component field takes a value (read back as set) or refuses it with an error naming the
     field — never a raw numpy error or a silently changed value."""
@@ -450,6 +470,7 @@ def test_random_hierarchy_calls(arena, levels, cluster, a, b):
 @given(st.lists(st.tuples(ANY_NUMBER, ANY_NUMBER, ANY_NUMBER), min_size=0, max_size=6),
        st.lists(st.tuples(st.integers(-2, 8), st.integers(-2, 8), st.integers(-2, 8)), max_size=4),
        st.one_of(st.just(0.4), ANY_NUMBER))
+@example([(0, 0, 0), (4, 0, 0), (0, 4, 0)], [(0, 1, 5)], 0.4)
 def test_random_triangle_soups(vertices, triangles, radius):
     """``NavMesh.from_triangles`` on any soup: a ``NavError`` saying what is wrong, or a mesh whose
     queries answer with finite points."""
@@ -477,6 +498,7 @@ def _deck_mesh():
 @given(st.sampled_from(["find_path", "raycast", "height_at", "span_at", "nearest_point", "heights_of", "footprint",
                         "add_link", "follow_surface"]),
        POINTS, POINTS, st.one_of(st.none(), ANY_NUMBER))
+@example("footprint", (1.0, 1.0, 0.0), (1.0, 1.0, 0.0), "x")
 def test_random_layered_navmesh_calls(call, p, q, number):
     """Every public query of a ``LayeredNavMesh`` on any input: a ``NavError``, or an answer of
     the documented kind — paths of finite points that start and end at heights of the mesh,
@@ -530,6 +552,7 @@ def _soup():
 @given(st.lists(st.sampled_from(["--units", "0", "-3", "50", "x", "--frames", "1", "--level", "rivr", "river",
                                  "--size", "10x10", "800x600", "axb", "--orders", "/nonexistent.toml",
                                  "--bogus"]), max_size=6))
+@example(["--units", "0"])
 def test_random_demo_command_lines(argv):
     """The demo's command line: usage errors exit 2 with a message; anything accepted parses into
     sane numbers (the run itself is the demo tests' job)."""

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from rtsnav.systems.nav import Grid, NavError, NavMesh, WaypointGraph, find_path
@@ -96,6 +96,7 @@ def _cells_of(value) -> np.ndarray | None:
 @given(st.lists(st.tuples(st.sampled_from(["set_passable", "set_cost", "set_layers", "write"]), cell_arrays(),
                           EDIT_VALUES), max_size=6),
        st.sampled_from(["astar", "jps", "jps+", "bidirectional", "dstar-lite", "dijkstra"]))
+@example([("set_passable", np.array([[0.5, 1.0]]), False)], "astar")
 def test_random_grid_edits(edits, method):
     """Any edit call: refused with a ``NavError`` and nothing changed, or exactly the asked cells
     changed; a direct write into the arrays raises. Afterwards every search — and a sliced search
@@ -145,6 +146,7 @@ def test_random_grid_edits(edits, method):
 @given(st.one_of(st.lists(st.tuples(st.integers(-2, 17), st.integers(-2, 13)), max_size=6), cell_arrays()),
        st.one_of(st.lists(st.tuples(st.integers(-2, 7), st.integers(-2, 7)), max_size=8), cell_arrays(7, 7)),
        POINTS, POINTS)
+@example([(6, 3), (8, 3)], [(0, 1)], (1.5, 1.5, 0.0), (9.5, 3.5, 0.0))       # an edge through the wall
 def test_random_waypoint_graphs(nodes, edges, p, q):
     """``WaypointGraph(grid, cells, edges)`` from any arrays: a ``NavError`` (a node in a wall or
     off the grid, an edge index out of range or across a wall), or a graph whose paths run along
@@ -172,6 +174,7 @@ def test_random_waypoint_graphs(nodes, edges, p, q):
 @given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 7)), max_size=12),
        st.one_of(st.just(0.4), st.just(0.0), ANY_NUMBER, ANY_VALUE),
        st.one_of(st.just(1), ANY_NUMBER), st.one_of(st.just(16), ANY_NUMBER), st.one_of(st.just(8), ANY_NUMBER))
+@example([], -0.5, 1, 16, 8)
 def test_random_navmesh_from_grid(walls, radius, subdivide, max_side, landmarks):
     """``NavMesh.from_grid`` with any settings on any small grid: a ``NavError`` naming the
     setting, or a mesh whose paths are finite, start and end on the mesh, and cost at least the
@@ -263,6 +266,7 @@ CROWD_CALLS = ("set_speed", "cells_changed", "occupants", "path", "status", "fin
 @given(st.lists(st.tuples(st.sampled_from(CROWD_CALLS), st.one_of(ANY_VALUE, cell_arrays(), st.lists(ANY_VALUE, max_size=3)),
                           st.one_of(ANY_NUMBER, ANY_VALUE, st.lists(st.integers(-1, 4), max_size=3))),
                 max_size=6))
+@example([("pause", "no", 0)])
 def test_random_crowd_calls_of_every_kind(calls):
     """The crowd's other public calls on any arguments: a ``NavError`` and the crowd as it was,
     or the documented answer (ids of live agents, arrays one row per id, paths of finite points);
@@ -342,6 +346,8 @@ def _make(cls_name: str):
 
 @FUZZ
 @given(st.sampled_from(FIELDS), FIELD_VALUES)
+@example("NavigationAgent.paused", "no")
+@example("NavigationObstacle.radius", math.nan)
 def test_random_component_fields(field, value):
     """Every settable field of every component on any value: refused on the spot with an error
     naming the field, or stored in a form that reads back the same when set again (nothing taken
@@ -392,6 +398,7 @@ def test_random_component_fields(field, value):
                                  "--scene", "overpass", "stack", "0", "-1", "5", "1e9", "nan", "x", "99999999999",
                                  "--map", "arena.map", "--levels", "--cluster-size", "--cache", "CACHE", "FILE",
                                  "UNWRITABLE", "--bogus", "river"]), max_size=6))
+@example("systems.demo", ["--agents", "0"])
 def test_random_other_command_lines(cli, argv):
     """The other command lines (``python -m rtsnav.systems.demo``, the overpass demo,
     ``rtsnav-levels bake``): usage errors exit 2 with a message; what parses holds sane numbers;
@@ -451,8 +458,11 @@ def _baked_cache() -> Path:
 
 
 @FUZZ
-@given(st.data())
-def test_forged_caches(data):
+@given(st.sampled_from(["navmesh-", "jps_plus_", "goal_bounds_", "hierarchy-", "navmesh_goal_bounds_", "waypoints-"]),
+       st.integers(0, 40), st.sampled_from(["huge", "negative", "nan", "dtype", "shape", "missing", "empty", "swap"]),
+       st.integers(0, 10 ** 6))
+@example("navmesh-", 13, "huge", 0)                        # tri_triangles: a vertex index far off
+def test_forged_caches(prefix, key_number, how, where):
     """A cache file rewritten with a valid checksum (as someone holding the cache key could) and
     one array changed — a value off its range, NaN, another dtype or shape, an array missing:
     loading never crashes; a file the checks refuse is rebaked with a warning, and every
@@ -466,12 +476,11 @@ def test_forged_caches(data):
     try:
         for f in _baked_cache().iterdir():
             shutil.copy(f, folder / f.name)
-        target = data.draw(st.sampled_from(sorted(folder.iterdir())))
+        target = next(f for f in sorted(folder.iterdir()) if f.name.startswith(prefix))
         with np.load(target) as raw:
             version = int(raw["version"])
         meta, arrays, digest = read_baked(target, version, "fuzzed")
-        key = data.draw(st.sampled_from(sorted(arrays)))
-        how = data.draw(st.sampled_from(["huge", "negative", "nan", "dtype", "shape", "missing", "empty", "swap"]))
+        key = sorted(arrays)[key_number % len(arrays)]
         arr = arrays[key].copy()
         if how == "missing":
             del arrays[key]
@@ -487,7 +496,7 @@ def test_forged_caches(data):
             flat[[0, -1]] = flat[[-1, 0]]
             arrays[key] = flat.reshape(arr.shape)
         elif arr.size and arr.dtype.kind in "iuf":
-            i = data.draw(st.integers(0, arr.size - 1))
+            i = where % arr.size
             value = {"huge": 10 ** 9, "negative": -7, "nan": np.nan if arr.dtype.kind == "f" else -1}[how]
             flat = arr.reshape(-1)
             flat[i] = np.asarray(value).astype(arr.dtype) if arr.dtype.kind != "u" or value >= 0 else arr.dtype.type(0)
