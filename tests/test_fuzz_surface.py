@@ -365,6 +365,8 @@ def test_random_component_fields(field, value):
         assert name in str(e) or cls_name in str(e), str(e)
         return
     got = getattr(component, name)
+    if isinstance(value, float) and math.isnan(value):       # only coordinates take NaN (the crowd then fails
+        assert cls_name in ("Position", "Velocity"), f"{field} took NaN"   # that agent with a reason)
     setattr(component, name, got)                             # the stored form is taken back as it is
     again = getattr(component, name)
     assert again == got or (isinstance(got, float) and math.isnan(got) and math.isnan(again))
