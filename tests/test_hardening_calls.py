@@ -154,3 +154,14 @@ def _walls_map_dir() -> str:
     folder = Path(tempfile.mkdtemp(prefix="rtsnav-walls-"))
     (folder / "walls.map").write_text("type octile\nheight 2\nwidth 3\nmap\n@@@\n@@@\n")
     return str(folder)
+
+
+def test_a_triangle_far_taller_than_its_floor_is_refused_before_it_is_sampled():
+    """A steep triangle 1e5 units tall over a 4-unit floor took 13 s to bake, 1e7 units asked for
+    34 GiB (its wall was sampled point by point): now a ``NavError`` says why, at once."""
+    from rtsnav.systems.nav import NavMesh
+
+    with pytest.raises(NavError, match="samples"):
+        NavMesh.from_triangles(np.array([(0, 0, 0), (4, 0, 0), (0, 4, 1e7)], float), [(0, 1, 2)], agent_radius=0.4)
+    assert NavMesh.from_triangles(np.array([(0, 0, 0), (4, 0, 0), (0, 4, 1.0)], float), [(0, 1, 2)],
+                                  agent_radius=0.4).polygon_count >= 1

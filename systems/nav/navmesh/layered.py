@@ -61,6 +61,21 @@ __all__ = ["LayeredNavMesh"]
 
 #: Cells a layered bake rasterises at most.
 MAX_LAYERED_CELLS = 8192 * 8192
+#: Surface and wall samples a bake takes at most per cell of its footprint (and at least this
+#: many in all): a wall thousands of cells tall over a small floor is refused before it is
+#: sampled (it would cost gigabytes and minutes), not sampled point by point.
+MAX_SAMPLES_PER_CELL, MIN_SAMPLE_ALLOWANCE = 16, 1 << 22
+
+
+def sample_estimate(v: np.ndarray, t: np.ndarray, cell_size: float) -> float:
+    """An upper estimate of the samples ``sample_soup`` takes: per triangle, its cells and the
+    grid of wall points spanned by its two shorter edges (as the kernel walks them)."""
+    corners = v[t]
+    edges = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
+    short = np.sort(edges, axis=1)[:, :2]
+    step = 0.5 * cell_size
+    walls = (short[:, 0] / step + 2) * (short[:, 1] / step + 2)
+    return float(walls.sum() + (edges.sum(axis=1) / cell_size + 2).sum())
 
 
 class LayeredNavMesh:
@@ -145,6 +160,11 @@ class LayeredNavMesh:
         if w * h > MAX_LAYERED_CELLS:
             raise NavError(f"the triangles span {hi[0] - lo[0]:g} x {hi[1] - lo[1]:g} world units: {w} x {h} cells "
                            f"of cell_size {cs:g}, more than the {MAX_LAYERED_CELLS:,} a layered bake rasterises")
+        estimate = sample_estimate(v, t, cs)
+        if estimate > max(MAX_SAMPLES_PER_CELL * w * h, MIN_SAMPLE_ALLOWANCE):
+            raise NavError(f"the triangles' walls and surfaces would take ~{estimate:.3g} samples at cell_size {cs:g} "
+                           f"over a footprint of {w} x {h} cells (at most {MAX_SAMPLES_PER_CELL} per cell): a "
+                           "triangle far taller or longer than the level (or a larger cell_size)")
         allowed = np.ones(len(t), dtype=np.bool_) if walkable is None else _walkable_mask(walkable, len(t))
         min_up = math.cos(math.radians(cfg.max_slope))
         none_i, none_f, none_k = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int8)
