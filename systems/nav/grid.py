@@ -444,7 +444,7 @@ def _heights(heights, shape: tuple[int, int]) -> np.ndarray:
     bad = ~np.isfinite(arr) | (np.abs(arr) > FLOAT32_MAX)       # beyond float32: inf once stored
     if bad.any():
         y, x = np.argwhere(bad)[0]
-        raise NavError(f"height at cell (x={x}, y={y}) is not a finite float32 number: {arr[y, x]}")
+        raise NavError(f"height at cell (x={x}, y={y}) is not finite (or beyond float32): {arr[y, x]}")
     return np.ascontiguousarray(arr, dtype=np.float32)
 
 
