@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rtsnav.systems.nav import Grid, NavError, NavMesh, WaypointGraph, find_path
@@ -459,7 +459,7 @@ def _baked_cache() -> Path:
     return _BAKED["dir"]
 
 
-@FUZZ
+@settings(parent=FUZZ, max_examples=max(1, FUZZ.max_examples // 3))    # a bake a case: a third as many
 @given(st.sampled_from(["navmesh-", "jps_plus_", "goal_bounds_", "hierarchy-", "navmesh_goal_bounds_", "waypoints-"]),
        st.integers(0, 40), st.sampled_from(["huge", "negative", "nan", "dtype", "shape", "missing", "empty", "swap"]),
        st.integers(0, 10 ** 6))

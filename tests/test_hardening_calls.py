@@ -132,6 +132,7 @@ def test_the_systems_demo_refuses_bad_numbers_with_a_usage_error(argv, capsys):
     assert e.value.code == 2 and "error: argument" in capsys.readouterr().err
 
 
+@pytest.mark.slow   # two demo processes (~6 s)
 def test_the_demos_report_a_map_without_open_cells_and_too_many_units():
     """A map with no open cell was a numpy ValueError traceback; ``--units 10000000`` on the
     overpass demo ran out of memory."""
