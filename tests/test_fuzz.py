@@ -415,35 +415,6 @@ def test_random_navigation_layers(arena, masks, method):
 
 
 @FUZZ
-@given(st.sampled_from(["Position.x", "Position.z", "Velocity.y", "Flock.group", "Flock.separation",
-                        "Flock.radius", "NavigationAgent.max_speed", "NavigationAgent.radius",
-                        "NavigationAgent.method", "NavigationAgent.path_max_distance"]),
-       st.one_of(ANY_VALUE, st.lists(st.integers(), max_size=2)))
-@example("Position.x", True)
-def test_random_component_setters(field, value):
-    """A component field takes a value (read back as set) or refuses it with an error naming the
-    field — never a raw numpy error or a silently changed value."""
-    from rtsnav.components import Flock, NavigationAgent, Position, Velocity
-
-    cls_name, name = field.split(".")
-    component = {"Position": lambda: Position(0.0, 0.0), "Velocity": Velocity, "Flock": Flock,
-                 "NavigationAgent": NavigationAgent}[cls_name]()
-    try:
-        setattr(component, name, value)
-    except (ValueError, TypeError) as e:
-        assert name in str(e) or cls_name in str(e), str(e)
-        return
-    got = getattr(component, name)
-    assert name == "method" or not isinstance(value, (bool, str)), f"{field} took {value!r} as a number"
-    if isinstance(got, float) and math.isnan(got):
-        assert isinstance(value, float) and math.isnan(value)
-    elif name == "method":
-        assert got == str(value) or value in ("dstar", "jps_plus")
-    else:
-        assert got == float(value)
-
-
-@FUZZ
 @given(st.one_of(st.integers(-2, 6), ANY_NUMBER, st.none(), st.text(max_size=2)),
        st.one_of(st.integers(-2, 40), ANY_NUMBER), CELLS, CELLS)
 def test_random_hierarchy_calls(arena, levels, cluster, a, b):

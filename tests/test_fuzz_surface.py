@@ -346,6 +346,7 @@ def _make(cls_name: str):
 
 @FUZZ
 @given(st.sampled_from(FIELDS), FIELD_VALUES)
+@example("Position.x", True)
 @example("NavigationAgent.paused", "no")
 @example("NavigationObstacle.radius", math.nan)
 def test_random_component_fields(field, value):

@@ -56,7 +56,7 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_fuzz.py::test_random_navigation_layers", "systems/nav/grid_layers.py",
      "    if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2 ** 32:",
      "    if isinstance(layers, bool):", "layer masks out of 32 bits reach numpy"),
-    ("test_fuzz.py::test_random_component_setters", "components/rows.py",
+    ("test_fuzz_surface.py::test_random_component_fields", "components/rows.py",
      "            if isinstance(value, (bool, np.bool_, str, bytes)):", "            if False:",
      "a bool or text is taken as a coordinate"),
     ("test_fuzz.py::test_random_hierarchy_calls", "systems/nav/waypoints/hierarchy.py",
