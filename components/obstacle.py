@@ -58,7 +58,7 @@ class NavigationObstacle:
         check = _CHECKS.get(name)
         if check is not None:
             value = check(value)
-            if name != "velocity":
+            if name != "velocity" and getattr(self, name, None) != value:   # the same value again: nothing to redo
                 object.__setattr__(self, "revision", getattr(self, "revision", 0) + 1)
         object.__setattr__(self, name, value)
 

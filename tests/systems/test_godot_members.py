@@ -332,6 +332,9 @@ def test_an_obstacle_changed_at_runtime_is_avoided_and_carved_as_it_now_is(world
     rock = NavigationObstacle(radius=0.5)
     esper.create_entity(Position(30.0, 15.3), rock)
     esper.process(DT)
+    made = rock.revision
+    rock.radius = 0.5                                          # the same value: nothing to remake
+    assert rock.revision == made
     rock.radius = 3.0                                          # grown after its discs were made
     with pytest.raises(ValueError, match="NavigationObstacle.radius"):
         rock.radius = math.nan
