@@ -508,10 +508,11 @@ def _check_mesh_arrays(path, a: dict[str, np.ndarray]) -> None:
     for name, want, low, high, inf in (("rects", (rects, 4), 0, max(h, w), False), ("height", shape, -1e30, 1e30, False),
                                        ("area_cost", (rects,), 0, 1e30, False), ("seg", (-1, 4), -1, max(h, w) + 1, False),
                                        ("tri_points", (points, 2), 0, max(h, w), False),
-                                       ("tri_triangles", (triangles, 3), 0, points, False),
-                                       ("tri_neighbours", (triangles, 3), -1, triangles, False),
-                                       ("tri_touching", (triangles, 3), -1, triangles, False),
-                                       ("cell_triangle", shape, -1, triangles, False),
+                                       # (index ranges checked above: only their shapes here)
+                                       ("tri_triangles", (triangles, 3), -np.inf, np.inf, False),
+                                       ("tri_neighbours", (triangles, 3), -np.inf, np.inf, False),
+                                       ("tri_touching", (triangles, 3), -np.inf, np.inf, False),
+                                       ("cell_triangle", shape, -np.inf, np.inf, False),
                                        ("landmarks", (points, -1), 0, np.inf, True)):
         check_values(path, "navmesh", name, a[name], want, low, high, allow_inf=inf)
     if len(a["tri_points"]) and ((a["tri_points"][:, 0] > w).any() or (a["tri_points"][:, 1] > h).any()):
