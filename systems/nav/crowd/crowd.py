@@ -236,7 +236,7 @@ class Crowd:
             self._outcomes.arrive(settle_chained(s, self.grid.view))
         if len(followed.drifted):
             orders.replan(followed.drifted)
-        self.groups.update(dt)
+        self.groups.update(dt, self._motion.pace())
         apply_flocking(s, self.grid, self.config.wall_avoidance, self.tick)
         self._motion.avoid(dt)
         self._motion.move(dt, movement)

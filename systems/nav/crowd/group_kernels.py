@@ -55,8 +55,8 @@ def values_under(values, inside, masked, unknown_if_inf, position, members, orig
 
 
 @njit(cache=True, parallel=True)
-def steer_members(agents, direction, follower, disc, settle_radius, position, velocity, aim, target, has_slot, params,
-                   stalled, dt, stall_speed, min_arrival_speed, chain_reach, settle_after, acceleration, status):
+def steer_members(agents, direction, follower, disc, settle_radius, position, velocity, pace, aim, target, has_slot,
+                   params, stalled, dt, stall_speed, min_arrival_speed, chain_reach, settle_after, acceleration, status):
     """Per walking member: the stall clock, the follower's velocity along ``direction`` toward its
     ``aim`` (its slot, else the target; slowing in the arrival disc, never past the aim, a
     reversed heading averaged with the last one so a unit at a wall corner does not flip every
@@ -64,7 +64,9 @@ def steer_members(agents, direction, follower, disc, settle_radius, position, ve
     ``acceleration`` > 0 the direction accelerates the unit instead (capped at that speed)."""
     for k in prange(agents.shape[0]):         # members are distinct agents
         a = agents[k]
-        moved = math.sqrt(velocity[a, 0] ** 2 + velocity[a, 1] ** 2)
+        # the pace it made last tick: a leader's velocity is already its path's wish this tick (a
+        # leader held off its target by its settled mates never stalled and held the group's order)
+        moved = math.sqrt(pace[a, 0] ** 2 + pace[a, 1] ** 2)
         stalled[a] = stalled[a] + dt if moved < stall_speed * params[a, 0] else 0.0
         ox, oy = aim[k, 0] - position[a, 0], aim[k, 1] - position[a, 1]
         dist = math.sqrt(ox * ox + oy * oy)

@@ -163,9 +163,10 @@ class GroupSteering:
         """Goal cells of the group orders under way (their fields stay cached)."""
         return {o.goal for o in self.orders.values()}
 
-    def update(self, dt: float) -> None:
+    def update(self, dt: float, pace: np.ndarray) -> None:
         """Steer every walking group member; start orders for new groups; forget finished ones.
-        Python runs once per group only to sample its flow; the rest is one vectorised pass."""
+        ``pace``: each agent's velocity as walked last tick (its stall clock). Python runs once per
+        group only to sample its flow; the rest is one vectorised pass."""
         s, grid = self._agents, self._grid
         n = s.size
         s.togo[:n] = np.nan                         # measured again below for the units a field steers
@@ -227,7 +228,7 @@ class GroupSteering:
         self._use_slots(rows, inverse, keys, first, walking & follower, radius, settle, direction, aim)
         at = np.flatnonzero(walking)                        # np.take: 2-D boolean masks are ~15x slower
         self._steer_all(rows[at], inverse[at], np.take(direction, at, axis=0), follower[at], radius,
-                        np.take(keys, at, axis=0), dt, np.take(aim, at, axis=0), settle)
+                        np.take(keys, at, axis=0), dt, np.take(aim, at, axis=0), settle, pace)
         self.traffic.advance(dt, self.orders)
 
     def _build_sectors(self, batch: FieldBatch, unbuilt: np.ndarray, sectors: np.ndarray) -> None:
@@ -373,7 +374,8 @@ class GroupSteering:
             s.mode[order.leader] = Mode.LEADER
 
     def _steer_all(self, agents: np.ndarray, group: np.ndarray, direction: np.ndarray, follower: np.ndarray,
-                   radius: np.ndarray, keys: np.ndarray, dt: float, aim: np.ndarray, settle: np.ndarray) -> None:
+                   radius: np.ndarray, keys: np.ndarray, dt: float, aim: np.ndarray, settle: np.ndarray,
+                   pace: np.ndarray) -> None:
         """Speeds, flip damping and arrival for every walking member of every ready group."""
         if len(agents) == 0:
             return
@@ -382,7 +384,7 @@ class GroupSteering:
         status = np.zeros(len(agents), dtype=np.uint8)       # 1 at the target, 2 near the goal, 4 stalled in the disc
         has_slot = s.slot[agents] >= 0
         with threads_for(len(agents), "group_steering"):
-            steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity,
+            steer_members(agents, direction, follower, disc, settle[group], s.position, s.velocity, pace,
                            np.ascontiguousarray(aim), s.target, has_slot, s.agent_params, s.stalled, dt, STALL_SPEED,
                            MIN_ARRIVAL_SPEED, CHAIN_REACH, SETTLE_AFTER, self._config.flow_acceleration, status)
         arrived = (status & 1) > 0

@@ -101,6 +101,12 @@ class Motion:
             wish[:, :2] *= np.where(speed > top, top / np.maximum(speed, 1e-12), 1.0)[:, None]
             s.velocity[:n][self.driven] = wish
 
+    def pace(self) -> np.ndarray:
+        """Each agent's velocity ``(n, 2)`` as it walked last tick, after contacts and walls (zeros
+        before its first move and for agents added since)."""
+        n = self._agents.size
+        return self._last_pace if len(self._last_pace) == n else np.zeros((n, 2))
+
     def walking(self) -> np.ndarray:
         """Ids of the agents that walk this tick: on their way, or at the game's velocity."""
         s = self._agents

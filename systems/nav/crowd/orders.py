@@ -352,7 +352,7 @@ class Orders:
         for k, i in enumerate(ids.tolist()):
             target = s.target[i].copy()
             instead = s.unreachable.get(i)
-            goal = (tuple(int(v) for v in goal_cells[k]) if goal_cells is not None else
+            goal = ((int(goal_cells[k][0]), int(goal_cells[k][1])) if goal_cells is not None else
                     instead if instead is not None else grid.world_to_cell(*target[:2]))
             if goal_cells is not None or instead is not None:
                 target[:2] = grid.cell_to_world(*goal)[:2]
@@ -365,6 +365,13 @@ class Orders:
                 s.velocity[i] = 0.0
             if self._level.surface is not None:           # stacked surfaces: only the navmesh knows them
                 self._queue.submit(("agent", i), self._planning.job(i, Planner.NAVMESH, end=target))
+                continue
+            if s.radius[i] > WIDE * grid.cell_size and self._planning.fits_own_class(i, goal):
+                # a wide unit plans on its own clearance class: a path of the narrow grid grazes
+                # trees it cannot pass (a tank stood 5 s short of a waypoint its wall clearance kept
+                # it from, its group's next order waiting for it). Pressed where its class does not
+                # fit (at a closed gate), the narrow grid's way out still gets it moving.
+                self._queue.submit(("agent", i), self._planning.job(i, Planner.ASTAR, goal=goal, end=target))
                 continue
             self._queue.submit(("agent", i), self._planning.astar(start, goal, target,
                                                                   grid=planning_grid if seen is grid else seen))

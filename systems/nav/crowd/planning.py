@@ -72,6 +72,15 @@ class Planning:
             job = self._grid_job(i, Planner.ASTAR, start, goal, target, level)
         return job
 
+    def fits_own_class(self, i: int, goal: tuple[int, int]) -> bool:
+        """Whether agent ``i`` (wider than half a cell) stands where its radius class fits and
+        reaches ``goal`` on that class's grid from there."""
+        s = self._agents
+        grid = self._level.sized_grids().grid_for(float(s.radius[i]))
+        start = grid.world_to_cell(*s.position[i, :2])
+        return bool(grid.passable[start[1], start[0]] and grid.passable[goal[1], goal[0]]
+                    and grid.connected(start, goal))
+
     def astar(self, start, goal, target, *, goal_region: GoalRegion | None = None, grid: Grid | None = None) -> GridJob:
         """An A* job on the level's grid (for groups' leaders, detours, units walking alone);
         ``goal_region``: it ends at the first cell of that region it reaches; ``grid``: the

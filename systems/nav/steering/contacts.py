@@ -36,10 +36,12 @@ CONTACT_MARGIN = 1.05
 #: Penetrations under this fraction of the contact distance count as resolved (so passes stop
 #: once a squeeze is undone instead of chasing rounding).
 SLACK = 0.02
-#: Of two walking mates, the one further from the goal takes up to 0.5 + this of the push (a
-#: queue's pressure mostly stays at its back; at a gap's mouth the nearer unit goes on instead of
-#: an arch of equals forming). Kept mild: an even split settles a dense squeeze in fewer passes.
-RANK_WEIGHT = 0.25
+#: Of two walking mates in the open, the one further from the goal takes 0.5 + this of the push.
+#: Even (0): a rank-weighted share (0.25: the rear unit took 75%) piled a big army's pressure onto
+#: its back — a 1,000-unit leader group leaving the river's east bank stacked 9–22 pairs under
+#: 0.9 × against the map's edge over six spawns, some under 0.5 ×; evenly 1–4 and none. At a gap's
+#: mouth (``tight``) the rank still decides, firmly (below).
+RANK_WEIGHT = 0.0
 #: Near walls (``tight`` agents) the share leans harder on the rank: at a gap's mouth the unit in
 #: front goes on (an arch of equals jams it); in the open the soft share above spreads a press
 #: (the firm one stacked a 2,000-unit army: 314 pairs under 0.9 × at the worst tick against 27).

@@ -161,3 +161,41 @@ def test_a_wide_group_flows_round_by_the_opening_it_fits_not_through_the_gap(flo
     assert reached == set(wide.tolist()) | set(small.tolist())
     assert not through_gap & set(wide.tolist()), "a radius-1 unit squeezed through the one-cell gap"
     assert through_gap & set(small.tolist()), "the small units should take the short way"
+
+
+FENCE = ascii_grid("""
+..............................
+..............................
+..............................
+..............................
+..............................
+.#.#.#.#.#.#.#.#.#.#..........
+..............................
+..............................
+..............................
+..............................
+""")
+
+
+def test_a_wide_group_member_that_walks_alone_plans_on_its_own_clearance():
+    """A wide unit of a group held without progress (walled in by paused units) is recovered
+    onto a path of its own: planned on its clearance class, round the fence's end, not through
+    the one-cell gaps a narrow unit takes (a tank in the demo stood 5 s short of such a waypoint,
+    its wall clearance keeping it off, its group's next order waiting for it)."""
+    crowd = Crowd(FENCE)
+    (tank,) = crowd.add_agents([(4.5, 2.5)], radius=0.7, max_speed=3.0, avoidance=True)
+    ring = [(4.5 + 1.35 * np.cos(a), 2.5 + 1.35 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 13)[:-1]]
+    guards = crowd.add_agents(ring, radius=0.5, avoidance=True)
+    crowd.pause(guards)
+    crowd.move([tank], (4.5, 8.5), planner="flowfield")
+    path = np.zeros((0, 3))
+    for _ in range(200):
+        crowd.update(1 / 20)
+        path = crowd.path(tank)
+        if len(path):
+            break
+    assert len(path), "the held unit was never recovered onto a path of its own"
+    clearance = clearance_map(FENCE.passable)
+    cells = FENCE.world_to_cells(path[:, :2])
+    assert (clearance[cells[:, 1], cells[:, 0]] >= 0.7).all(), f"a waypoint too near a wall: {path[:, :2].tolist()}"
+    assert path[:, 0].max() >= 20.0, "the path should go round the fence's end"
