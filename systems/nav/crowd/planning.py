@@ -76,7 +76,8 @@ class Planning:
         """Whether agent ``i`` (wider than half a cell) stands where its radius class fits and
         reaches ``goal`` on that class's grid from there."""
         s = self._agents
-        grid = self._level.sized_grids().grid_for(float(s.radius[i]))
+        level = self._level.for_layers(int(s.agent_layers[i, L_NAVIGATION_LAYERS]))   # as ``job`` plans it
+        grid = level.sized_grids().grid_for(float(s.radius[i]))
         start = grid.world_to_cell(*s.position[i, :2])
         return bool(grid.passable[start[1], start[0]] and grid.passable[goal[1], goal[0]]
                     and grid.connected(start, goal))

@@ -43,7 +43,7 @@ SLACK = 0.02
 #: mouth (``tight``) the rank still decides, firmly (below).
 RANK_WEIGHT = 0.0
 #: Near walls (``tight`` agents) the share leans harder on the rank: at a gap's mouth the unit in
-#: front goes on (an arch of equals jams it); in the open the soft share above spreads a press
+#: front goes on (an arch of equals jams it); in the open the even share above spreads a press
 #: (the firm one stacked a 2,000-unit army: 314 pairs under 0.9 × at the worst tick against 27).
 TIGHT_RANK_WEIGHT = 0.45
 TIGHT_RANK_SCALE = 0.1
@@ -90,12 +90,12 @@ def resolve_contacts(position: np.ndarray, radius: np.ndarray, rank: np.ndarray,
                      layers: tuple[np.ndarray, np.ndarray] | None = None,
                      spans: tuple[np.ndarray, np.ndarray] | None = None) -> int:
     """Push apart ``active`` agents whose centres are closer than ``CONTACT_MARGIN`` × the sum of
-    their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Of two mates (same
-    ``group``), the one of higher ``rank`` (its distance to go; ``inf`` for units standing) moves
-    more; a unit of negative ``rank`` is held (paused) and never pushed; a walker held up by the
+    their radii; ``position`` (``(n, 3)`` or ``(n, 2)``) is updated in place. Two walking mates
+    (same ``group``) share a push evenly in the open; near walls (``tight``) the one of higher
+    ``rank`` (its distance to go; ``inf`` for units standing) moves more; a unit of negative ``rank`` is held (paused) and never pushed; a walker held up by the
     crowd (``rank`` ≥ ``HELD_UP``) makes room for moving units but not for standing ones; blocked cells of ``view`` (``Grid.view``) stop a push. ``mates=False``: only pairs of
     different groups (a few, where groups meet). ``tight`` (bool per agent): near walls, where the
-    rank decides more firmly. ``heading`` (``(n, 2)``, unit or zero): where
+    rank decides. ``heading`` (``(n, 2)``, unit or zero): where
     each agent wants to go; two agents in contact heading opposite ways also slide to their
     right, past each other (a file meeting a file in a passage turns into two lanes instead of
     a plug). ``layers``: ``(avoidance_layers, avoidance_mask)`` per agent: a pair neither of which
@@ -388,8 +388,8 @@ def _slide_past(position, heading, i, j, slide, passable, inv_cell, origin_x, or
 def _share(a, b, mates, settled_weight, rank_weight, scale):
     """Agent ``a``'s share of a push between ranks ``a`` and ``b``: a standing unit makes room
     for a walking one (mates or not); between walking mates the one further from its goal gives
-    way (a queue's pressure does not pass forward; at a gap's mouth the nearer unit goes on
-    instead of an arch forming)."""
+    way by ``rank_weight`` (at a gap's mouth the nearer unit goes on instead of an arch forming;
+    0: an even share)."""
     if a < 0.0 or b < 0.0:                              # a held unit is not pushed
         return 0.5 if (a < 0.0 and b < 0.0) else (0.0 if a < 0.0 else 1.0)
     if math.isinf(a) and math.isinf(b):
@@ -400,7 +400,7 @@ def _share(a, b, mates, settled_weight, rank_weight, scale):
         return 0.5 - settled_weight
     if (a >= HELD_UP) != (b >= HELD_UP):                # a held-up walker makes room for a moving one
         return 0.5 + settled_weight if a >= HELD_UP else 0.5 - settled_weight
-    if not mates:
+    if not mates or rank_weight == 0.0:
         return 0.5
     return 0.5 + rank_weight * _soft_sign((a - b) / scale)
 
