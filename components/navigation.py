@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rtsnav import names as columns
-from rtsnav.checks import number, point, whole_number
+from rtsnav.checks import flag, number, point, whole_number
 from rtsnav.names import GRID_PLANNERS, PLANNERS, POSTPROCESSING, NavState, canonical_planner, unknown_name
 
 from .rows import Column, RowComponent, bool_field
@@ -374,7 +374,8 @@ class NavigationAgent(RowComponent):
     def set_avoidance_layer_value(self, layer_number: int, value: bool) -> None:
         """Turn layer ``layer_number`` (1 .. 32) of ``avoidance_layers`` on or off."""
         bit = _layer_bit(layer_number, "set_avoidance_layer_value")
-        self.avoidance_layers = (self.avoidance_layers | bit) if value else (self.avoidance_layers & ~bit)
+        on = flag(value, "NavigationAgent.set_avoidance_layer_value: value")
+        self.avoidance_layers = (self.avoidance_layers | bit) if on else (self.avoidance_layers & ~bit)
 
     def get_avoidance_mask_value(self, mask_number: int) -> bool:
         """Whether layer ``mask_number`` (1 .. 32) is on in ``avoidance_mask``."""
@@ -383,7 +384,8 @@ class NavigationAgent(RowComponent):
     def set_avoidance_mask_value(self, mask_number: int, value: bool) -> None:
         """Turn layer ``mask_number`` (1 .. 32) of ``avoidance_mask`` on or off."""
         bit = _layer_bit(mask_number, "set_avoidance_mask_value")
-        self.avoidance_mask = (self.avoidance_mask | bit) if value else (self.avoidance_mask & ~bit)
+        on = flag(value, "NavigationAgent.set_avoidance_mask_value: value")
+        self.avoidance_mask = (self.avoidance_mask | bit) if on else (self.avoidance_mask & ~bit)
 
     def get_navigation_layer_value(self, layer_number: int) -> bool:
         """Whether layer ``layer_number`` (1 .. 32) is on in ``navigation_layers``."""
@@ -392,7 +394,8 @@ class NavigationAgent(RowComponent):
     def set_navigation_layer_value(self, layer_number: int, value: bool) -> None:
         """Turn layer ``layer_number`` (1 .. 32) of ``navigation_layers`` on or off."""
         bit = _layer_bit(layer_number, "set_navigation_layer_value")
-        self.navigation_layers = (self.navigation_layers | bit) if value else (self.navigation_layers & ~bit)
+        on = flag(value, "NavigationAgent.set_navigation_layer_value: value")
+        self.navigation_layers = (self.navigation_layers | bit) if on else (self.navigation_layers & ~bit)
 
     @property
     def method(self) -> str:

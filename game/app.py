@@ -32,7 +32,7 @@ from .orders import ground_point
 from .overlays import Overlays
 from .scene import TEAM_COLORS, RingMesh, UnitMesh, build_blocks, build_terrain, drawn_ground, ground_under
 from .selection import nearest_unit, units_in_box
-from .unit_types import UNIT_TYPES, spawn_cells_for_width, unit_kinds
+from .unit_types import UNIT_TYPES, spawn_cells_for_width, spawn_ground, unit_kinds
 from .window_state import HealthBars, Shots, pnm_to_array, save_frame, window_summary
 
 __all__ = ["RtsApp", "configure_panda", "pnm_to_array", "SIM_DT", "OVERLAYS", "HELP"]
@@ -111,10 +111,11 @@ class RtsApp:
         ents = []
         self.kinds = unit_kinds(units)
         kinds = [UNIT_TYPES[k] for k in self.kinds.tolist()]
-        roomy = spawn_cells_for_width(self.level, 0.7)       # a tank next to a tree would start in it
+        ground = spawn_ground(self.level, {t: len(range(k, units, len(teams))) for k, t in enumerate(teams)})
+        roomy = spawn_cells_for_width(self.level, 0.7, ground)    # a tank next to a tree would start in it
         for i in range(units):
             team = teams[i % len(teams)]
-            cells = roomy[team] if kinds[i].radius > 0.5 * self.level.grid.cell_size else self.level.spawns[team]
+            cells = roomy[team] if kinds[i].radius > 0.5 * self.level.grid.cell_size else ground[team]
             x, y = cells[rng.integers(0, len(cells))]
             wx, wy, _ = self.level.grid.cell_to_world(int(x), int(y))
             jitter = rng.uniform(-0.3, 0.3, 2) * self.level.grid.cell_size

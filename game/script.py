@@ -24,10 +24,11 @@ Every mistake is a ``LevelError`` naming the file, the table's line and what was
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from pathlib import Path
 
-from rtsnav.levels.errors import LevelError
+from rtsnav.levels.errors import LevelError, read_text_file
 from rtsnav.levels.level_file import check_keys
 
 __all__ = ["load_orders", "OVERLAY_NUMBERS"]
@@ -63,11 +64,10 @@ def _check_minimap(table: dict, bad) -> None:
 def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
     """``(tick, kind, table)`` events of an orders file, sorted by tick, checked against ``level``
     (team numbers, gate names, map bounds)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise LevelError(repr(path), 0, 0, f"an orders file is a path (str or Path), got {type(path).__name__}")
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        raise LevelError(p, 0, 0, f"cannot read orders file: {getattr(e, 'strerror', None) or e}") from None
+    text = read_text_file(p, "orders file")
     try:
         data = tomllib.loads(text)
     except RecursionError:
@@ -103,6 +103,10 @@ def load_orders(path: str | Path, level) -> list[tuple[int, str, dict]]:
 def _check_order(table: dict, level, bad) -> None:
     grid = level.grid
     x_max, y_max = grid.origin[0] + grid.width * grid.cell_size, grid.origin[1] + grid.height * grid.cell_size
+    for one_of in (("select", "box", "group"), ("target", "click", "minimap")):
+        given = [key for key in one_of if key in table]
+        if len(given) > 1:
+            raise bad(f"give one of {', '.join(one_of)}, got {' and '.join(given)}")
     if "select" in table:
         team = table["select"]
         if team != "all" and (not isinstance(team, int) or isinstance(team, bool) or team not in level.spawns):
@@ -119,8 +123,8 @@ def _check_order(table: dict, level, bad) -> None:
             raise bad(f"{flag} must be true or false, got {table[flag]!r}")
     if "target" in table:
         target = table["target"]
-        if not (isinstance(target, list) and len(target) in (2, 3) and _numbers(target[:2], 2)):
-            raise bad(f"target must be [x, y] finite world units, got {target!r}")
+        if not (isinstance(target, list) and len(target) in (2, 3) and _numbers(target, len(target))):
+            raise bad(f"target must be [x, y] (or [x, y, z]) finite world units, got {target!r}")
         if not (grid.origin[0] <= target[0] < x_max and grid.origin[1] <= target[1] < y_max):
             raise bad(f"target {target[:2]} is outside the map (x in [{grid.origin[0]:g}, {x_max:g}), "
                       f"y in [{grid.origin[1]:g}, {y_max:g}))")

@@ -3,7 +3,7 @@
 ```toml
 name = "River crossing"
 description = "Two bridges over a river."
-cell_size = 1.0              # world units per cell, > 0
+cell_size = 1.0              # world units per cell, 1e-6 .. 1e6
 height_scale = 0.5           # world units per elevation digit, >= 0
 
 terrain = '''                 # one character per cell, rows top (y = 0) to bottom
@@ -19,8 +19,8 @@ elevation = '''              # optional, same size, digits 0-9 (times height_sca
 "~" = { walkable = false, color = "#3a6fb5", height = -0.3 }
 "," = { walkable = true, cost = 3.0, color = "#5b4a30" }      # mud: 3x slower
 
-[[spawn]]                    # where each team's units start
-team = 1
+[[spawn]]                    # where each team's units start (none: two teams on the halves
+team = 1                     #  of the biggest open region, as on a Moving AI map); team 1 .. 2**31 - 1
 area = [2, 2, 10, 12]        # x0, y0, x1, y1 cells (x1, y1 exclusive)
 
 [[waypoint]]                 # hand-placed waypoints (optional)
@@ -39,6 +39,7 @@ expected. Rows are counted from the top of the layer (y = 0 is the first row).
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -47,12 +48,14 @@ from pathlib import Path
 import numpy as np
 
 from rtsnav.checks import known_keys
-from rtsnav.systems.nav.grid import Grid
+from rtsnav.systems.nav.grid import CELL_SIZE_RANGE, FLOAT32_MAX, Grid
 
-from .errors import LevelError
+from .errors import LevelError, read_text_file
 
 __all__ = ["Level", "Gate", "TerrainType", "load_level", "parse_level", "BUILTIN_DIR", "builtin_levels"]
 
+#: The highest team number a spawn may name (teams are stored as 32-bit numbers).
+MAX_TEAM = 2 ** 31 - 1
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 #: The keys each part of a level file may have (anything else is a mistake: "did you mean").
@@ -119,6 +122,9 @@ def load_level(name_or_path: str | Path) -> Level:
         LevelError: with file:line:col for any mistake (bad TOML, ragged rows, unknown legend
             character, layers of different sizes, spawn in a wall, ...).
     """
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise LevelError(repr(name_or_path), 0, 0, "a level is a built-in name or a file path (str or Path), got "
+                         f"{type(name_or_path).__name__}")
     p = Path(name_or_path)
     if p.suffix == ".map" or (not p.exists() and str(name_or_path).endswith(".map")):
         from .movingai import load_movingai_map
@@ -131,10 +137,7 @@ def load_level(name_or_path: str | Path) -> Level:
             p = builtin
         else:
             raise LevelError(p, 0, 0, f"no such level file or built-in level (built-ins: {', '.join(builtin_levels())})")
-    try:
-        text = p.read_text(encoding="utf-8-sig")          # a BOM (some Windows editors write one) is fine
-    except (OSError, UnicodeDecodeError) as e:
-        raise LevelError(p, 0, 0, f"cannot read level file: {e}") from None
+    text = read_text_file(p, "level file")                 # a BOM (some Windows editors write one) is fine
     return parse_level(text, str(p))
 
 
@@ -143,16 +146,21 @@ def _flat_level(grid: Grid) -> Level:
         raise LevelError(grid.name, 0, 0, f"the {grid.width}x{grid.height} map has no open cell: nothing can walk on it")
     colors = np.where(grid.passable[..., None], np.array([0.42, 0.56, 0.28]), np.array([0.35, 0.35, 0.35]))
     ground = np.where(grid.passable, 0.0, 1.5).astype(np.float32)
+    return Level(grid.name, "Moving AI benchmark map", grid, colors.astype(np.float32), ground,
+                 default_spawns(grid), np.zeros((0, 2), dtype=np.int64), {}, {}, grid.name)
+
+
+def default_spawns(grid: Grid) -> dict[int, np.ndarray]:
+    """Spawns of a level that names none (a Moving AI map, a level file without ``[[spawn]]``):
+    two teams on the west and east halves of the biggest open region (one team when it is one
+    cell), at most 4,000 cells each. The grid must have an open cell."""
     cells = np.argwhere(grid.passable)[:, ::-1]
     labels = grid.components()
     big = np.bincount(labels[labels >= 0]).argmax()
     main = cells[labels[cells[:, 1], cells[:, 0]] == big]
     order = np.lexsort((main[:, 1], main[:, 0]))
     half = len(order) // 2
-    # two teams on the two halves of the biggest open region (one team when it is one cell)
-    spawns = {1: main[order[:half]][:4000], 2: main[order[half:]][-4000:]} if half else {1: main}
-    return Level(grid.name, "Moving AI benchmark map", grid, colors.astype(np.float32), ground,
-                 spawns, np.zeros((0, 2), dtype=np.int64), {}, {}, grid.name)
+    return {1: main[order[:half]][:4000], 2: main[order[half:]][-4000:]} if half else {1: main}
 
 
 class _Source:
@@ -196,10 +204,11 @@ def _is_number(value) -> bool:
 
 
 def _number(source: _Source, line: int, what: str, value, *, minimum: float | None = None,
-            strict: bool = False, hint: str = "") -> float:
-    """``value`` as a finite float, else a ``LevelError`` naming ``what``."""
+            strict: bool = False, hint: str = "", maximum: float = math.inf) -> float:
+    """``value`` as a finite float (≤ ``maximum``), else a ``LevelError`` naming ``what``."""
     bound = "" if minimum is None else (f" > {minimum:g}" if strict else f" >= {minimum:g}")
-    if (not _is_number(value) or not math.isfinite(value)
+    bound += "" if maximum == math.inf else f"{' and' if bound else ''} <= {maximum:g}"
+    if (not _is_number(value) or not math.isfinite(value) or value > maximum
             or (minimum is not None and (value < minimum or (strict and value == minimum)))):
         raise source.error(line, f"{what} must be a number{bound} (finite){hint}, got {value!r}")
     return float(value)
@@ -279,7 +288,7 @@ def _parse_legend(source: _Source, data: dict) -> dict[str, TerrainType]:
         check_keys(source.error, line, f"legend '{char}'", entry, KEYS["legend"])
         walkable = _boolean(source, line, f"legend '{char}': walkable", entry["walkable"])
         cost = _number(source, line, f"legend '{char}': cost", entry.get("cost", 1.0), minimum=1.0,
-                       hint="; use walkable = false to block")
+                       maximum=FLOAT32_MAX, hint="; use walkable = false to block")
         height = _number(source, line, f"legend '{char}': height", entry.get("height", 0.0))
         legend[char] = TerrainType(char, walkable, cost, _parse_color(source, line, char, entry.get("color", "#808080")),
                                    height)
@@ -355,8 +364,8 @@ def _parse_spawns(source: _Source, data: dict, walk: np.ndarray) -> dict[int, np
         line = headers[k] if k < len(headers) else 0
         check_keys(source.error, line, "spawn", entry, KEYS["spawn"])
         team = entry.get("team")
-        if not isinstance(team, int) or isinstance(team, bool) or team < 1:
-            raise source.error(line, f"spawn: team must be an integer >= 1, got {team!r}")
+        if not isinstance(team, int) or isinstance(team, bool) or not 1 <= team <= MAX_TEAM:
+            raise source.error(line, f"spawn: team must be an integer in 1 .. {MAX_TEAM}, got {team!r}")
         c = _cells_of(source, entry, f"spawn of team {team}", line, walk.shape)
         line = source.key_line(line, ("area", "cells", "cell"))
         walls = ~walk[c[:, 1], c[:, 0]]
@@ -440,7 +449,7 @@ def parse_level(text: str, src: str = "<level>") -> Level:
         if key in data and not isinstance(data[key], str):
             raise source.error(source.line_of(key), f"{key} must be a string, got {data[key]!r}")
     cell_size = _number(source, source.line_of("cell_size"), "cell_size", data.get("cell_size", 1.0),
-                        minimum=0.0, strict=True)
+                        minimum=CELL_SIZE_RANGE[0], maximum=CELL_SIZE_RANGE[1])
     height_scale = _number(source, source.line_of("height_scale"), "height_scale", data.get("height_scale", 0.5),
                            minimum=0.0)
     legend = _parse_legend(source, data)
@@ -462,7 +471,10 @@ def parse_level(text: str, src: str = "<level>") -> Level:
         raise source.error(source.line_of("elevation") or source.line_of("[legend]"),
                            "heights overflow: elevation × height_scale + legend height must stay finite")
     grid = Grid(walk, cost, heights=elevation, cell_size=cell_size, name=str(data["name"]))
-    spawns = _parse_spawns(source, data, walk)
+    if not walk.any():
+        raise source.error(source.line_of("terrain"), f"the {shape[1]}x{shape[0]} terrain has no walkable cell: "
+                           "nothing can walk on it")
+    spawns = _parse_spawns(source, data, walk) or default_spawns(grid)   # none named: as a Moving AI map's
     waypoints = _parse_waypoints(source, data, walk)
     gates = _parse_gates(source, data, walk, spawns)
     for gate in gates.values():

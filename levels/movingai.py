@@ -25,6 +25,7 @@ is looked up in the maps shipped with rtsnav (``levels/maps/``).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,7 @@ import numpy as np
 
 from rtsnav.systems.nav.grid import Grid
 
-from .errors import LevelError
+from .errors import LevelError, read_text_file
 
 __all__ = ["Scenario", "load_movingai_map", "load_movingai_scenarios", "resolve_map_path",
            "MAPS_DIR", "PASSABLE_CHARS", "BLOCKED_CHARS"]
@@ -65,6 +66,8 @@ class Scenario:
 
 def resolve_map_path(name: str | Path) -> Path:
     """``name`` as given if it exists, else the file of that name among the shipped maps."""
+    if not isinstance(name, (str, os.PathLike)):
+        raise LevelError(repr(name), 0, 0, f"a map is a file path (str or Path), got {type(name).__name__}")
     p = Path(name)
     if p.exists():
         return p
@@ -75,14 +78,7 @@ def resolve_map_path(name: str | Path) -> Path:
 
 
 def _read_lines(path: Path) -> list[str]:
-    try:
-        text = path.read_text(encoding="ascii")
-    except UnicodeDecodeError as e:
-        line = path.read_bytes()[: e.start].count(b"\n") + 1
-        raise LevelError(path, line, 0, "file is not ASCII text") from None
-    except OSError as e:
-        raise LevelError(path, 0, 0, f"cannot read file: {e.strerror}") from None
-    return text.splitlines()
+    return read_text_file(path, "file", encoding="ascii").splitlines()
 
 
 def _header_value(path: Path, lines: list[str], index: int, key: str) -> int:

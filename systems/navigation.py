@@ -7,6 +7,7 @@ entity are views onto its crowd row.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -47,6 +48,9 @@ class Navigation:
         if config is not None and not isinstance(config, CrowdConfig):
             raise NavError(f"Navigation(config=...) needs a CrowdConfig, got {type(config).__name__}")
         self.grid = grid
+        if not (cache_dir is None or isinstance(cache_dir, (bool, str, os.PathLike))):
+            raise NavError(f"Navigation(cache_dir=...) must be a folder path, True (the default folder), False "
+                           f"(no cache) or None, got {cache_dir!r}")
         self.cache_dir: Path | None = (None if cache_dir is False else
                                        default_cache_dir() if cache_dir is None or cache_dir is True
                                        else Path(cache_dir))

@@ -40,7 +40,8 @@ from rtsnav import checks
 from .errors import NavError
 from .grid_edits import frozen, labels_after_closing, labels_after_opening, legal_moves, refresh_moves, write_cells
 from .grid_layers import masked_grid, set_cell_layers
-from .grid_points import finite_point, integer_cell
+from .grid_points import checked_heights, finite_point, integer_cell, integer_cells
+from .grid_sight import world_segments_clear
 
 __all__ = ["Grid", "GridView"]
 
@@ -50,6 +51,17 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 #: Cell sizes a grid accepts: beyond, world coordinates of a big map lose their cells or overflow.
 CELL_SIZE_RANGE = (1e-6, 1e6)
+#: How far (in cells) the origin may lie from (0, 0): cell indexes are int32, and a world
+#: coordinate within 2**31 cells keeps its cell to ~1e-6 of a cell in float64.
+ORIGIN_CELLS = float(2 ** 31)
+
+def require_grid(grid: object, where: str) -> "Grid":
+    """``grid`` when it is a ``Grid``, else ``NavError`` naming ``where`` it was handed (a bare
+    array has no version, edits or caches; ``Grid(array)`` makes one)."""
+    if not isinstance(grid, Grid):
+        raise NavError(f"{where} takes a Grid (make one with Grid(passable)), got {type(grid).__name__}")
+    return grid
+
 
 class GridView(NamedTuple):
     """The grid as the movement and steering kernels read it — one typed argument (numba reads
@@ -105,8 +117,11 @@ class Grid:
             raise NavError(f"grid must have at least one cell, got shape {passable.shape}")
         if passable.dtype != np.bool_:
             if not np.issubdtype(passable.dtype, np.number) or not np.isin(passable, (0, 1)).all():
-                raise NavError(f"passable must be bools or 0 / 1, got dtype {passable.dtype} "
-                               f"with values {np.unique(passable)[:6].tolist()}")
+                try:
+                    seen = np.unique(passable)[:6].tolist()
+                except TypeError:                     # an object array of mixed things
+                    seen = passable.ravel()[:6].tolist()
+                raise NavError(f"passable must be bools or 0 / 1, got dtype {passable.dtype} with values {seen}")
             passable = passable != 0
         passable = np.ascontiguousarray(passable, dtype=np.bool_)
         if cost is None:
@@ -136,7 +151,7 @@ class Grid:
                                f"(max {FLOAT32_MAX:.3g}); use inf or passable=False to block a cell")
             cost_arr = np.where(passable, cost_arr, 1.0).astype(np.float32)
         if heights is not None:
-            heights = _heights(heights, passable.shape)
+            heights = checked_heights(heights, passable.shape)
         if isinstance(cell_size, (bool, str)) or not isinstance(cell_size, (int, float, np.integer, np.floating)):
             raise NavError(f"cell_size must be a number, got {cell_size!r}")
         cell_size = float(cell_size)
@@ -147,6 +162,9 @@ class Grid:
                 or not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
                            and math.isfinite(float(v)) for v in origin)):
             raise NavError(f"origin must be two finite numbers (x, y), got {origin!r}")
+        if max(abs(float(origin[0])), abs(float(origin[1]))) > ORIGIN_CELLS * cell_size:
+            raise NavError(f"origin must lie within {ORIGIN_CELLS:g} cells ({ORIGIN_CELLS * cell_size:g}) of (0, 0) "
+                           f"so that world coordinates of cells stay exact, got {origin!r}")
         self.passable: np.ndarray = frozen(passable)            # read-only: edits go through set_passable
         self.cost: np.ndarray = frozen(cost_arr)
         self.heights: np.ndarray | None = None if heights is None else frozen(heights)
@@ -202,11 +220,15 @@ class Grid:
 
     # ------------------------------------------------------------ queries
     def in_bounds(self, x: int, y: int) -> bool:
-        """True when cell ``(x, y)`` lies on the grid."""
+        """True when cell ``(x, y)`` lies on the grid (``NavError`` when it is no pair of integers)."""
+        if type(x) is not int or type(y) is not int:
+            x, y = integer_cell((x, y))
         return 0 <= x < self.passable.shape[1] and 0 <= y < self.passable.shape[0]
 
     def is_passable(self, x: int, y: int) -> bool:
         """True when ``(x, y)`` is on the grid and walkable (off-grid cells count as blocked)."""
+        if type(x) is not int or type(y) is not int:
+            x, y = integer_cell((x, y))
         return self.in_bounds(x, y) and bool(self.passable[y, x])
 
     def check_cell(self, cell: Sequence[int] | np.ndarray, what: str = "cell") -> tuple[int, int]:
@@ -251,7 +273,10 @@ class Grid:
         return (int(math.floor((fx - self.origin[0]) / cs)), int(math.floor((fy - self.origin[1]) / cs)))
 
     def cell_to_world(self, cx: int, cy: int) -> tuple[float, float, float]:
-        """World ``(x, y, z)`` of the centre of cell ``(cx, cy)``; z is the cell height (0 if flat)."""
+        """World ``(x, y, z)`` of the centre of cell ``(cx, cy)``; z is the cell height (0 if flat).
+        The cell may be off the grid; ``NavError`` when it is no pair of integers."""
+        if type(cx) is not int or type(cy) is not int:
+            cx, cy = integer_cell((cx, cy))
         cs = self.cell_size
         z = float(self.heights[cy, cx]) if self.heights is not None and self.in_bounds(cx, cy) else 0.0
         return (self.origin[0] + (cx + 0.5) * cs, self.origin[1] + (cy + 0.5) * cs, z)
@@ -273,6 +298,8 @@ class Grid:
         c = np.asarray(cells)
         if c.ndim != 2 or c.shape[1] != 2:
             raise NavError(f"cells must have shape (N, 2), got {c.shape}")
+        if c.dtype.kind not in "iu":
+            c = integer_cells(c, "cells")
         out = np.empty((len(c), 3), dtype=np.float64)
         out[:, :2] = np.asarray(self.origin) + (c + 0.5) * self.cell_size
         if self.heights is None:
@@ -339,6 +366,7 @@ class Grid:
         """The cells (``(N, 2)`` x, y) whose passability ``set_passable`` changed after
         ``version``, or None when an edit since then cannot be followed cell by cell (a cost
         change, or older than the last ``EDIT_LOG`` edits)."""
+        version = checks.whole_number(version, "version", error=NavError)
         if version == self.version:
             return np.zeros((0, 2), dtype=np.int64)
         later = [(v, c) for v, c in self._edits if v > version]
@@ -406,7 +434,7 @@ class Grid:
         ``from_cells`` (``(N, 2)`` x, y; the region holding most of them counts). ``target``
         itself when it is reachable; None when none of ``from_cells`` is on a passable cell.
         What an RTS does with an order into water or a sealed fort."""
-        cells = np.asarray(from_cells, dtype=np.int64).reshape(-1, 2)
+        cells = integer_cells(from_cells, "from_cells")
         tx, ty = integer_cell(target, "target")
         lab = self.components()
         inside = (cells[:, 0] >= 0) & (cells[:, 0] < self.width) & (cells[:, 1] >= 0) & (cells[:, 1] < self.height)
@@ -431,21 +459,6 @@ class Grid:
 
 
 # ---------------------------------------------------------------------------- kernels
-
-
-def _heights(heights, shape: tuple[int, int]) -> np.ndarray:
-    """``heights`` as a C-ordered float32 ``[H, W]`` array of finite values, else ``NavError``."""
-    try:
-        arr = np.asarray(heights, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise NavError(f"heights must be an array of numbers, got {heights!r}") from None
-    if arr.shape != shape:
-        raise NavError(f"heights shape {arr.shape} != passable shape {shape}")
-    bad = ~np.isfinite(arr) | (np.abs(arr) > FLOAT32_MAX)       # beyond float32: inf once stored
-    if bad.any():
-        y, x = np.argwhere(bad)[0]
-        raise NavError(f"height at cell (x={x}, y={y}) is not finite (or beyond float32): {arr[y, x]}")
-    return np.ascontiguousarray(arr, dtype=np.float32)
 
 
 @njit(cache=True)
@@ -524,63 +537,3 @@ def line_max_cost(passable: np.ndarray, cost: np.ndarray, wp: int,
         if cost[idx] > worst:
             worst = cost[idx]
     return worst
-
-
-@njit(cache=True)
-def _open(passable, cx, cy):
-    return 0 <= cx < passable.shape[1] and 0 <= cy < passable.shape[0] and passable[cy, cx]
-
-
-@njit(cache=True)
-def world_segments_clear(passable, cell_size, origin_x, origin_y, starts, ends):
-    """Grid traversal (Amanatides & Woo) of real-valued segments; see ``Grid.segments_clear``."""
-    n = starts.shape[0]
-    out = np.ones(n, dtype=np.bool_)
-    for i in range(n):
-        out[i] = segment_clear(passable, cell_size, origin_x, origin_y, starts[i, 0], starts[i, 1], ends[i, 0], ends[i, 1])
-    return out
-
-
-@njit(cache=True)
-def segment_clear(passable, cell_size, origin_x, origin_y, ax, ay, bx, by):
-    """True when the world segment ``a -> b`` touches only passable cells, with no corner cut."""
-    x0 = (ax - origin_x) / cell_size
-    y0 = (ay - origin_y) / cell_size
-    x1 = (bx - origin_x) / cell_size
-    y1 = (by - origin_y) / cell_size
-    cx = int(np.floor(x0))
-    cy = int(np.floor(y0))
-    ex = int(np.floor(x1))
-    ey = int(np.floor(y1))
-    if not _open(passable, cx, cy):
-        return False
-    dx = x1 - x0
-    dy = y1 - y0
-    sx = 1 if dx > 0 else -1
-    sy = 1 if dy > 0 else -1
-    t_max_x = ((cx + (1 if dx > 0 else 0)) - x0) / dx if dx != 0 else np.inf
-    t_max_y = ((cy + (1 if dy > 0 else 0)) - y0) / dy if dy != 0 else np.inf
-    t_dx = abs(1.0 / dx) if dx != 0 else np.inf
-    t_dy = abs(1.0 / dy) if dy != 0 else np.inf
-    remaining = abs(ex - cx) + abs(ey - cy)
-    while remaining > 0:
-        if abs(t_max_x - t_max_y) < 1e-12:
-            # through a cell corner: both side cells must be open
-            if not (_open(passable, cx + sx, cy) and _open(passable, cx, cy + sy)):
-                return False
-            cx += sx
-            cy += sy
-            t_max_x += t_dx
-            t_max_y += t_dy
-            remaining -= 2
-        elif t_max_x < t_max_y:
-            cx += sx
-            t_max_x += t_dx
-            remaining -= 1
-        else:
-            cy += sy
-            t_max_y += t_dy
-            remaining -= 1
-        if not _open(passable, cx, cy):
-            return False
-    return True

@@ -31,7 +31,10 @@ def set_cell_layers(grid: Grid, cells: np.ndarray, layers: int) -> None:
 def masked_grid(grid: Grid, navigation_layers: int) -> Grid:
     """``Grid.masked``' work: ``grid`` itself when the mask takes every open cell, else the
     derived grid of that mask (made once, brought up to date with the edits since)."""
-    mask = int(navigation_layers) & 0xFFFFFFFF
+    if (isinstance(navigation_layers, (bool, np.bool_)) or not isinstance(navigation_layers, (int, np.integer))
+            or not 0 <= navigation_layers <= 0xFFFFFFFF):
+        raise NavError(f"navigation_layers must be an int bit mask 0 .. 2**32 - 1, got {navigation_layers!r}")
+    mask = int(navigation_layers)
     if grid.layers is None and mask & 1:
         return grid
     # the answer is kept per grid version: planners and path following ask for every agent's

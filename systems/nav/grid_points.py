@@ -10,7 +10,7 @@ from rtsnav import checks
 
 from .errors import NavError
 
-__all__ = ["integer_cell", "finite_point"]
+__all__ = ["integer_cell", "integer_cells", "finite_point", "checked_heights", "share_inside_box"]
 
 
 def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
@@ -29,7 +29,62 @@ def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
     return int(fx), int(fy)
 
 
+def integer_cells(cells, what: str = "cells") -> np.ndarray:
+    """``cells`` as an ``(N, 2)`` int64 array of ``(x, y)`` cells, on the grid or off it (one
+    pair alone is one row; integral floats allowed), else ``NavError``: 3.7, NaN, True or text
+    are refused, never truncated, and a cell beyond ±2**62 is refused, never wrapped."""
+    expected = f"{what} must be an (N, 2) array of (x, y) integer cells"
+    if isinstance(cells, (str, bytes)):
+        raise NavError(f"{expected}, got {cells!r}")
+    try:
+        arr = np.asarray(cells)
+    except (TypeError, ValueError, OverflowError):
+        raise NavError(f"{expected}, got {cells!r}") from None
+    if arr.size == 0 and arr.ndim <= 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim == 1 and arr.shape[0] == 2:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise NavError(f"{expected}, got shape {arr.shape}")
+    if arr.dtype.kind not in "iuf":
+        raise NavError(f"{expected}, got dtype {arr.dtype}")
+    far = 2.0 ** 62
+    good = np.isfinite(arr) & (arr == np.floor(arr)) & (np.abs(arr) <= far) if arr.dtype.kind == "f" else (
+        np.abs(arr.astype(np.float64)) <= far)
+    if not good.all():
+        row = int(np.flatnonzero(~good.all(axis=1))[0])
+        raise NavError(f"{expected} within ±2**62; row {row} is {tuple(arr[row].tolist())}")
+    return arr.astype(np.int64)
+
+
 def finite_point(point, what: str = "point", dims: int | tuple[int, ...] = (2, 3)) -> tuple[float, ...]:
     """``point`` as a tuple of finite floats with ``dims`` coordinates, else ``NavError`` saying
     what came (NaN, None, a string, the wrong length): ``rtsnav.checks.point`` with NavError."""
     return checks.point(point, what, dims=dims, error=NavError)
+
+
+def checked_heights(heights, shape: tuple[int, int]) -> np.ndarray:
+    """``heights`` as a C-ordered float32 ``[H, W]`` array of finite values, else ``NavError``."""
+    try:
+        arr = np.asarray(heights, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise NavError(f"heights must be an array of numbers, got {heights!r}") from None
+    if arr.shape != shape:
+        raise NavError(f"heights shape {arr.shape} != passable shape {shape}")
+    bad = ~np.isfinite(arr) | (np.abs(arr) > float(np.finfo(np.float32).max))       # beyond float32: inf once stored
+    if bad.any():
+        y, x = np.argwhere(bad)[0]
+        raise NavError(f"height at cell (x={x}, y={y}) is not finite (or beyond float32): {arr[y, x]}")
+    return np.ascontiguousarray(arr, dtype=np.float32)
+
+
+def share_inside_box(a, b, low, high) -> float:
+    """How much of the segment ``a -> b`` (0..1 of it, from ``a``; xy only) runs before it
+    leaves the box ``low .. high``: a ray cast at a far end is traced on that part only, where
+    its fractions keep their resolution."""
+    share = 1.0
+    for k in (0, 1):
+        d = float(b[k]) - float(a[k])
+        if d != 0.0:
+            share = min(share, ((float(high[k]) if d > 0 else float(low[k])) - float(a[k])) / d)
+    return max(0.0, share)

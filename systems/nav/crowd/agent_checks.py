@@ -68,11 +68,15 @@ def check_group(group) -> None:
         raise NavError(f"group must be an integer (>= 0 for a flock, -1 for none) that fits 64 bits, got {group!r}")
 
 
-def check_tick(dt, movement: str) -> float:
-    """``dt`` as seconds (finite, ≥ 0) and ``movement`` one of ``"rtsnav"`` / ``"game"``."""
+def check_tick(dt, movement: str, waypoints: bool = False, velocities: bool = False) -> float:
+    """``dt`` as seconds (finite, ≥ 0), ``movement`` one of ``"rtsnav"`` / ``"game"`` and the
+    two report switches True or False (a truthy ``"no"`` would mean the opposite)."""
     seconds = checks.number(dt, "dt (seconds)", low=0.0, error=NavError)
     checks.choice(movement, "movement", ("rtsnav", "game"), error=NavError)
+    checks.flag(waypoints, "waypoints", error=NavError)
+    checks.flag(velocities, "velocities", error=NavError)
     return seconds
+
 
 
 def check_targets(target, count: int) -> np.ndarray:

@@ -171,3 +171,13 @@ class CrowdConfig:
         for name, ok in checks:
             if not ok:
                 raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
+
+
+def config_or_default(config: CrowdConfig | None) -> CrowdConfig:
+    """The settings a crowd runs with: ``config``, or the defaults for None; ``NavError`` for
+    anything else (a dict of settings is ``CrowdConfig(**settings)``)."""
+    if config is None:
+        return CrowdConfig()
+    if not isinstance(config, CrowdConfig):
+        raise NavError(f"config must be a CrowdConfig (or None for the defaults), got {type(config).__name__}")
+    return config

@@ -33,7 +33,7 @@ from ..errors import NavError
 from ..grid import Grid
 from .agent_checks import agent_ids, check_group, check_settings, check_targets, check_tick, layer_masks, one_agent
 from .chaining import settle_chained, settle_in_crowd
-from .config import CrowdConfig
+from .config import CrowdConfig, config_or_default
 from .events import CrowdEvents, Outcomes
 from .following import follow_paths
 from .groups import GroupSteering
@@ -65,10 +65,10 @@ class Crowd:
                  hierarchy=None, cache_dir: str | Path | None = None) -> None:
         if not isinstance(grid, Grid):
             raise NavError(f"Crowd needs a Grid, got {type(grid).__name__}")
-        self.grid, self.config = grid, config if config is not None else CrowdConfig()
+        self.grid, self.config = grid, config_or_default(config)
         cfg, self.agents = self.config, CrowdState()
         self.queue = PlanQueue(cfg.planning_units)
-        self.level = LevelCache(grid, cfg, self.queue, None if cache_dir is None else Path(cache_dir),
+        self.level = LevelCache(grid, cfg, self.queue, cache_dir,
                                 navmesh=navmesh, waypoint_graph=waypoint_graph, hierarchy=hierarchy)
         self._outcomes = Outcomes(self.agents, self.queue)
         self.planning = Planning(self.agents, grid, cfg, self.level)
@@ -148,6 +148,7 @@ class Crowd:
         s.target[ids] = check_targets(target, len(ids))
         s.agent_method[ids, 0] = PLANNERS.index(name)
         if group is not None:
+            check_group(group)
             s.flock_group[ids, 0] = int(group)
         elif name in GROUP_PLANNERS and (s.flock_group[ids, 0] < 0).any():
             s.flock_group[ids[s.flock_group[ids, 0] < 0], 0] = 1_000_000 + self.tick * 1000 + int(ids.min()) % 1000
@@ -211,7 +212,7 @@ class Crowd:
         following, group steering, flocking, movement, the progress watch. ``movement="game"``:
         the caller moves the bodies (positions are left as they are); ``waypoints`` /
         ``velocities``: report waypoints passed / walking agents' velocities. Returns its events."""
-        dt = check_tick(dt, movement)
+        dt = check_tick(dt, movement, waypoints, velocities)
         self._outcomes.begin()
         if self.level.rebuilds.in_flight:
             self.level.rebuilds.take()
@@ -221,10 +222,10 @@ class Crowd:
             self._grid_changed()
         s, orders = self.agents, self._orders
         orders.refuse_bad_agents()
-        if s.spawned and movement == "rtsnav":
-            self._motion.separate()                     # new bodies standing on each other move apart
-        s.spawned = False
-        s.newcomers.clear()
+        # new bodies standing on each other move apart (a big heap over several bounded ticks)
+        s.spawned = s.spawned and movement == "rtsnav" and not self._motion.separate()
+        if not s.spawned:
+            s.newcomers.clear()
         orders.take()
         for key, job in self.queue.service():
             orders.finished(key, job)

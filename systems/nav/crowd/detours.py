@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..grid import Grid, segment_clear
+from ..grid import Grid
+from ..grid_sight import segment_clear
 from ..search.region import GoalRegion
 from ..steering.proximity_grid import build_proximity_grid, cell_window
 from .config import CrowdConfig

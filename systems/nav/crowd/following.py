@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from ..flow.clearance import WIDE
-from ..grid import segment_clear
+from ..grid_sight import segment_clear
 from .state import (
     L_NAVIGATION_LAYERS,
     P_MAX_SPEED,

@@ -7,6 +7,7 @@ or by ``prepare`` (loaded from ``cache_dir`` where given), and each following ma
 from __future__ import annotations
 
 import math
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -51,10 +52,12 @@ class LevelCache:
     #: Navmesh goal trees kept (LRU; ~40 bytes per crossing point each: 27 MB on the 512² highlands).
     GOAL_TREES = 4
 
-    def __init__(self, grid: Grid, config: CrowdConfig, queue: PlanQueue, cache_dir: Path | None = None, *,
+    def __init__(self, grid: Grid, config: CrowdConfig, queue: PlanQueue, cache_dir: str | Path | None = None, *,
                  navmesh: NavMesh | None = None, waypoint_graph: WaypointGraph | None = None,
                  hierarchy: Hierarchy | None = None) -> None:
-        self.grid, self.config, self.cache_dir = grid, config, cache_dir
+        if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+            raise NavError(f"cache_dir must be a folder path (str or Path) or None, got {cache_dir!r}")
+        self.grid, self.config, self.cache_dir = grid, config, None if cache_dir is None else Path(cache_dir)
         self._queue = queue
         _check_given(navmesh, waypoint_graph, hierarchy)
         self._navmesh, self._waypoints, self._hierarchy = navmesh, waypoint_graph, hierarchy

@@ -47,8 +47,12 @@ TIGHT_WALL_CELLS = 1.5
 MOUTH_CELLS = 6
 #: Contact rounds at most that pull apart agents spawned on top of each other (``separate``).
 SPAWN_ROUNDS = 100
-#: ... and stop after this many rounds that leave no fewer pairs in contact.
+#: ... and stop after this many rounds that leave no fewer pairs in contact ...
 SPAWN_STALE_ROUNDS = 5
+#: ... or once the rounds met this many pairs in contact in all (~2-7 µs each here), the next
+#: tick going on from there: ten thousand units spawned a dozen to a cell met ~150,000 a round,
+#: and 100 rounds in one tick froze it for 14 s.
+SPAWN_PAIR_BUDGET = 100_000
 #: ... among the bodies within this many cells of a newcomer.
 NEWCOMER_CELLS = 3
 
@@ -192,16 +196,17 @@ class Motion:
                                 float(cfg.avoidance_horizon), float(cfg.avoidance_wall_horizon))
         return rules, settings
 
-    def separate(self) -> None:
+    def separate(self) -> bool:
         """Push apart bodies that overlap where they stand (agents spawned on top of each
         other): contact rounds until none is left, at most ``SPAWN_ROUNDS``. Run before a tick
-        that follows an ``add_agents``."""
+        that follows an ``add_agents``. False when the rounds met ``SPAWN_PAIR_BUDGET`` pairs
+        first: the tick stays bounded and the next one goes on where this one stopped."""
         s, grid = self._agents, self._grid
         n = s.size
         bodies = s.alive[:n] & (s.radius[:n] <= self._config.max_radius_cells * grid.cell_size) \
             & np.isfinite(s.position[:n, 0]) & np.isfinite(s.position[:n, 1])
         if not self._config.contacts or bodies.sum() < 2:
-            return
+            return True
         # only the newcomers and the bodies around them: one unit spawned among 100,000 ran the
         # rounds over all of them (5 s a spawn); the tick's contact pass keeps the rest apart
         fresh = np.concatenate(s.newcomers) if s.newcomers else np.flatnonzero(bodies)
@@ -210,11 +215,14 @@ class Motion:
         rank = np.where(s.paused[:n], -1.0, np.inf)             # all stand: even shares, held ones stay
         group = np.zeros(n, dtype=np.int64)
         radius = np.ascontiguousarray(s.radius[:n])
-        best, stale = np.inf, 0
+        best, stale, met = np.inf, 0, 0
         for _ in range(SPAWN_ROUNDS):
             found = resolve_contacts(pos, radius, rank, group, bodies, grid.view, True)
+            met += found
             if not found:
                 break
+            if met > SPAWN_PAIR_BUDGET:
+                return False                       # walls are kept off when the rounds end
             # more bodies than the room holds (hundreds spawned on one cell) never separate:
             # stop when the rounds stop helping instead of running all of them every spawn
             best, stale = (found, 0) if found < best else (best, stale + 1)
@@ -222,6 +230,7 @@ class Motion:
                 break
         if self._config.wall_clearance:
             keep_off_walls(pos, radius, bodies & ~s.paused[:n], grid.view)
+        return True
 
     def _avoid_groups(self, n: int) -> np.ndarray:
         """Flock groups for avoidance: mates steered together do not avoid each other (their

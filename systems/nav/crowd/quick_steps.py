@@ -15,7 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..grid import Grid, segment_clear
+from ..grid import Grid
+from ..grid_sight import segment_clear
 
 __all__ = ["quick_routes", "QUICK_EXPANSIONS"]
 

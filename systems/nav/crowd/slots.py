@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..grid import segment_clear
+from ..grid_sight import segment_clear
 
 __all__ = ["claim_free_slots", "hex_slots"]
 

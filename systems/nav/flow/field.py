@@ -73,6 +73,8 @@ class FlowField:
         Raises:
             NavError: no goals, a goal off the grid, or only blocked goals.
         """
+        if not isinstance(grid, Grid):
+            raise NavError(f"FlowField.build takes a Grid, got {type(grid).__name__}")
         try:
             raw: list = list(goals)
         except TypeError:

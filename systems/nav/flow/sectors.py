@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
 from ..errors import NavError
-from ..grid import Grid
+from ..grid import Grid, require_grid
 from ..kernels.csr import csr_dijkstra
 from .sector_build import build_fields, drop_stale, ring_table
 from .sector_coarse import coarse_directions
@@ -61,8 +63,8 @@ class SectorGraph:
     """
 
     def __init__(self, grid: Grid, sector_size: int = 16, progress=None) -> None:
-        if sector_size < 4:
-            raise NavError(f"sector_size must be >= 4, got {sector_size}")
+        grid = require_grid(grid, "SectorGraph")
+        sector_size = checks.whole_number(sector_size, "sector_size", low=4, high=1 << 20, error=NavError)
         self.grid = grid
         self.size = int(sector_size)
         self.cols = -(-grid.width // self.size)
@@ -121,7 +123,8 @@ class SectorGraph:
         if self.version != self.grid.version:          # edited mid-build: start over
             self.version = self.grid.version
             self._begin()
-        end = min(self._cursor + max(1, int(count)), borders + sectors)
+        count = checks.whole_number(count, "count", low=0, error=NavError)
+        end = min(self._cursor + max(1, count), borders + sectors)
         for step in range(self._cursor, end):
             if step < borders:
                 self._set_border(step)
@@ -239,9 +242,12 @@ class SectorGraph:
         return int((self.node_sector[0::2] >= 0).sum())
 
     def sector_of(self, cells: np.ndarray) -> np.ndarray:
-        """Sector ids of ``(N, 2)`` cells."""
-        c = np.asarray(cells)
-        return (c[:, 1] // self.size) * self.cols + c[:, 0] // self.size
+        """Sector ids of ``(N, 2)`` cells of the grid (``NavError`` for cells off it)."""
+        return _sector_ids(self, checks.cells(cells, "cells", self.grid.width, self.grid.height, error=NavError))
+
+    def _sector_id(self, sid: int) -> int:
+        """``sid`` when it names one of this graph's sectors, else ``NavError``."""
+        return checks.whole_number(sid, "sector id", low=0, high=len(self.sectors) - 1, error=NavError)
 
     # ---------------------------------------------------------- local fields
     def local_field(self, sid: int, seeds, values, ring_seeds=None, ring_values=None,
@@ -252,7 +258,7 @@ class SectorGraph:
         sides of its portals) with their costs to the goal. Returns ``dist [h, w]`` (float64),
         or ``(dist, best_move, direction)`` for the sector's cells.
         """
-        sec = self.sectors[sid]
+        sec = self.sectors[self._sector_id(sid)]
         grid = self.grid
         seeds = np.asarray(seeds, dtype=np.int64).reshape(-1, 2)
         values = np.asarray(values, dtype=np.float64).reshape(-1)
@@ -284,6 +290,7 @@ class SectorGraph:
         built graph, so computed once per sector (an order's sector fields seed from them)."""
         found = self._rings.get(sid)
         if found is None:
+            sid = self._sector_id(sid)
             cells, far, along = [np.zeros((0, 2), dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
             for node in self.sectors[sid].nodes:
                 other = node ^ 1
@@ -303,10 +310,10 @@ class SectorGraph:
         ~0.4 s for a full build). Cached sector fields of live orders are dropped only for
         touched sectors and for sectors whose portal costs changed (``SectorOrder.replan``).
         """
+        c = checks.cells(cells, "cells", self.grid.width, self.grid.height, error=NavError)
         if not self.ready:                # mid-build: the build starts over on the edited grid
             return []
-        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
-        touched = set(self.sector_of(c).tolist())
+        touched = set(_sector_ids(self, c).tolist())
         # a changed cell on a border also changes the neighbour's portals
         s = self.size
         for x, y in c.tolist():
@@ -435,7 +442,7 @@ class SectorOrder:
     def _gather(self, cells: np.ndarray, which: int, fill, dtype) -> np.ndarray:
         """Per-cell values from field part ``which`` (0 dist, 1 best_move) of each cell's sector."""
         c = np.asarray(cells, dtype=np.int64)
-        sids = self.graph.sector_of(c)
+        sids = _sector_ids(self.graph, c)
         out = np.full(len(c), fill, dtype=dtype)
         for sid in np.unique(sids):
             part = self.field(int(sid))[which]
@@ -486,7 +493,7 @@ class SectorOrder:
         coarse = np.zeros(len(pts), dtype=bool)
         if len(missing):
             cells = np.clip(grid.world_to_cells(pts), 0, [grid.width - 1, grid.height - 1])
-            sid_of = g.sector_of(cells)
+            sid_of = _sector_ids(g, cells)
             coarse = ~self._built[sid_of]
             here = np.flatnonzero(coarse)
             coarse_out = np.zeros((len(here), 2))
@@ -563,3 +570,8 @@ def _cost_under(cost, built, size, cols, cell_size, origin_x, origin_y, points):
         v = float(cost[y, x])
         out[i] = v if built[(y // size) * cols + x // size] and not math.isinf(v) else np.nan
     return out
+
+
+def _sector_ids(graph: SectorGraph, c: np.ndarray) -> np.ndarray:
+    """``SectorGraph.sector_of`` for ``(N, 2)`` cells known to be on the grid (the hot paths')."""
+    return (c[:, 1] // graph.size) * graph.cols + c[:, 0] // graph.size

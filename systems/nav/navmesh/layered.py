@@ -38,6 +38,7 @@ from rtsnav import checks
 
 from ..errors import NavError
 from ..grid import finite_point
+from ..grid_points import share_inside_box
 from ..result import PathStatus
 from .layered_bake import build_spans, link_spans, sample_soup, span_clearance
 from .layered_query import (
@@ -298,6 +299,12 @@ class LayeredNavMesh:
         s = self.span_at(a)
         if s < 0:
             return False, np.array([a[0], a[1], a[2] if len(a) == 3 else 0.0])
+        margin = self.config.cell_size                     # a far end: trace to a cell past the map's edge
+        low = (self.origin[0] - margin, self.origin[1] - margin)
+        high = (self.origin[0] + self.shape[1] * margin + margin, self.origin[1] + self.shape[0] * margin + margin)
+        share = share_inside_box(a, b, low, high)
+        if share < 1.0:
+            b = (a[0] + (b[0] - a[0]) * share, a[1] + (b[1] - a[1]) * share)
         end_span, _, frac, _ = _run(trace, *self._surface(), s, a[0], a[1], b[0], b[1], np.zeros((0, 3)))
         if end_span >= 0:
             return True, np.array([b[0], b[1], self._height_on(int(end_span), b[0], b[1])])

@@ -37,7 +37,7 @@ from ..bake_cache import (
     write_baked,
 )
 from ..errors import NavError
-from ..grid import Grid
+from ..grid import Grid, require_grid
 from ..result import PathStatus
 from .area_cost import AreaCostRoute
 from .build import connect_regions, erode, grow_regions, rasterize_triangles, validate_triangles, walkable_surface
@@ -151,6 +151,7 @@ class NavMesh(MeshSurface):
                 or not math.isfinite(subdivide) or int(subdivide) != subdivide or not 1 <= subdivide <= 8:
             raise NavError(f"subdivide must be a whole number 1..8, got {subdivide!r}")
         k = int(subdivide)
+        grid = require_grid(grid, "NavMesh.from_grid")
         cfg = NavMeshConfig(cell_size=grid.cell_size / k, agent_radius=agent_radius, max_climb=max_climb,
                             max_side=max_side * k, landmarks=landmarks)
         heights = grid.heights if grid.heights is not None else np.zeros(grid.shape)
@@ -273,9 +274,13 @@ class NavMesh(MeshSurface):
                  kind: str = "jump", bidirectional: bool = True) -> OffMeshLink:
         """An off-mesh connection (jump, ladder, teleport) from ``a`` to ``b``; ``cost`` defaults
         to the straight distance. Both ends must be on the mesh."""
-        for name, p in (("a", a), ("b", b)):
+        ends = []
+        for name, given in (("a", a), ("b", b)):
+            p = checks.point(given, name, error=NavError)
             if self.polygon_at(p) < 0:
-                raise NavError(f"link end {name} {tuple(p)} is not on the navmesh")
+                raise NavError(f"link end {name} {p} is not on the navmesh")
+            ends.append((*p[:2], p[2] if len(p) == 3 else self.height_at(p)))   # 2D: on the surface
+        a, b = ends
         if cost is not None:
             checks.number(cost, "link cost (None: the straight distance)", low=0.0, error=NavError)
         if not isinstance(kind, str) or not kind:

@@ -13,7 +13,9 @@ from numba import njit
 from rtsnav import checks
 
 from ..errors import NavError
-from ..grid import finite_point, world_segments_clear
+from ..grid import finite_point
+from ..grid_points import share_inside_box
+from ..grid_sight import world_segments_clear
 from .mesh_types import CORNER_MARGIN, NavMeshConfig, OffMeshLink
 
 __all__ = ["MeshSurface", "nearest_polygon"]
@@ -155,7 +157,7 @@ class MeshSurface:
         cs = self.config.cell_size
         if world_segments_clear(self.walkable, cs, self.origin[0], self.origin[1], a[None], b[None])[0]:
             return True, np.array([b[0], b[1], self.heights_of(b[None])[0]])
-        lo, hi = 0.0, 1.0                                  # bisect the leaving point
+        lo, hi = 0.0, self._inside_share(a, b)              # bisect the leaving point, on the part in the map
         for _ in range(30):
             mid = (lo + hi) / 2
             p = a + (b - a) * mid
@@ -166,10 +168,16 @@ class MeshSurface:
         p = a + (b - a) * lo
         return False, np.array([p[0], p[1], self.heights_of(p[None])[0]])
 
+    def _inside_share(self, a: np.ndarray, b: np.ndarray) -> float:
+        """``share_inside_box`` of ``a -> b`` and this mesh's map."""
+        low = np.array(self.origin, dtype=np.float64)
+        return share_inside_box(a, b, low, low + np.array(self.walkable.shape[::-1]) * self.config.cell_size)
+
     def heights_of(self, world: np.ndarray) -> np.ndarray:
-        """Mesh height under each xy point (0 off the mesh)."""
+        """Mesh height under each xy point (``(N, 2|3)`` world points; 0 off the mesh)."""
+        world = np.zeros((0, 2)) if np.size(world) == 0 else checks.points(world, "world", error=NavError)
         cs = self.config.cell_size
-        c = np.floor((world[:, :2] - np.array(self.origin)) / cs).astype(np.int64)
+        c = np.clip(np.floor((world[:, :2] - np.array(self.origin)) / cs), -1, 2 ** 31).astype(np.int64)
         h, w = self.height.shape
         inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
         out = np.zeros(len(world))

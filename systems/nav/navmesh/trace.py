@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..grid import segment_clear
+from ..grid_sight import segment_clear
 
 __all__ = ["polygons_along", "inset_lattice_points", "straight_in_sight", "lattice_to_world"]
 

@@ -20,7 +20,10 @@ import math
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
 from ..errors import NavError
+from ..grid import require_grid
 from ..kernels.steps import move_offsets, octile, step_cost
 from ..result import PathResult, PathStatus
 
@@ -237,7 +240,7 @@ class DStarLite:
     MAX_LIVE = 8
 
     def __init__(self, grid, start, goal) -> None:
-        self.grid = grid
+        self.grid = grid = require_grid(grid, "DStarLite")
         sx, sy = grid.check_cell(start, "start")
         gx, gy = grid.check_cell(goal, "goal")
         self.wp = grid.width + 2
@@ -278,7 +281,7 @@ class DStarLite:
 
     def cells_changed(self, cells) -> None:
         """Cells (``(N, 2)`` x, y) whose passability or cost changed on the grid."""
-        c = np.atleast_2d(np.asarray(cells, dtype=np.int64))
+        c = checks.cells(cells, "cells", self.grid.width, self.grid.height, error=NavError)
         if c.size == 0:
             return
         self.km += _h(self.last, self.start, self.wp)

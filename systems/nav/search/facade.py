@@ -102,8 +102,6 @@ def find_path(grid: Grid | np.ndarray, start: Sequence[int], goal: Sequence[int]
     """
     name = canonical_planner(method)
     if navigation_layers is not None:
-        if isinstance(navigation_layers, bool) or not isinstance(navigation_layers, (int, np.integer)):
-            raise NavError(f"navigation_layers must be an int bit mask, got {navigation_layers!r}")
         layered = as_grid(grid).masked(navigation_layers)
         if goal_bounds is not None and layered is not grid:
             goal_bounds = None                        # baked for all cells: not for this mask's

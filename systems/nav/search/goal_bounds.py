@@ -22,7 +22,10 @@ import time
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
 from ..errors import NavError
+from ..grid import require_grid
 from ..kernels.threads import threads_for
 from .goal_bounds_bake import bake_boxes, build_rows, empty_rows, row_blocks
 
@@ -66,6 +69,7 @@ class GoalBounds:
     @classmethod
     def estimate(cls, grid) -> str:
         """How long a build of ``grid`` takes on this project's two cores, and its memory."""
+        grid = require_grid(grid, "GoalBounds.estimate")
         cells = int(grid.passable.sum())
         minutes = cells * cells * (cls.NS_PER_PAIR if cells <= MAX_CELLS else cls.NS_PER_PAIR_LARGE) * 1e-9 / 60
         return (f"{cells:,} passable cells: about {minutes:,.0f} min on two cores (less on more), "
@@ -87,8 +91,11 @@ class GoalBounds:
         cores when Dask is installed (``rtsnav[bake]``), else in ``processes`` local processes
         (default: one per core); chunks finished in ``parts_dir`` are kept, so a killed bake
         continues. The boxes are the same bit for bit whichever way they are baked."""
-        if not grid.is_uniform:
+        if not require_grid(grid, "GoalBounds.build").is_uniform:
             raise NavError("goal bounding is built for uniform-cost grids (this one has terrain costs)")
+        chunk = checks.whole_number(chunk, "chunk (cells a task)", low=1, high=1 << 24, error=NavError)
+        if processes is not None:
+            processes = checks.whole_number(processes, "processes", low=1, high=4096, error=NavError)
         grid.padded()
         moves, wp = grid.move_masks(), grid.width + 2
         (free, _), _ = grid.padded()

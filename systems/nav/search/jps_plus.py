@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..grid import require_grid
 from ..heuristics import OCTILE
 from ..kernels.steps import MOVE_DX as DX
 from ..kernels.steps import MOVE_DY as DY
@@ -266,7 +267,7 @@ class JumpTable:
     @classmethod
     def build(cls, grid, progress=None) -> "JumpTable":
         """Compute the table (``progress(stage, done, total)`` after each layer)."""
-        (free, _), wp = grid.padded()
+        (free, _), wp = require_grid(grid, "JumpTable.build").padded()
         return cls(grid, build_table(free, wp, grid.height + 2, progress))
 
     @classmethod

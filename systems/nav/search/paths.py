@@ -6,29 +6,48 @@ import math
 
 import numpy as np
 
+from rtsnav import checks
+from rtsnav.names import unknown_name
+
 from ..errors import NavError
 from ..grid import Grid
+from ..grid_points import integer_cell, integer_cells
 
 __all__ = ["path_length", "path_cost", "validate_path", "smooth_path"]
 
 
 def path_length(cells: np.ndarray) -> float:
-    """Euclidean length of the polyline through the cell centres, in cells."""
-    c = np.asarray(cells, dtype=np.float64)
+    """Euclidean length of the polyline through the cell centres, in cells (any ``(N, 2|3)``
+    finite points: the polyline's length in their units)."""
+    if isinstance(cells, np.ndarray) and cells.size == 0 or isinstance(cells, (list, tuple)) and len(cells) == 0:
+        return 0.0
+    c = checks.points(cells, "cells", error=NavError)
     if len(c) < 2:
         return 0.0
     return float(np.sqrt((np.diff(c, axis=0) ** 2).sum(axis=1)).sum())
 
 
 def path_cost(grid: Grid, cells: np.ndarray) -> float:
-    """Cost of a grid path of single steps: Σ length × mean terrain cost of the two cells."""
-    c = np.asarray(cells, dtype=np.int64)
+    """Cost of a grid path of single steps: Σ length × mean terrain cost of the two cells;
+    ``inf`` when it enters a blocked cell. ``NavError`` for cells off the grid or not whole
+    numbers, and for a step that is not to one of the 8 neighbours."""
+    c = checks.cells(cells, "cells", grid.width, grid.height, error=NavError)
     if len(c) < 2:
         return 0.0
     d = np.diff(c, axis=0)
+    single = np.abs(d).max(axis=1) <= 1
+    if not single.all():
+        i = int(np.argmin(single))
+        raise NavError(f"path_cost takes single steps: step {i} {_cell(c[i])} -> {_cell(c[i + 1])} is not to a neighbour")
+    if not grid.passable[c[:, 1], c[:, 0]].all():
+        return math.inf
     length = np.where((d[:, 0] != 0) & (d[:, 1] != 0), math.sqrt(2.0), 1.0)
     costs = grid.cost[c[:, 1], c[:, 0]].astype(np.float64)
     return float((length * 0.5 * (costs[:-1] + costs[1:])).sum())
+
+
+def _cell(c: np.ndarray) -> tuple[int, int]:
+    return int(c[0]), int(c[1])
 
 
 def validate_path(grid: Grid, cells: np.ndarray, start=None, goal=None) -> None:
@@ -37,33 +56,33 @@ def validate_path(grid: Grid, cells: np.ndarray, start=None, goal=None) -> None:
     Legal: every cell on the grid and passable, each step to one of the 8 neighbours, diagonal
     steps only when both orthogonal neighbours are passable; endpoints equal start / goal if given.
     """
-    c = np.asarray(cells, dtype=np.int64)
-    if c.ndim != 2 or c.shape[1] != 2 or len(c) == 0:
-        raise NavError(f"path must be a non-empty (N, 2) array, got shape {c.shape}")
-    if start is not None and tuple(c[0]) != tuple(start):
-        raise NavError(f"path starts at {tuple(c[0])}, expected {tuple(start)}")
-    if goal is not None and tuple(c[-1]) != tuple(goal):
-        raise NavError(f"path ends at {tuple(c[-1])}, expected {tuple(goal)}")
+    c = integer_cells(cells, "path")
+    if len(c) == 0:
+        raise NavError("path must be a non-empty (N, 2) array of cells, got none")
+    if start is not None and _cell(c[0]) != integer_cell(start, "start"):
+        raise NavError(f"path starts at {_cell(c[0])}, expected {integer_cell(start, 'start')}")
+    if goal is not None and _cell(c[-1]) != integer_cell(goal, "goal"):
+        raise NavError(f"path ends at {_cell(c[-1])}, expected {integer_cell(goal, 'goal')}")
     inb = (c[:, 0] >= 0) & (c[:, 0] < grid.width) & (c[:, 1] >= 0) & (c[:, 1] < grid.height)
     if not inb.all():
         i = int(np.argmin(inb))
-        raise NavError(f"path cell {i} {tuple(c[i])} is off the grid")
+        raise NavError(f"path cell {i} {_cell(c[i])} is off the grid")
     ok = grid.passable[c[:, 1], c[:, 0]]
     if not ok.all():
         i = int(np.argmin(ok))
-        raise NavError(f"path cell {i} {tuple(c[i])} is blocked")
+        raise NavError(f"path cell {i} {_cell(c[i])} is blocked")
     d = np.diff(c, axis=0)
     adjacent = (np.abs(d).max(axis=1) == 1)
     if not adjacent.all():
         i = int(np.argmin(adjacent))
-        raise NavError(f"step {i} {tuple(c[i])} -> {tuple(c[i + 1])} is not to a neighbour")
+        raise NavError(f"step {i} {_cell(c[i])} -> {_cell(c[i + 1])} is not to a neighbour")
     diag = (d[:, 0] != 0) & (d[:, 1] != 0)
     side_x = grid.passable[c[:-1, 1], c[:-1, 0] + np.where(diag, d[:, 0], 0)]
     side_y = grid.passable[c[:-1, 1] + np.where(diag, d[:, 1], 0), c[:-1, 0]]
     cut = diag & ~(side_x & side_y)
     if cut.any():
         i = int(np.argmax(cut))
-        raise NavError(f"step {i} {tuple(c[i])} -> {tuple(c[i + 1])} cuts a blocked corner")
+        raise NavError(f"step {i} {_cell(c[i])} -> {_cell(c[i + 1])} cuts a blocked corner")
 
 
 
@@ -89,15 +108,14 @@ def smooth_path(grid: Grid, cells: np.ndarray, mode: str = "precise") -> np.ndar
 
 
 def _checked_cells(grid: Grid, cells: np.ndarray, mode: str) -> np.ndarray:
-    c = np.ascontiguousarray(cells, dtype=np.int32)
-    if c.ndim != 2 or c.shape[1] != 2:
-        raise NavError(f"cells must have shape (N, 2), got {c.shape}")
+    c = checks.cells(cells, "cells", grid.width, grid.height, error=NavError).astype(np.int32)
     if mode not in ("fast", "precise"):
-        raise NavError(f"unknown smoothing mode {mode!r}; expected 'fast' or 'precise'")
-    if len(c) and not ((c[:, 0] >= 0).all() and (c[:, 0] < grid.width).all()
-                       and (c[:, 1] >= 0).all() and (c[:, 1] < grid.height).all()):
-        raise NavError("path has cells outside the grid")
-    return c
+        raise NavError(unknown_name("smoothing mode", mode, ("fast", "precise")))
+    blocked = ~grid.passable[c[:, 1], c[:, 0]]
+    if blocked.any():
+        i = int(np.argmax(blocked))
+        raise NavError(f"cells: path cell {i} {_cell(c[i])} is blocked; smooth_path takes a walkable path")
+    return np.ascontiguousarray(c)
 
 
 class PathSmoother:

@@ -109,6 +109,8 @@ class WaypointGraph:
         """Join hand-placed waypoint ``cells`` pairwise where the straight segment is walkable
         (and no longer than ``max_edge`` world units)."""
         c = _checked_cells(grid, cells)
+        max_edge = checks.number(max_edge, "max_edge (world units)", low=0.0, error=NavError) if max_edge != math.inf \
+            else math.inf
         i, j = np.triu_indices(len(c), k=1)
         pts = grid.cells_to_world(c)
         near = np.hypot(*(pts[i, :2] - pts[j, :2]).T) <= max_edge
@@ -204,7 +206,7 @@ class WaypointGraph:
         if self._bucket is None:
             self._bucket = _Buckets(self.points[:, :2], max(4.0 * self.grid.cell_size,
                                                             math.sqrt(self._area() / max(len(self.cells), 1))))
-        return self._bucket.nearest(np.asarray(point, dtype=np.float64)[:2])
+        return self._bucket.nearest(np.asarray(finite_point(point, "point"), dtype=np.float64)[:2])
 
     def _area(self) -> float:
         lo, hi = self.points[:, :2].min(axis=0), self.points[:, :2].max(axis=0)
@@ -213,7 +215,8 @@ class WaypointGraph:
     def visible_from(self, point: Sequence[float] | np.ndarray, limit: int = 64) -> np.ndarray:
         """Waypoints (indices) in straight walkable sight of world ``point``, nearest first, at
         most ``limit``."""
-        p = np.asarray(point, dtype=np.float64)[:2]
+        p = np.asarray(finite_point(point, "point"), dtype=np.float64)[:2]
+        limit = checks.whole_number(limit, "limit", low=0, high=1 << 30, error=NavError)
         d = np.hypot(*(self.points[:, :2] - p).T)
         keep = max(limit * 4, limit)
         if len(d) > keep:                          # the nearest few, without sorting them all
@@ -234,7 +237,7 @@ class WaypointGraph:
         for name, p in (("start", s), ("goal", g)):
             c = self.grid.world_to_cell(*p)
             if not self.grid.in_bounds(*c):
-                raise NavError(f"{name} {tuple(p)} is outside the map")
+                raise NavError(f"{name} {tuple(float(v) for v in p)} is outside the map")
         sc, gc = self.grid.world_to_cell(*s), self.grid.world_to_cell(*g)
         if self.grid.segments_clear(s[None], g[None])[0]:
             cells = np.array([sc, gc], dtype=np.int32)
@@ -255,6 +258,8 @@ class WaypointGraph:
 
     def shortest_path(self, a: int, b: int) -> tuple[float, np.ndarray]:
         """Graph Dijkstra between waypoints ``a`` and ``b``: ``(cost, node indices)``."""
+        a, b = (checks.whole_number(v, name, low=0, high=len(self.cells) - 1, error=NavError)
+                for v, name in ((a, "a (a waypoint index)"), (b, "b (a waypoint index)")))
         ends = GraphEnds(np.array([a]), np.zeros(1), np.array([b]), np.zeros(1), 0.0, 0.0, NO_ESTIMATE)
         cost, path, _ = self.search(ends)
         return float(cost), path
@@ -396,7 +401,10 @@ class _Buckets:
         self.span = int(np.max(keys)) + 1 if len(keys) else 1
 
     def nearest(self, p: np.ndarray) -> int:
-        kx, ky = (int(v) for v in np.floor((p - self.origin) / self.size))
+        # a point outside the buckets searches from the nearest edge bucket: every ring's bound
+        # (nothing farther out is nearer than ring·size) only grows from there
+        kx, ky = (min(max(v, -1.0), float(self.span)) for v in np.floor((p - self.origin) / self.size))
+        kx, ky = int(kx), int(ky)
         best, best_d = -1, math.inf
         for ring in range(0, self.span + 2):
             for x in range(kx - ring, kx + ring + 1):

@@ -37,7 +37,7 @@ from rtsnav import checks
 
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
-from ..grid import Grid, legal_moves
+from ..grid import Grid, legal_moves, require_grid
 from ..kernels.grid_dijkstra import integrate
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
@@ -78,6 +78,7 @@ class Hierarchy:
     """
 
     def __init__(self, grid: Grid, levels: int, cluster_size: int, ratio: int) -> None:
+        grid = require_grid(grid, "Hierarchy")
         for name, value, low in (("levels", levels, 1), ("cluster_size", cluster_size, 4), ("ratio", ratio, 2)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise NavError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -445,9 +446,7 @@ class Hierarchy:
         """Bring the hierarchy up to date after ``changed_cells`` (``(N, 2)``) were opened,
         blocked or re-costed; only clusters the change touches are recomputed, at every level.
         Returns the number of clusters recomputed per level (also in ``rebuilt``)."""
-        cells = np.atleast_2d(np.asarray(changed_cells, dtype=np.int64))
-        for c in cells:
-            self.grid.check_cell(c, "changed cell")
+        cells = checks.cells(changed_cells, "changed_cells", self.grid.width, self.grid.height, error=NavError)
         self._refresh(None if self._compact else cells)     # compact: no per-cluster tables to reuse
         self._compact = False
         return list(self.rebuilt)

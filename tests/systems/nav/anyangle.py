@@ -8,7 +8,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from rtsnav.systems.nav.grid import world_segments_clear
+from rtsnav.systems.nav.grid_sight import world_segments_clear
 
 EPS = 1e-4
 
