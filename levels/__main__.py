@@ -209,7 +209,8 @@ def show(args) -> int:
         return _show_scene(args)
     level = load_level(args.map)
     grid = level.grid
-    scale = args.scale or max(1, min(MAX_SCALE, 960 // max(grid.width, grid.height)))
+    scale = _checked_scale(args.scale or max(1, min(MAX_SCALE, 960 // max(grid.width, grid.height))),
+                           max(grid.width, grid.height))
     draw = dd.DebugDraw()
     teams = sorted(level.spawns)
     for team in teams:                                   # spawn areas: a ring on each team's centre
@@ -274,16 +275,27 @@ def _show_scene(args) -> int:
         r = mesh.find_path(a, b)
         if len(r.points):
             paths.append((r.points, color, f"{name} ({r.cost:.0f})"))
-    scale = args.scale or max(1, min(MAX_SCALE, 960 // max(mesh.shape)))
+    scale = _checked_scale(args.scale or max(1, min(MAX_SCALE, 960 // max(mesh.shape))), max(mesh.shape))
     write_png(args.out, layered_image(mesh, scale, paths))
     print(f"wrote {args.out}: scene {args.map}, {mesh.span_count:,} spans, up to {mesh.layer_count} surfaces a cell")
     return 0
 
 
+def _checked_scale(scale: int, cells: int) -> int:
+    """``scale`` when the picture's longer side (``cells`` of it) stays within ``MAX_SIDE``
+    pixels, else ``CliError`` (a 768² map at 64 pixels a cell asked for 6.75 GiB)."""
+    if scale * cells > MAX_SIDE:
+        raise CliError(f"--scale {scale} makes a picture {scale * cells:,} pixels wide; at most {MAX_SIDE:,} "
+                       f"(--scale {max(1, MAX_SIDE // cells)} or less for this {cells}-cell side)")
+    return scale
+
+
 #: Overlay names ``show`` draws.
 OVERLAYS = ("paths", "flow", "hierarchy", "navmesh", "visibility")
-#: Largest ``--scale`` (pixels per cell) ``show`` accepts.
+#: Largest ``--scale`` (pixels per cell) ``show`` accepts ...
 MAX_SCALE = 64
+#: ... and longest side of its picture, pixels (16,384² RGB is 768 MiB).
+MAX_SIDE = 16384
 
 
 def main(argv=None) -> int:

@@ -322,3 +322,85 @@ def test_the_demo_spreads_a_big_army_over_its_own_side():
     assert not set(map(tuple, ground[1].tolist())) & set(map(tuple, ground[2].tolist()))
     small = spawn_ground(level, {1: 100, 2: 100})
     assert all(np.array_equal(small[t], level.spawns[t]) for t in (1, 2))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_smoothed_hierarchy_path_on_mixed_terrain_costs_no_more_than_its_grid_path(seed):
+    """On terrain of costs 1, 3 and 7 the hierarchy's smoothed path read 2.1× the cost of the
+    same path unsmoothed (466.7 against 243.0): a smoothed segment was priced at the dearest cell
+    it touched, so every kept single step from a cost-1 to a cost-7 cell cost 7, not 4. Segments
+    are now priced by the cost walked inside each cell, which for a grid path is ``path_cost``."""
+    rng = np.random.default_rng(seed)
+    passable = rng.random((64, 64)) > 0.25
+    passable[0, 0] = passable[63, 63] = True
+    grid = Grid(passable, rng.choice([1.0, 1.0, 3.0, 7.0], (64, 64)))
+    exact = find_path(grid, (0, 0), (63, 63), method="dijkstra")
+    hierarchy = Hierarchy.build(grid, cluster_size=16)
+    smooth, rough = hierarchy.find_path((0, 0), (63, 63)), hierarchy.find_path((0, 0), (63, 63), smooth=False)
+    assert exact.found and smooth.found and rough.found
+    assert rough.cost == pytest.approx(path_cost(grid, rough.cells))
+    assert smooth.cost <= rough.cost + 1e-9 and smooth.cost < 1.2 * exact.cost, (smooth.cost, rough.cost, exact.cost)
+
+
+@pytest.mark.parametrize("stuck_after", [0.5, 1.0, 4.0])
+def test_a_short_stuck_time_spaces_its_stuck_events(stuck_after):
+    """With ``stuck_after=0.5`` a unit held in a one-cell corridor by paused units got a stuck
+    event every tick and its order failed 0.2 s after the first (a reported unit's clock restarted
+    at the 0.5-s "just progressed" mark: already due). Events now come ``stuck_after`` less
+    min(0.5, a quarter of it) apart, and the order fails after ``max_recoveries`` of them."""
+    from rtsnav.systems.nav import Crowd, CrowdConfig
+
+    passable = np.zeros((9, 30), dtype=bool)
+    passable[4, :] = True
+    crowd = Crowd(Grid(passable), CrowdConfig(stuck_after=stuck_after))
+    walker = crowd.add_agents(np.array([[2.5, 4.5]]), avoidance=True)
+    crowd.pause(crowd.add_agents(np.array([[12.5, 4.5], [13.3, 4.5]]), avoidance=True))
+    crowd.move(walker, (25.5, 4.5))
+    times, failed = [], None
+    for tick in range(30 * 40):
+        events = crowd.update(1 / 30)
+        if len(events.stuck):
+            times.append(tick / 30)
+        if len(events.failed):
+            failed = tick / 30
+            break
+    gaps = np.diff(times)
+    assert failed is not None and len(times) == crowd.config.max_recoveries + 1, times
+    assert gaps.min() >= stuck_after - min(0.5, stuck_after / 4) - 0.05, gaps
+
+
+def test_levels_show_refuses_a_picture_too_big_to_hold(tmp_path, capsys):
+    """``levels show AcrosstheCape.map --scale 64`` allocated a 49,152² picture (6.75 GiB: a
+    MemoryError traceback, or minutes of swapping)."""
+    from rtsnav.levels.__main__ import main
+
+    out = tmp_path / "map.png"
+    assert main(["show", "AcrosstheCape.map", "--scale", "64", "--out", str(out)]) == 2
+    assert "at most 16,384" in capsys.readouterr().err and not out.exists()
+    assert main(["show", "AcrosstheCape.map", "--scale", "2", "--out", str(out)]) == 0 and out.exists()
+
+
+@pytest.mark.parametrize("far", [1e6, -1e20, 1e308])
+def test_a_unit_put_far_off_the_map_fails_alone_and_the_tick_goes_on(far):
+    """A flock member moved to x = 1e20 killed every tick after (the flocking and density grids
+    spanned it: "negative dimensions"), at 1e6 a tick allocated gigabytes. Such a unit now fails
+    once with a reason and is no body while it stays there; its position is kept, and ordered
+    again from the map it walks."""
+    from rtsnav.systems.nav import Crowd
+
+    crowd = Crowd(Grid(np.ones((20, 20), dtype=bool)))
+    ids = crowd.add_agents(np.array([[2.5, 2.5], [3.5, 2.5], [4.5, 2.5]]), group=1, avoidance=True)
+    crowd.move(ids, (15.5, 15.5), planner="flowfield")
+    crowd.update(1 / 30)
+    crowd.positions[0, 0] = far
+    events = crowd.update(1 / 30)
+    assert events.failed.tolist() == [0] and "off the map" in events.reasons[0]
+    for _ in range(400):
+        events = crowd.update(1 / 30)
+    assert crowd.positions[0, 0] == far and np.isfinite(crowd.positions[1:]).all()
+    assert crowd.states.tolist()[1:] == [3, 3]                              # the others arrived
+    crowd.positions[0, :2] = (2.5, 2.5)
+    crowd.move([0], (15.5, 15.5))
+    for _ in range(400):
+        crowd.update(1 / 30)
+    assert crowd.states[0] == 3

@@ -32,7 +32,8 @@ class CrowdConfig:
             ``NavMesh.from_grid``), 1..8; 0 = automatic: for a radius under half a cell 6 on maps
             up to 128×128 cells, 2 up to 256×256, else 1 (narrow bridges and diagonal squeezes
             stay open; see ``Crowd.navmesh_subdivide``).
-        stuck_after: seconds without progress before a ``stuck`` event, > 0.
+        stuck_after: seconds without progress before a ``stuck`` event, > 0; while still stuck,
+            the next comes ``stuck_after`` less min(0.5 s, a quarter of it) later (3.5 s).
         max_recoveries: stuck recoveries before the order fails, ≥ 1 (6: a unit frozen in a crowd
             for half a minute is told; one in churning traffic keeps trying, see ``progress.py``).
         max_radius_cells: largest agent radius, cells; larger agents fail with a reason.

@@ -73,12 +73,10 @@ class Crowd:
         self._outcomes = Outcomes(self.agents, self.queue)
         self.planning = Planning(self.agents, grid, cfg, self.level)
         self.groups = GroupSteering(self.agents, grid, cfg, self.queue, self.level, self.planning, self._outcomes)
-        self._orders = Orders(self.agents, grid, cfg, self.queue, self._outcomes, self.planning, self.groups,
-                              self.level)
+        self._orders = Orders(self.agents, grid, cfg, self.queue, self._outcomes, self.planning, self.groups, self.level)
         self._motion = Motion(self.agents, grid, cfg, self.level)
         self.inputs = SteeringInputs(self.agents, self.add_agents)
-        #: ticks run so far
-        self.tick = 0
+        self.tick = 0                           # ticks run so far
 
     # ================================================================ agents
     @property
@@ -118,8 +116,7 @@ class Crowd:
                              alignment=alignment)
         check_group(group)
         avoidance = checks.flag(avoidance, "avoidance", error=NavError)
-        ids = self.agents.allocate(len(pos))
-        s = self.agents
+        ids, s = self.agents.allocate(len(pos)), self.agents
         s.position[ids, : pos.shape[1]] = pos
         s.agent_params[ids] = (max_speed, radius, path_desired_distance, target_desired_distance, path_max_distance)
         s.flock_group[ids, 0] = int(group)
@@ -158,8 +155,7 @@ class Crowd:
     def stop(self, ids) -> None:
         """Drop the agents' targets: they stand (IDLE)."""
         ids = agent_ids(self.agents, ids)
-        self.agents.has_target[ids] = False
-        self.agents.target_dirty[ids] = True
+        self.agents.has_target[ids], self.agents.target_dirty[ids] = False, True
 
     def pause(self, ids, paused: bool = True) -> None:
         """Stand still keeping target and path (``paused=False`` resumes)."""
@@ -220,6 +216,13 @@ class Crowd:
             return CrowdEvents()
         if self.level.out_of_date:
             self._grid_changed()
+        parked = self._orders.park_far_agents()
+        try:
+            return self._tick(dt, movement, waypoints, velocities)
+        finally:
+            self._orders.unpark(parked)
+
+    def _tick(self, dt: float, movement: str, waypoints: bool, velocities: bool) -> CrowdEvents:
         s, orders = self.agents, self._orders
         orders.refuse_bad_agents()
         # new bodies standing on each other move apart (a big heap over several bounded ticks)
@@ -289,8 +292,7 @@ class Crowd:
     def _free_and_replan(self) -> None:
         """After an edit: units in closed cells step out (reported as ``displaced``); every unit
         on its way re-plans."""
-        s = self.agents
-        n = s.size
+        s, n = self.agents, self.agents.size
         moved = free_walled_in(s, self.grid, np.flatnonzero(s.alive[:n] & ~s.obstacle[:n]))
         self._outcomes.displaced(moved)
         state = s.nav_state[:n, 0]

@@ -42,6 +42,32 @@ class Orders:
         self._agents, self._grid, self._config, self._queue = agents, grid, config, queue
         self._outcomes, self._planning, self._groups, self._level = outcomes, planning, groups, level
 
+    def park_far_agents(self) -> tuple[np.ndarray, np.ndarray]:
+        """Agents standing more than one map size off the map (a finite but absurd position: a
+        unit "teleported" to 1e20) are NaN to every kernel for this tick — no steering, no body
+        (one made every neighbour grid span it: a dead tick at 1e20, gigabytes at 1e6) — and
+        their order fails once, with a reason. Returns ``(ids, positions)`` for ``unpark``."""
+        s, g = self._agents, self._grid
+        n = s.size
+        pos = s.position[:n, :2]
+        low = np.asarray(g.origin) - max(g.width, g.height) * g.cell_size
+        high = np.asarray(g.origin) + (np.array([g.width, g.height]) + max(g.width, g.height)) * g.cell_size
+        with np.errstate(invalid="ignore"):
+            far = np.flatnonzero(s.alive[:n] & ((pos < low) | (pos > high)).any(axis=1))
+        if len(far) == 0:
+            return far, np.zeros((0, 3))
+        saved = s.position[far].copy()
+        for i in far[s.nav_state[far, 0] != NavState.FAILED].tolist():
+            s.target_dirty[i] = False
+            self._outcomes.fail(i, f"the agent's position {tuple(float(v) for v in s.position[i, :2])} is more than a "
+                                   "map size off the map: it neither steers nor counts as a body until it is back")
+        s.position[far] = np.nan
+        return far, saved
+
+    def unpark(self, parked: tuple[np.ndarray, np.ndarray]) -> None:
+        """Put back the positions ``park_far_agents`` hid for the tick."""
+        self._agents.position[parked[0]] = parked[1]
+
     def refuse_bad_agents(self) -> None:
         """NaN positions, absurd radii or speeds: those agents fail, the tick goes on."""
         s = self._agents

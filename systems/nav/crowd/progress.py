@@ -45,8 +45,10 @@ RESET_DISTANCE = 2.0
 #: progressed is waiting in a queue.
 QUEUE_REACH_RADII = 3.0
 QUEUE_REACH_CELLS = 1.5
-#: An anchor younger than this (seconds) counts as "just progressed" for the queue rule.
+#: An anchor younger than this (seconds) counts as "just progressed" for the queue rule ...
 FRESH = 0.5
+#: ... or than this share of ``stuck_after`` when that is shorter.
+FRESH_SHARE = 0.25
 #: Sectors of the bearing to the target: units in one sector (of either of two offset
 #: divisions) form a queue.
 QUEUE_SECTORS = 8
@@ -66,11 +68,14 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     if n == 0:
         return none, none, none
     kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
+    # "just progressed" is a short share of the stuck time: with stuck_after at or under FRESH a
+    # reported unit's restarted clock was already due again (a stuck event every tick)
+    fresh_for = min(FRESH, FRESH_SHARE * stuck_after)
     with threads_for(n, "progress"):
         _watch(s.alive, s.nav_state[:, 0], s.paused[:], s.position, s.target, s.anchor_x, s.anchor_y,
                s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, s.mode, s.path_start, s.path_len,
                s.path_idx, s.paths.points, s.path_best, dt, PROGRESS_DISTANCE * cell_size,
-               RESET_DISTANCE * cell_size, FRESH, kinds)
+               RESET_DISTANCE * cell_size, fresh_for, kinds)
     old = np.flatnonzero(kinds & 4)
     stuck = old[s.still_for[old] >= stuck_after]
     if len(stuck) == 0:
@@ -83,11 +88,12 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     reach = max(QUEUE_REACH_RADII * float(s.radius[frozen].max()), QUEUE_REACH_CELLS * cell_size) if len(frozen) else 0.0
     churning = (near_any(np.ascontiguousarray(s.position[frozen, :2]), np.ascontiguousarray(s.position[fresh, :2]),
                          reach) if len(frozen) and len(fresh) else np.zeros(len(frozen), dtype=bool))
-    # the clocks restart just past FRESH: a unit reported is no "just progressed" unit that
+    # the clocks restart just past the fresh time (the next event comes stuck_after - fresh_for
+    # later: 3.5 s by default): a unit reported is no "just progressed" unit that
     # would excuse the ones around it (mutual excuses kept a dead end silent); its anchor stays
     # where it last progressed (re-anchored where it was reported, a jostle of half a cell
     # counted as progress and kept a unit that had not moved on silent)
-    s.still_for[stuck] = FRESH + 1e-6
+    s.still_for[stuck] = fresh_for + 1e-6
     return stuck, frozen, frozen[churning]
 
 

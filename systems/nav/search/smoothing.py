@@ -152,10 +152,46 @@ def smooth_fast_via(passable, cost, wp, cells, way_idx):
 
 @njit(cache=True)
 def polyline_cost(passable: np.ndarray, cost: np.ndarray, wp: int, cells: np.ndarray) -> float:
-    """Cost of a smoothed path through ``cells`` (``(N, 2)`` x, y): Σ segment length × the
-    largest terrain cost it touches (``line_max_cost``), the cost the smoothing passes keep."""
+    """Cost of a smoothed path through ``cells`` (``(N, 2)`` x, y): Σ over its segments of the
+    terrain cost walked — each cell's cost × the length of the segment inside it (``inf`` through
+    a blocked cell). For one grid step that is ``path_cost``'s length × the mean of the two cells,
+    so a path and its smoothing are priced alike (the smoothing passes keep only segments whose
+    cells cost no more than the cheapest cell they replace: never a dearer path). The maximum
+    cost a segment touched, priced before, charged a step from a cost-1 to a cost-7 cell at 7:
+    a smoothed hierarchy path on mixed terrain read twice its grid path's cost."""
     total = 0.0
     for i in range(cells.shape[0] - 1):
-        ax, ay, bx, by = cells[i, 0], cells[i, 1], cells[i + 1, 0], cells[i + 1, 1]
-        total += math.hypot(bx - ax, by - ay) * line_max_cost(passable, cost, wp, ax, ay, bx, by)
+        total += _segment_cost(passable, cost, wp, cells[i, 0], cells[i, 1], cells[i + 1, 0], cells[i + 1, 1])
     return total
+
+
+@njit(cache=True)
+def _segment_cost(passable, cost, wp, x0, y0, x1, y1):
+    """Terrain cost of the centre-to-centre segment: Σ cell cost × length inside the cell
+    (through a corner it goes from one cell to the diagonal one, as ``line_max_cost`` walks)."""
+    dx, dy = x1 - x0, y1 - y0
+    nx, ny = abs(dx), abs(dy)
+    sx = 1 if dx > 0 else -1
+    sy = 1 if dy > 0 else -1
+    x, y = x0, y0
+    ix, iy = 0, 0
+    done, total = 0.0, 0.0                       # the share of the segment walked, its cost so far
+    while ix < nx or iy < ny:
+        idx = (y + 1) * wp + x + 1
+        if passable[idx] == 0:
+            return np.inf
+        d = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx   # which grid line comes next (as line_max_cost)
+        t = (0.5 + ix) / nx if d <= 0 else (0.5 + iy) / ny
+        total += (t - done) * cost[idx]
+        done = t
+        if d <= 0:
+            x += sx
+            ix += 1
+        if d >= 0:
+            y += sy
+            iy += 1
+    idx = (y + 1) * wp + x + 1
+    if passable[idx] == 0:
+        return np.inf
+    total += (1.0 - done) * cost[idx]
+    return total * math.hypot(dx, dy)
