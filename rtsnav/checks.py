@@ -129,11 +129,14 @@ def indices(value: Any, name: str, size: int, *, error: Raise = ValueError, miss
     return arr
 
 
-def cells(value: Any, name: str, width: int, height: int, *, error: Raise = ValueError) -> np.ndarray:
+def cells(value: Any, name: str, width: int, height: int, *, error: Raise = ValueError,
+          on_grid: bool = True) -> np.ndarray:
     """``value`` as an ``(N, 2)`` int64 array of ``(x, y)`` cells of a ``width`` × ``height``
     grid (one pair alone is one row; integral floats allowed; 3.7, NaN, True and text refused,
-    never truncated; a cell off the grid refused, never wrapped)."""
-    expected = f"{name} must be an (N, 2) array of (x, y) integer cells of the {width}x{height} grid"
+    never truncated; a cell off the grid refused, never wrapped). ``on_grid=False``: any cells
+    within ±2**62 (off the grid too; ``width`` / ``height`` unused)."""
+    where = f"of the {width}x{height} grid" if on_grid else "within ±2**62"
+    expected = f"{name} must be an (N, 2) array of (x, y) integer cells {where}"
     if isinstance(value, (str, bytes)):
         raise error(f"{expected}, got {value!r}")
     try:
@@ -153,10 +156,13 @@ def cells(value: Any, name: str, width: int, height: int, *, error: Raise = Valu
             raise error(f"{expected}; row {row} is {tuple(arr[row].tolist())}")
     elif arr.dtype.kind not in "iu":
         raise error(f"{expected}, got dtype {arr.dtype}")
-    off = (arr[:, 0] < 0) | (arr[:, 0] >= width) | (arr[:, 1] < 0) | (arr[:, 1] >= height)
-    if off.any():                                    # compared before the cast: a huge value cannot wrap
+    # compared before the cast: a huge value cannot wrap
+    off = ((arr[:, 0] < 0) | (arr[:, 0] >= width) | (arr[:, 1] < 0) | (arr[:, 1] >= height) if on_grid
+           else (np.abs(arr.astype(np.float64)) > 2.0 ** 62).any(axis=1))
+    if off.any():
         row = int(np.flatnonzero(off)[0])
-        raise error(f"{name}: cell {tuple(arr[row].tolist())} (row {row}) is outside the {width}x{height} grid")
+        raise error(f"{name}: cell {tuple(arr[row].tolist())} (row {row}) is outside the {width}x{height} grid"
+                    if on_grid else f"{expected}; row {row} is {tuple(arr[row].tolist())}")
     return arr.astype(np.int64)
 
 

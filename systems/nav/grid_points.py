@@ -33,28 +33,7 @@ def integer_cells(cells, what: str = "cells") -> np.ndarray:
     """``cells`` as an ``(N, 2)`` int64 array of ``(x, y)`` cells, on the grid or off it (one
     pair alone is one row; integral floats allowed), else ``NavError``: 3.7, NaN, True or text
     are refused, never truncated, and a cell beyond ±2**62 is refused, never wrapped."""
-    expected = f"{what} must be an (N, 2) array of (x, y) integer cells"
-    if isinstance(cells, (str, bytes)):
-        raise NavError(f"{expected}, got {cells!r}")
-    try:
-        arr = np.asarray(cells)
-    except (TypeError, ValueError, OverflowError):
-        raise NavError(f"{expected}, got {cells!r}") from None
-    if arr.size == 0 and arr.ndim <= 2:
-        return np.zeros((0, 2), dtype=np.int64)
-    if arr.ndim == 1 and arr.shape[0] == 2:
-        arr = arr[None, :]
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise NavError(f"{expected}, got shape {arr.shape}")
-    if arr.dtype.kind not in "iuf":
-        raise NavError(f"{expected}, got dtype {arr.dtype}")
-    far = 2.0 ** 62
-    good = np.isfinite(arr) & (arr == np.floor(arr)) & (np.abs(arr) <= far) if arr.dtype.kind == "f" else (
-        np.abs(arr.astype(np.float64)) <= far)
-    if not good.all():
-        row = int(np.flatnonzero(~good.all(axis=1))[0])
-        raise NavError(f"{expected} within ±2**62; row {row} is {tuple(arr[row].tolist())}")
-    return arr.astype(np.int64)
+    return checks.cells(cells, what, 0, 0, error=NavError, on_grid=False)
 
 
 def finite_point(point, what: str = "point", dims: int | tuple[int, ...] = (2, 3)) -> tuple[float, ...]:
