@@ -299,9 +299,9 @@ class LayeredNavMesh:
         s = self.span_at(a)
         if s < 0:
             return False, np.array([a[0], a[1], a[2] if len(a) == 3 else 0.0])
-        margin = self.config.cell_size                     # a far end: trace to a cell past the map's edge
-        low = (self.origin[0] - margin, self.origin[1] - margin)
-        high = (self.origin[0] + self.shape[1] * margin + margin, self.origin[1] + self.shape[0] * margin + margin)
+        cs = self.config.cell_size                         # a far end: trace to a cell past the map's edge
+        low = (self.origin[0] - cs, self.origin[1] - cs)
+        high = (self.origin[0] + (self.shape[1] + 1) * cs, self.origin[1] + (self.shape[0] + 1) * cs)
         share = share_inside_box(a, b, low, high)
         if share < 1.0:
             b = (a[0] + (b[0] - a[0]) * share, a[1] + (b[1] - a[1]) * share)
