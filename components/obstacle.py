@@ -69,7 +69,8 @@ class NavigationObstacle:
     def set_avoidance_layer_value(self, layer_number: int, value: bool) -> None:
         """Turn layer ``layer_number`` (1 .. 32) of ``avoidance_layers`` on or off."""
         bit = 1 << (_layer(layer_number) - 1)
-        self.avoidance_layers = (self.avoidance_layers | bit) if value else (self.avoidance_layers & ~bit)
+        on = flag(value, "NavigationObstacle.set_avoidance_layer_value: value")
+        self.avoidance_layers = (self.avoidance_layers | bit) if on else (self.avoidance_layers & ~bit)
 
 
 def _velocity(value: object) -> tuple[float, float, float]:

@@ -47,7 +47,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rtsnav import checks
 from rtsnav.checks import known_keys
+from rtsnav.names import unknown_name
 from rtsnav.systems.nav.grid import CELL_SIZE_RANGE, FLOAT32_MAX, Grid
 
 from .errors import LevelError, read_text_file
@@ -103,9 +105,13 @@ class Level:
     path: str = ""
 
     def set_gate(self, name: str, open_: bool) -> np.ndarray:
-        """Open or close a gate (edits the grid); returns the cells changed."""
+        """Open or close a gate (edits the grid); returns the cells changed. ``KeyError`` (with the
+        closest name) for a gate the level does not have, ``ValueError`` for an ``open_`` that is
+        not True or False."""
+        if not isinstance(name, str) or name not in self.gates:
+            raise KeyError(unknown_name("gate", name, tuple(self.gates)))
         gate = self.gates[name]
-        gate.open = bool(open_)
+        gate.open = checks.flag(open_, "open_")
         self.grid.set_passable(gate.cells, gate.open)
         return gate.cells
 

@@ -26,7 +26,8 @@ from .names import unknown_name
 #: What a check raises: an exception class, or any callable that makes one from the message.
 Raise = Callable[[str], BaseException]
 
-__all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "cells", "choice", "known_keys", "as_float"]
+__all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "cells", "choice", "known_keys", "as_float",
+           "callback"]
 
 
 def as_float(value: Any) -> float:
@@ -172,6 +173,14 @@ def flag(value: Any, name: str, *, error: Raise = ValueError) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise error(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def callback(value: Any, name: str, *, error: Raise = ValueError) -> Callable[..., Any] | None:
+    """``value`` if it is None or callable (a progress report, a factory), else ``error``: a
+    number here would only fail later, in the middle of a build."""
+    if value is not None and not callable(value):
+        raise error(f"{name} must be a function (or None), got {value!r}")
+    return value
 
 
 def choice(value: Any, name: str, options: Iterable[str], *, error: Raise = ValueError) -> str:

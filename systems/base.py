@@ -6,6 +6,9 @@ import time
 
 import esper
 
+from rtsnav import checks
+from rtsnav.systems.nav import NavError
+
 from .navigation import Navigation
 
 
@@ -24,7 +27,7 @@ class NavProcessor(esper.Processor):
 
     def process(self, dt: float = 1 / 60, *args, **kwargs) -> None:
         t0 = time.perf_counter()
-        self.update(float(dt))
+        self.update(checks.number(dt, "esper.process(dt): dt (seconds)", low=0.0, error=NavError))
         self.last_ms = (time.perf_counter() - t0) * 1e3
         self.total_ms += self.last_ms
         self.runs += 1

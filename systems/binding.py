@@ -46,7 +46,8 @@ class ComponentBinding:
 
     def __post_init__(self) -> None:
         for name, fields in (("position_fields", self.position_fields), ("velocity_fields", self.velocity_fields)):
-            if len(fields) not in (2, 3) or not all(isinstance(f, str) and f.isidentifier() for f in fields):
+            if isinstance(fields, str) or not isinstance(fields, (tuple, list)) or len(fields) not in (2, 3) \
+                    or not all(isinstance(f, str) and f.isidentifier() for f in fields):
                 raise TypeError(f"{name} must name 2 or 3 attributes (x, y[, z]), got {fields!r}")
 
     @property

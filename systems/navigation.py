@@ -78,7 +78,12 @@ class Navigation:
 
     def agent_ids(self, entities: Iterable[int]) -> np.ndarray:
         """Crowd agent ids of ``entities`` (``KeyError`` for an entity that is not an agent)."""
-        return np.fromiter((self.id_of[e] for e in entities), dtype=np.int64)
+        if isinstance(entities, (str, bytes)) or not hasattr(entities, "__iter__"):
+            raise NavError(f"entities must be an iterable of entity ids, got {entities!r:.100}")
+        try:
+            return np.fromiter((self.id_of[e] for e in entities), dtype=np.int64)
+        except TypeError:                                   # an unhashable entity: no such entity
+            raise NavError(f"entities must be entity ids (integers), got {entities!r:.100}") from None
 
     def positions(self, entities: Iterable[int]) -> np.ndarray:
         """World positions ``(N, 3)`` of ``entities``' agents."""

@@ -63,6 +63,10 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
     """
     if not isinstance(navigation, Navigation):
         raise TypeError(f"install() needs a rtsnav.systems.Navigation, got {type(navigation).__name__}")
+    if isinstance(priority_base, bool) or not isinstance(priority_base, int):
+        raise TypeError(f"install(priority_base=...) must be an int, got {priority_base!r}")
+    if not isinstance(prepare, bool):
+        raise TypeError(f"install(prepare=...) must be True or False, got {prepare!r}")
     if movement not in ("rtsnav", "game"):
         raise ValueError(f"install(movement=...) must be 'rtsnav' or 'game', got {movement!r}")
     if not isinstance(position, type):
@@ -71,8 +75,8 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
         velocity = Velocity if position is Position else None
     if velocity is not None and not isinstance(velocity, type):
         raise TypeError(f"install(velocity=...) must be a component class or None, got {velocity!r}")
-    navigation.binding = ComponentBinding(position, velocity, _fields_of(position, position_fields),
-                                          _fields_of(velocity, velocity_fields))
+    navigation.binding = ComponentBinding(position, velocity, _fields_of(position, position_fields, "position_fields"),
+                                          _fields_of(velocity, velocity_fields, "velocity_fields"))
     navigation.movement = movement
     if prepare:
         navigation.prepare(methods, progress, navigation_layers=navigation_layers)
@@ -86,8 +90,10 @@ def install(navigation: Navigation, *, priority_base: int = 0, position: type = 
     return tuple(handles)
 
 
-def _fields_of(cls: type | None, fields: tuple[str, ...]) -> tuple[str, ...]:
+def _fields_of(cls: type | None, fields: tuple[str, ...], name: str) -> tuple[str, ...]:
     """``fields``, without a trailing ``z`` the class does not declare (a 2D game's ``x, y``)."""
+    if isinstance(fields, str) or not isinstance(fields, (tuple, list)):
+        raise TypeError(f"install({name}=...) must be a tuple of 2 or 3 attribute names, got {fields!r}")
     fields = tuple(fields)
     if cls is None or len(fields) != 3:
         return fields

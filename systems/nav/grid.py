@@ -63,6 +63,20 @@ def require_grid(grid: object, where: str) -> "Grid":
     return grid
 
 
+def _key(key: object) -> str:
+    """``key`` of a per-grid structure: a string, else ``NavError``."""
+    if not isinstance(key, str):
+        raise NavError(f"key must be a string naming the structure, got {key!r}")
+    return key
+
+
+def _made(factory, grid: "Grid"):
+    """``factory(grid)``, when ``factory`` is a function; else ``NavError``."""
+    if not callable(factory):
+        raise NavError(f"factory must be a function of the grid, got {factory!r}")
+    return factory(grid)
+
+
 class GridView(NamedTuple):
     """The grid as the movement and steering kernels read it — one typed argument (numba reads
     a NamedTuple's fields at no cost) instead of six positional ones. From ``Grid.view``."""
@@ -257,8 +271,8 @@ class Grid:
         """Vectorised world-space line of sight: for each segment ``starts[i] -> ends[i]``
         (``(N, 2|3)`` world points; z ignored), True when every cell it touches is passable.
         Touching a blocked cell's corner counts as blocked (no corner cutting)."""
-        a = np.ascontiguousarray(np.asarray(starts, dtype=np.float64)[:, :2])
-        b = np.ascontiguousarray(np.asarray(ends, dtype=np.float64)[:, :2])
+        a = np.ascontiguousarray(checks.points(starts, "starts", error=NavError)[:, :2])
+        b = np.ascontiguousarray(checks.points(ends, "ends", error=NavError)[:, :2])
         if a.shape != b.shape:
             raise NavError(f"starts shape {a.shape} != ends shape {b.shape}")
         return world_segments_clear(self.passable, self.cell_size, self.origin[0], self.origin[1], a, b)
@@ -283,12 +297,7 @@ class Grid:
 
     def world_to_cells(self, points: np.ndarray) -> np.ndarray:
         """Vectorised ``world_to_cell``: ``(N, 2|3)`` world points -> ``(N, 2) int32`` cells."""
-        pts = np.asarray(points, dtype=np.float64)
-        if pts.ndim != 2 or pts.shape[1] not in (2, 3):
-            raise NavError(f"points must have shape (N, 2) or (N, 3), got {pts.shape}")
-        if not np.isfinite(pts[:, :2]).all():
-            row = int(np.flatnonzero(~np.isfinite(pts[:, :2]).all(axis=1))[0])
-            raise NavError(f"points must be finite: row {row} is {pts[row].tolist()}")
+        pts = checks.points(points, "points", error=NavError)
         org = np.asarray(self.origin)
         # far off the map stays far off (a cast of 1e300 / cell_size to int32 wraps round)
         return np.clip(np.floor((pts[:, :2] - org) / self.cell_size), -2**31, 2**31 - 1).astype(np.int32)
@@ -377,9 +386,9 @@ class Grid:
     def kept(self, key: str, factory):
         """A per-grid structure that follows edits itself (e.g. the JPS+ table), made on first
         use and kept across edits (unlike ``workspace``)."""
-        value = self._kept.get(key)
+        value = self._kept.get(_key(key))
         if value is None:
-            value = self._kept[key] = factory(self)
+            value = self._kept[key] = _made(factory, self)
         return value
 
     # ------------------------------------------------ kernel-facing views
@@ -451,9 +460,9 @@ class Grid:
 
     def workspace(self, key: str, factory):
         """A per-grid scratch object (search arrays reused between queries), made on first use."""
-        ws = self._workspaces.get(key)
+        ws = self._workspaces.get(_key(key))
         if ws is None:
-            ws = factory(self)
+            ws = _made(factory, self)
             self._workspaces[key] = ws
         return ws
 

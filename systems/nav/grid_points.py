@@ -13,10 +13,15 @@ from .errors import NavError
 __all__ = ["integer_cell", "integer_cells", "finite_point", "checked_heights", "share_inside_box"]
 
 
+#: Cells beyond this are refused, never wrapped (int64 arithmetic on them would overflow).
+_CELL_LIMIT = 2**62
+
+
 def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
-    """``cell`` as an ``(x, y)`` int pair (integral floats allowed), else ``NavError``. A float
-    such as 3.7 is refused, never truncated."""
-    if type(cell) is tuple and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int:
+    """``cell`` as an ``(x, y)`` int pair (integral floats allowed) within ±2**62, else
+    ``NavError``. A float such as 3.7 is refused, never truncated."""
+    if type(cell) is tuple and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int \
+            and -_CELL_LIMIT < cell[0] < _CELL_LIMIT and -_CELL_LIMIT < cell[1] < _CELL_LIMIT:
         return cell                                   # the common case, checked in a few hundred ns
     try:
         if len(cell) != 2 or any(isinstance(v, (bool, np.bool_, str, bytes)) for v in cell):
@@ -24,8 +29,9 @@ def integer_cell(cell, what: str = "cell") -> tuple[int, int]:
         fx, fy = float(cell[0]), float(cell[1])
     except (TypeError, ValueError):
         raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}") from None
-    if not (math.isfinite(fx) and math.isfinite(fy)) or fx != int(fx) or fy != int(fy):
-        raise NavError(f"{what} must be an (x, y) pair of integers, got {cell!r}")
+    if not (math.isfinite(fx) and math.isfinite(fy)) or fx != int(fx) or fy != int(fy) \
+            or not (abs(fx) < _CELL_LIMIT and abs(fy) < _CELL_LIMIT):
+        raise NavError(f"{what} must be an (x, y) pair of integers within ±2**62, got {cell!r}")
     return int(fx), int(fy)
 
 

@@ -62,6 +62,17 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
     return pos
 
 
+def check_speeds(max_speed, count: int, cell_size: float, config: CrowdConfig) -> np.ndarray:
+    """``max_speed`` (one number, or one per agent) as ``count`` speeds in range, else ``NavError``."""
+    try:
+        speeds = np.broadcast_to(np.asarray(max_speed, dtype=np.float64), (count,)) if np.ndim(max_speed) else None
+    except (TypeError, ValueError):
+        raise NavError(f"max_speed must be one number or one per agent ({count}), got {max_speed!r}") from None
+    for value in (np.unique(speeds).tolist() if speeds is not None else [max_speed]):
+        check_settings(np.zeros((0, 2)), cell_size, config, max_speed=value)
+    return speeds if speeds is not None else np.full(count, float(max_speed))
+
+
 def check_group(group) -> None:
     """``group`` an integer: ≥ 0 a flock, negative none."""
     if isinstance(group, bool) or not isinstance(group, (int, np.integer)) or not -(2**62) <= group < 2**62:

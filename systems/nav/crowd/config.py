@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from typing import Any
+
+from rtsnav import checks
 
 from ..errors import NavError
 
@@ -106,6 +108,13 @@ class CrowdConfig:
             nearest the target, ``is_target_reachable()`` is False, ``path_failed`` says why and
             ``navigation_finished`` fires on arrival (``target_reached`` does not); ``"fail"`` —
             the order fails at once.
+        max_tick: the longest step one ``update`` simulates, seconds, in (0, 3600]: a longer
+            ``dt`` (a hitch, a loading screen, a paused game's first frame) is simulated as this
+            much, so units never jump through each other or a wall's corner (Unity's
+            ``Time.maximumDeltaTime``, 1/3 s, does the same).
+
+    Every number is finite and at most 1e9 (counts: whole numbers within the limits above);
+    anything else is a ``NavError`` naming the field.
     """
 
     planning_units: int = 20_000
@@ -146,32 +155,50 @@ class CrowdConfig:
     rebuild_worker: bool = True
     dstar_agents: int = 8
     unreachable: str = "closest"
+    max_tick: float = 0.25
 
     def __post_init__(self) -> None:
-        checks = [("planning_units", self.planning_units >= 1), ("max_searches", self.max_searches >= 1),
-                  ("smoothing", self.smoothing in ("precise", "fast", None)), ("weight", self.weight >= 1),
-                  ("flow_mode", self.flow_mode in ("auto", "full", "tiles")), ("sector_size", self.sector_size >= 4),
-                  ("corridor_width", self.corridor_width >= 1), ("wall_avoidance", self.wall_avoidance >= 0),
-                  ("navmesh_radius", self.navmesh_radius >= 0), ("dstar_agents", self.dstar_agents >= 0),
-                  ("navmesh_subdivide", 0 <= self.navmesh_subdivide <= 8), ("stuck_after", self.stuck_after > 0),
-                  ("max_recoveries", self.max_recoveries >= 1), ("max_radius_cells", self.max_radius_cells > 0),
-                  ("max_speed_cells", self.max_speed_cells > 0), ("flow_cache_bytes", self.flow_cache_bytes >= 0),
-                  ("avoidance_distance", self.avoidance_distance > 0),
-                  ("avoidance_neighbours", 1 <= self.avoidance_neighbours <= 40),
-                  ("avoidance_horizon", self.avoidance_horizon > 0),
-                  ("avoidance_wall_horizon", self.avoidance_wall_horizon > 0),
-                  ("idle_priority", self.idle_priority > 0), ("congestion_weight", self.congestion_weight >= 0),
-                  ("congestion_narrow", self.congestion_narrow > 0),
-                  ("congestion_refresh", self.congestion_refresh > 0),
-                  ("flow_integration", self.flow_integration in ("dijkstra", "eikonal")),
-                  ("flow_rule", self.flow_rule in ("descent", "kernel")),
-                  ("flow_acceleration", math.isfinite(self.flow_acceleration) and self.flow_acceleration >= 0),
-                  ("leader_fallback", self.leader_fallback in ("field", "astar", "roles")),
-                  ("leader_sight", math.isfinite(self.leader_sight) and self.leader_sight > 0),
-                  ("unreachable", self.unreachable in ("closest", "fail"))]
-        for name, ok in checks:
-            if not ok:
-                raise NavError(f"CrowdConfig.{name} is out of range: {getattr(self, name)!r} (see its docstring)")
+        for name, kind, low, high in _LIMITS:
+            value = getattr(self, name)
+            where = f"CrowdConfig.{name}"
+            if kind == "int":
+                value = checks.whole_number(value, where, low=low, high=high, error=NavError)
+            elif kind == "float":
+                value = checks.number(value, where, low=low, high=high, low_open=name in _POSITIVE, error=NavError)
+            elif kind == "flag":
+                value = checks.flag(value, where, error=NavError)
+            elif not (value is None and None in low):
+                value = checks.choice(value, where, [v for v in low if v is not None], error=NavError)
+            object.__setattr__(self, name, value)      # the checked form (a numpy int becomes an int)
+
+
+#: Every field's kind and limits (a choice lists its options in ``low``): the one place they are
+#: checked, so a new field needs a row here (``test_crowd_config_checks_every_field``).
+_BIG = 1e9
+_LIMITS: tuple[tuple[str, str, Any, Any], ...] = (
+    ("planning_units", "int", 1, 2**40), ("max_searches", "int", 1, 4096),
+    ("smoothing", "choice", ("precise", "fast", None), None), ("weight", "float", 1.0, _BIG),
+    ("flow_mode", "choice", ("auto", "full", "tiles"), None), ("sector_size", "int", 4, 1 << 20),
+    ("corridor_width", "float", 1.0, _BIG), ("wall_avoidance", "float", 0.0, _BIG),
+    ("flow_cache_bytes", "int", 0, 2**50), ("navmesh_radius", "float", 0.0, _BIG),
+    ("navmesh_subdivide", "int", 0, 8), ("stuck_after", "float", 0.0, _BIG), ("max_recoveries", "int", 1, 2**31),
+    ("max_radius_cells", "float", 0.0, _BIG), ("max_speed_cells", "float", 0.0, _BIG),
+    ("avoidance_distance", "float", 0.0, _BIG), ("avoidance_neighbours", "int", 1, 40),
+    ("avoidance_horizon", "float", 0.0, _BIG), ("avoidance_wall_horizon", "float", 0.0, _BIG),
+    ("idle_priority", "float", 0.0, _BIG), ("congestion", "flag", None, None),
+    ("congestion_weight", "float", 0.0, _BIG), ("congestion_narrow", "float", 0.0, _BIG),
+    ("congestion_refresh", "float", 0.0, _BIG), ("flow_integration", "choice", ("dijkstra", "eikonal"), None),
+    ("flow_rule", "choice", ("descent", "kernel"), None), ("flow_acceleration", "float", 0.0, _BIG),
+    ("leader_fallback", "choice", ("field", "astar", "roles"), None), ("leader_sight", "float", 0.0, _BIG),
+    ("contacts", "flag", None, None), ("wall_clearance", "flag", None, None), ("quick_steps", "flag", None, None),
+    ("lanes", "flag", None, None), ("density_speed", "flag", None, None), ("team_contacts", "flag", None, None),
+    ("rebuild_worker", "flag", None, None), ("dstar_agents", "int", 0, 2**31),
+    ("unreachable", "choice", ("closest", "fail"), None), ("max_tick", "float", 0.0, 3600.0),
+)
+#: Fields whose lower limit is itself refused (> 0, not >= 0).
+_POSITIVE = frozenset({"stuck_after", "max_radius_cells", "max_speed_cells", "avoidance_distance",
+                       "avoidance_horizon", "avoidance_wall_horizon", "idle_priority", "congestion_narrow",
+                       "congestion_refresh", "leader_sight", "max_tick"})
 
 
 def config_or_default(config: CrowdConfig | None) -> CrowdConfig:

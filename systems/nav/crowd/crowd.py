@@ -31,7 +31,7 @@ from rtsnav.names import GROUP_PLANNERS, PLANNERS, canonical_planner, unknown_na
 
 from ..errors import NavError
 from ..grid import Grid
-from .agent_checks import agent_ids, check_group, check_settings, check_targets, check_tick, layer_masks, one_agent
+from .agent_checks import agent_ids, check_group, check_settings, check_speeds, check_targets, check_tick, one_agent
 from .chaining import settle_chained, settle_in_crowd
 from .config import CrowdConfig, config_or_default
 from .events import CrowdEvents, Outcomes
@@ -165,13 +165,7 @@ class Crowd:
         """Change the agents' top speed (world units / s, > 0; one value, or one per id); their
         orders go on."""
         ids = agent_ids(self.agents, ids)
-        try:
-            speeds = np.broadcast_to(np.asarray(max_speed, dtype=np.float64), ids.shape) if np.ndim(max_speed) else None
-        except ValueError:
-            raise NavError(f"max_speed must be one number or one per agent ({len(ids)}), got {max_speed!r}") from None
-        for value in (np.unique(speeds).tolist() if speeds is not None else [max_speed]):
-            check_settings(np.zeros((0, 2)), self.grid.cell_size, self.config, max_speed=value)
-        self.agents.max_speed[ids] = speeds if speeds is not None else float(max_speed)
+        self.agents.max_speed[ids] = check_speeds(max_speed, len(ids), self.grid.cell_size, self.config)
 
     def status(self, ids) -> AgentStatus:
         """What the agents ``ids`` were ordered and with which settings (``AgentStatus``: target,
@@ -189,12 +183,15 @@ class Crowd:
     # ================================================================= update
     def prepare(self, methods: Iterable[str] | None = None, progress: Callable[[str, int, int], None] | None = None,
                 freeze_gc: bool = True, navigation_layers: Iterable[int] = ()) -> dict[str, float]:
-        """Do at load time what a first order would otherwise do inside a tick: compile (or load
-        from numba's cache) every kernel ``methods`` use (None: every planner) in a practice run
-        on a small level, and bake (or load from ``cache_dir``) the structures they need — for the
-        agents' navigation-layer masks and ``navigation_layers`` too. ``progress(stage, done,
-        total)`` is called per stage; ``freeze_gc`` ends with ``gc.freeze()``. Returns seconds per stage."""
+        """Do at load time what a first order would otherwise do inside a tick: compile (or load from numba's
+        cache) every kernel ``methods`` use (None: every planner) in a practice run on a small level, and bake
+        (or load from ``cache_dir``) the structures they need, for the agents' navigation layers and
+        ``navigation_layers`` too. ``progress(stage, done, total)`` is called per stage; ``freeze_gc`` ends with
+        ``gc.freeze()``. Returns seconds per stage."""
+        from .agent_checks import layer_masks
         from .warmup import freeze_after_load, prepare_crowd
+        progress, freeze_gc = (checks.callback(progress, "progress", error=NavError),
+                               checks.flag(freeze_gc, "freeze_gc", error=NavError))
         live = self.agents.agent_layers[: self.agents.size, 2][self.alive]
         masks = sorted(set(np.unique(live).tolist()) | layer_masks(navigation_layers))
         seconds = prepare_crowd(self.level, type(self), methods, progress, masks=masks, workspaces=self.planning.pool)
@@ -204,11 +201,11 @@ class Crowd:
 
     def update(self, dt: float, *, movement: str = "rtsnav", waypoints: bool = False,
                velocities: bool = False) -> CrowdEvents:
-        """One tick of ``dt`` seconds (≥ 0; 0 does nothing): orders, plans under the budget, path
-        following, group steering, flocking, movement, the progress watch. ``movement="game"``:
-        the caller moves the bodies (positions are left as they are); ``waypoints`` /
-        ``velocities``: report waypoints passed / walking agents' velocities. Returns its events."""
-        dt = check_tick(dt, movement, waypoints, velocities)
+        """One tick of ``dt`` seconds (≥ 0; 0 does nothing; at most ``CrowdConfig.max_tick`` is
+        simulated): orders, plans under the budget, path following, group steering, flocking,
+        movement, the progress watch. ``movement="game"``: the caller moves the bodies;
+        ``waypoints`` / ``velocities``: report waypoints passed / walking agents' velocities."""
+        dt = min(check_tick(dt, movement, waypoints, velocities), self.config.max_tick)
         self._outcomes.begin()
         if self.level.rebuilds.in_flight:
             self.level.rebuilds.take()

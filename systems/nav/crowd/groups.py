@@ -171,6 +171,9 @@ class GroupSteering:
         n = s.size
         s.togo[:n] = np.nan                         # measured again below for the units a field steers
         group_planner = group_planned(s.agent_method[:n, 0]) & s.alive[:n] & (s.mode[:n] != Mode.PATH)
+        if s.unreachable:                 # a unit sent to the closest point of an unreachable target walks
+            alone = np.fromiter(s.unreachable, dtype=np.int64)               # alone (while it plans too)
+            group_planner[alone[alone < n]] = False
         state = s.nav_state[:n, 0]
         rows = np.flatnonzero(group_planner & ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)))
         if len(rows) == 0:
@@ -435,6 +438,9 @@ class GroupSteering:
         s, grid, level, queue = self._agents, self._grid, self._level, self._queue
         goal = (key[1], key[2])
         order = GroupOrder(key, goal)
+        if not grid.in_bounds(*goal):     # the orders send these alone to the closest point; never a dead tick
+            order.failed = f"the group's goal cell {goal} is outside the map"
+            return order
         r_max = float(s.radius[members].max())
         order.arrival_radius = self.arrival_radius(goal, len(members), r_max)
         order.pack_radius = 0.5 * SPACING_RADII * r_max * math.sqrt(len(members) / HEX_DENSITY)
@@ -498,8 +504,10 @@ class GroupSteering:
 
     def arrival_radius(self, goal, count: int, radius: float) -> float:
         """Radius around the goal whose open cells hold ``count`` units of ``radius`` standing
-        ``SPACING_RADII`` radii apart."""
+        ``SPACING_RADII`` radii apart (0 for a goal off the map)."""
         grid = self._grid
+        if not grid.in_bounds(*goal):        # a target off the map: units walk to its closest point alone
+            return 0.0
         need = count * (SPACING_RADII * radius) ** 2 / grid.cell_size ** 2
         r_guess = int(math.ceil(math.sqrt(need / math.pi))) + 2
         for r in range(r_guess, 4 * r_guess + 64, max(1, r_guess // 4)):

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.ndimage import distance_transform_edt, label, maximum_filter  # at load: first import ~0.1 s
 
+from rtsnav import checks
+
 from ..errors import NavError
 from ..flow.clearance import WIDE
 from ..flow.field import FlowField
@@ -130,6 +132,7 @@ class LevelCache:
     def sector_graph(self, progress=None) -> SectorGraph:
         """The level's sector tiles, built now if need be (``prepare`` builds them at load; a
         group order builds them under the planning budget: ``_tiles_in_progress``)."""
+        checks.callback(progress, "progress", error=NavError)
         if self._tile_edits:
             self._apply_tile_edits()
         if self._tiles is None or (self._tiles.ready and self._tiles.version != self.grid.version):
@@ -236,7 +239,7 @@ class LevelCache:
 
     def flow_field(self, goal: tuple[int, int]) -> FlowField | SectorOrder:
         """The flow toward ``goal``: cached, else built now (group orders plan theirs under the budget)."""
-        key = (int(goal[0]), int(goal[1]))
+        key = self.grid.check_cell(goal, "goal")
         if self._tile_edits:
             self._apply_tile_edits()
         found = self._fields.get(key)
@@ -262,6 +265,7 @@ class LevelCache:
 
     def navmesh(self, progress=None):
         """The navmesh of ``navmesh`` agents, baked — or loaded from ``cache_dir`` — on first use."""
+        checks.callback(progress, "progress", error=NavError)
         if self._navmesh is None:
             from ..navmesh import NavMesh
             from ..navmesh.mesh_bounds import MeshGoalBounds
@@ -300,6 +304,7 @@ class LevelCache:
 
     def hierarchy(self, progress=None):
         """The waypoint hierarchy of ``hierarchy`` agents, built — or loaded — on first use."""
+        checks.callback(progress, "progress", error=NavError)
         if self._hierarchy is None:
             from ..waypoints.hierarchy import Hierarchy
 

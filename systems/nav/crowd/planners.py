@@ -31,6 +31,7 @@ from ..search.paths import PathSmoother, smooth_path
 from ..search.region import GoalRegion
 from ..search.sliced import SlicedSearch, WorkspacePool
 from ..search.workspace import SearchWorkspace
+from ..waypoints.coarse_route import finished_result, rough_smoothing, smoothed_result
 
 if TYPE_CHECKING:
     from ..navmesh.query import MeshQuery
@@ -106,6 +107,15 @@ class Job:
 
     def release(self) -> None:
         """Give back scratch memory (a search workspace) when cancelled or done."""
+
+
+def _failed(job: Job, error: Exception) -> int:
+    """Finish ``job`` as a failed plan (its agents fail with the reason) after ``error``; the
+    units it is charged."""
+    job.route = Route(PathStatus.UNREACHABLE, reason=f"planner error ({type(error).__name__}: {error})")
+    job.value = error
+    job.done = True
+    return max(1, job.step_units)
 
 
 def _smoothing_step(smoother: PathSmoother, units: int) -> tuple[bool, int]:
@@ -303,12 +313,12 @@ class HierarchyJob(Job):
         if self.smoother is not None:
             finished, used = _smoothing_step(self.smoother, units)
             if finished:
-                self._finish(h.smoothed_result(self.smoother.result(), 0))
+                self._finish(smoothed_result(h.grid, self.smoother.result(), 0))
             return used
         if self.coarse is None:
             planned = h.plan(self.start, self.goal)
             if isinstance(planned, PathResult):              # answered without legs
-                self._finish(h.finished_result(planned, True))
+                self._finish(finished_result(h.grid, planned, True))
                 return UNITS["hierarchy_plan"]
             self.coarse = planned
             self.step_units = UNITS["hierarchy_leg"]
@@ -323,7 +333,7 @@ class HierarchyJob(Job):
 
             self._finish(PathResult(PathStatus.FOUND, path_cost(h.grid, cells), cells, 0))
         else:
-            self.smoother = PathSmoother(h.grid, h.rough_smoothing(cells, way_idx), "precise")
+            self.smoother = PathSmoother(h.grid, rough_smoothing(h.grid, cells, way_idx), "precise")
             self.step_units = 1
         return UNITS["smoothing_per_cell"] * len(cells)
 
@@ -376,7 +386,10 @@ class PlanQueue:
                 job = self._jobs[key]
                 if job.step_units > budget and not first:
                     continue                        # too big for what is left: next tick
-                used = job.advance(min(budget, self.quantum))
+                try:
+                    used = job.advance(min(budget, self.quantum))
+                except Exception as e:                      # noqa: BLE001 - fails one plan, not the tick
+                    used = _failed(job, e)
                 if used == 0:
                     continue                        # waiting for scratch memory
                 first = False

@@ -288,11 +288,14 @@ def warm_up(fields: bool = True) -> float:
 
     Returns the seconds spent: a full compile on a fresh install, a cache load afterwards.
     """
+    from rtsnav import checks
+
     from ..grid import Grid
     from ..search.bidirectional import reached_share
     from ..search.facade import METHODS, find_path
     from ..search.paths import smooth_path
 
+    fields = checks.flag(fields, "fields", error=NavError)
     t0 = time.perf_counter()
     passable = np.ones((4, 5), dtype=bool)
     passable[1, 1:4] = False

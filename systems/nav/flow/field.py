@@ -102,7 +102,9 @@ class FlowField:
         """Cells visited following ``best_move`` from ``start`` to a goal (``(N, 2) int32``);
         stops early at a cell without a move (unreachable)."""
         x, y = self.grid.check_cell(start, "start")
-        limit = max_steps if max_steps is not None else self.grid.width * self.grid.height
+        limit = self.grid.width * self.grid.height           # no descent is longer than the map
+        if max_steps is not None:
+            limit = min(limit, checks.whole_number(max_steps, "max_steps", low=0, error=NavError))
         out = [(x, y)]
         for _ in range(limit):
             k = int(self.best_move[y, x])

@@ -64,7 +64,8 @@ class SectorGraph:
 
     def __init__(self, grid: Grid, sector_size: int = 16, progress=None) -> None:
         grid = require_grid(grid, "SectorGraph")
-        sector_size = checks.whole_number(sector_size, "sector_size", low=4, high=1 << 20, error=NavError)
+        sector_size = _checked_size(sector_size)
+        checks.callback(progress, "progress", error=NavError)
         self.grid = grid
         self.size = int(sector_size)
         self.cols = -(-grid.width // self.size)
@@ -82,9 +83,7 @@ class SectorGraph:
         """A graph to build in steps (``build_some`` until ``ready``), e.g. under a crowd's
         planning budget so that no tick pays for the whole build (0.4 s on a 1024² map)."""
         graph = cls.__new__(cls)
-        if sector_size < 4:
-            raise NavError(f"sector_size must be >= 4, got {sector_size}")
-        graph.grid, graph.size = grid, int(sector_size)
+        graph.grid, graph.size = require_grid(grid, "SectorGraph.start"), _checked_size(sector_size)
         graph.cols, graph.rows = -(-grid.width // graph.size), -(-grid.height // graph.size)
         graph.version = grid.version
         cls._begin(graph)
@@ -260,14 +259,14 @@ class SectorGraph:
         """
         sec = self.sectors[self._sector_id(sid)]
         grid = self.grid
-        seeds = np.asarray(seeds, dtype=np.int64).reshape(-1, 2)
-        values = np.asarray(values, dtype=np.float64).reshape(-1)
+        with_directions = checks.flag(with_directions, "with_directions", error=NavError)
+        # the kernel indexes by these cells unchecked: inside the sector (its ring: one cell around)
+        seeds, values = _seeds(seeds, values, "seeds", (sec.x0, sec.y0, sec.w, sec.h))
         if ring_seeds is None:
             ring_seeds, ring_values = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
+        ring_seeds, ring_values = _seeds(ring_seeds, ring_values, "ring_seeds", (sec.x0 - 1, sec.y0 - 1, sec.w + 2, sec.h + 2))
         dist, best, direction = sector_field(grid.passable, grid.cost, sec.x0, sec.y0, sec.w, sec.h, seeds, values,
-                                              np.asarray(ring_seeds, dtype=np.int64).reshape(-1, 2),
-                                              np.asarray(ring_values, dtype=np.float64).reshape(-1),
-                                              with_directions)
+                                              ring_seeds, ring_values, with_directions)
         if not with_directions:
             return dist
         return dist, best, direction
@@ -288,9 +287,9 @@ class SectorGraph:
         """The cells just outside sector ``sid`` across its portals, as ``(cells (k, 2), far
         node of each, distance along the portal from that node's middle cell)``: fixed for a
         built graph, so computed once per sector (an order's sector fields seed from them)."""
+        sid = self._sector_id(sid)
         found = self._rings.get(sid)
         if found is None:
-            sid = self._sector_id(sid)
             cells, far, along = [np.zeros((0, 2), dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
             for node in self.sectors[sid].nodes:
                 other = node ^ 1
@@ -570,6 +569,26 @@ def _cost_under(cost, built, size, cols, cell_size, origin_x, origin_y, points):
         v = float(cost[y, x])
         out[i] = v if built[(y // size) * cols + x // size] and not math.isinf(v) else np.nan
     return out
+
+
+def _seeds(cells, values, name: str, box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``cells`` (in the ``(x0, y0, w, h)`` box) and one finite value each, else ``NavError``."""
+    c = checks.cells(cells, name, 0, 0, error=NavError, on_grid=False)
+    x0, y0, w, h = box
+    if ((c[:, 0] < x0) | (c[:, 0] >= x0 + w) | (c[:, 1] < y0) | (c[:, 1] >= y0 + h)).any():
+        raise NavError(f"{name} must lie in the sector's box x {x0}..{x0 + w - 1}, y {y0}..{y0 + h - 1}, got {c.tolist()}")
+    try:
+        v = np.asarray(values, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise NavError(f"{name}' values must be numbers, got {values!r:.100}") from None
+    if len(v) != len(c) or not np.isfinite(v).all():
+        raise NavError(f"{name}' values must be {len(c)} finite numbers (one per cell), got {v.tolist()}")
+    return c, v
+
+
+def _checked_size(sector_size) -> int:
+    """``sector_size`` as an int in 4 .. 2**20, else ``NavError``."""
+    return checks.whole_number(sector_size, "sector_size", low=4, high=1 << 20, error=NavError)
 
 
 def _sector_ids(graph: SectorGraph, c: np.ndarray) -> np.ndarray:

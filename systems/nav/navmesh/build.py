@@ -35,8 +35,14 @@ MAX_LAYERS = 4
 
 def validate_triangles(vertices: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Check mesh input; raise ``NavError`` naming the first bad vertex or triangle."""
-    v = np.asarray(vertices, dtype=np.float64)
-    t = np.asarray(triangles)
+    try:
+        v = np.asarray(vertices, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise NavError(f"vertices must be a (V, 3) array of numbers, got {vertices!r:.200}") from None
+    try:
+        t = np.asarray(triangles)
+    except (TypeError, ValueError):
+        raise NavError(f"triangles must be a (T, 3) array of vertex indices, got {triangles!r:.200}") from None
     if v.ndim != 2 or v.shape[1] != 3:
         raise NavError(f"vertices must have shape (V, 3), got {v.shape}")
     if t.ndim != 2 or t.shape[1] != 3:

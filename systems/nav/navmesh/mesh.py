@@ -98,6 +98,7 @@ class NavMesh(MeshSurface):
 
     def __init__(self, walkable: np.ndarray, cost: np.ndarray, height: np.ndarray, config: NavMeshConfig,
                  origin: tuple[float, float] = (0.0, 0.0), progress=None) -> None:
+        checks.callback(progress, "progress", error=NavError)
         step = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
         self.config = config
         self.origin = (float(origin[0]), float(origin[1]))
@@ -152,6 +153,7 @@ class NavMesh(MeshSurface):
             raise NavError(f"subdivide must be a whole number 1..8, got {subdivide!r}")
         k = int(subdivide)
         grid = require_grid(grid, "NavMesh.from_grid")
+        max_side = checks.whole_number(max_side, "max_side", low=1, high=1 << 16, error=NavError)
         cfg = NavMeshConfig(cell_size=grid.cell_size / k, agent_radius=agent_radius, max_climb=max_climb,
                             max_side=max_side * k, landmarks=landmarks)
         heights = grid.heights if grid.heights is not None else np.zeros(grid.shape)
@@ -352,7 +354,7 @@ class NavMesh(MeshSurface):
     def use_plain_sight(self, allowed: bool | None) -> None:
         """``False``: every query searches (for comparisons); ``None``: the plain-sight exit is
         used where it applies (the default)."""
-        self._plain_sight = allowed
+        self._plain_sight = None if allowed is None else checks.flag(allowed, "allowed", error=NavError)
 
     # --------------------------------------------- the sliced query's contract (``MeshQuery``)
     def begin_query(self, s: np.ndarray, g: np.ndarray, goal) -> MeshPath | QueryPlan:
@@ -391,13 +393,13 @@ class NavMesh(MeshSurface):
 
     def snap(self, s: np.ndarray, g: np.ndarray):
         """``(ps, s, pg, g, None)`` with points off the mesh moved onto it, or ``(..., failure)``."""
-        ps = self.polygon_under(s)
+        ps = self._polygon_under(s)
         if ps < 0:
             near = self.nearest_point(s)
             if near is None:
                 return -1, s, -1, g, MeshPath(PathStatus.UNREACHABLE, reason=f"start {tuple(s)} is not near the navmesh")
             ps, s = near[0], near[1]
-        pg = self.polygon_under(g)
+        pg = self._polygon_under(g)
         if pg < 0:
             near = self.nearest_point(g)
             if near is None:
@@ -464,7 +466,7 @@ class NavMesh(MeshSurface):
 
     def polygons_along(self, world: np.ndarray) -> np.ndarray:
         """Polygon ids under a world polyline ``(N, 2+)``, in order: a path's corridor."""
-        cells = (world[:, :2] - np.array(self.origin)) / self.config.cell_size
+        cells = (checks.points(world, "world", error=NavError)[:, :2] - np.array(self.origin)) / self.config.cell_size
         return polygons_along(np.ascontiguousarray(cells), self.poly_of_cell, self.rects)
 
     def _reachable(self, p: int) -> np.ndarray:

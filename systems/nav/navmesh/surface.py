@@ -92,7 +92,7 @@ class MeshSurface:
 
     def polygon_vertices(self, p: int) -> np.ndarray:
         """World ``(4, 3)`` corners of polygon ``p`` (counter-clockwise), at its mean height."""
-        x0, y0, x1, y1 = self.rects[p]
+        x0, y0, x1, y1 = self.rects[self._polygon_id(p)]
         cs = self.config.cell_size
         ox, oy = self.origin
         z = float(self.height[y0:y1, x0:x1].mean())
@@ -106,7 +106,7 @@ class MeshSurface:
     def polygon_at(self, point: Sequence[float] | np.ndarray) -> int:
         """Polygon under world ``point`` (-1 when off the mesh); ``NavError`` for a point that is
         not 2 or 3 finite numbers."""
-        return self.polygon_under(finite_point(point, "point"))
+        return self._polygon_under(finite_point(point, "point"))
 
     def nearest_point(self, point: Sequence[float] | np.ndarray, search_cells: int = 64) -> tuple[int, np.ndarray] | None:
         """Nearest polygon and the nearest point on it to world ``point`` (rings of cells of the
@@ -124,7 +124,12 @@ class MeshSurface:
             return None
         return p, np.array([qx, qy, self.height_at((qx, qy))])
 
-    def polygon_under(self, point: Sequence[float] | np.ndarray) -> int:
+    def _polygon_id(self, p: int) -> int:
+        """``p`` when it names one of the mesh's polygons, else ``NavError`` (a negative id is
+        refused, never counted from the end)."""
+        return checks.whole_number(p, "polygon id", low=0, high=len(self.rects) - 1, error=NavError)
+
+    def _polygon_under(self, point) -> int:
         """``polygon_at`` for a point already checked (the queries' own points)."""
         x, y = self._cell(point)
         h, w = self.poly_of_cell.shape
@@ -132,7 +137,8 @@ class MeshSurface:
 
     def closest_on_polygon(self, p: int, point: Sequence[float] | np.ndarray) -> np.ndarray:
         """The point of polygon ``p`` nearest to ``point`` (xy), with the mesh height there."""
-        x0, y0, x1, y1 = self.rects[p]
+        x0, y0, x1, y1 = self.rects[self._polygon_id(p)]
+        point = finite_point(point, "point")
         cs = self.config.cell_size
         ox, oy = self.origin
         m = CORNER_MARGIN * cs

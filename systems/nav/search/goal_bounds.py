@@ -52,8 +52,13 @@ class GoalBounds:
     NS_PER_PAIR_LARGE = 70.0
 
     def __init__(self, grid, boxes: np.ndarray) -> None:
-        self.grid = grid
-        self.boxes = boxes
+        self.grid = require_grid(grid, "GoalBounds")
+        shape = ((grid.width + 2) * (grid.height + 2), 8, 4)
+        if not isinstance(boxes, np.ndarray) or boxes.shape != shape or boxes.dtype != np.int16:
+            raise NavError(f"GoalBounds boxes must be an int16 array of shape {shape} for this grid (from "
+                           f"GoalBounds.build), got {getattr(boxes, 'dtype', type(boxes).__name__)} "
+                           f"{getattr(boxes, 'shape', '')}")
+        self.boxes = np.ascontiguousarray(boxes)
         self.version = grid.version
 
     @property
@@ -94,6 +99,7 @@ class GoalBounds:
         if not require_grid(grid, "GoalBounds.build").is_uniform:
             raise NavError("goal bounding is built for uniform-cost grids (this one has terrain costs)")
         chunk = checks.whole_number(chunk, "chunk (cells a task)", low=1, high=1 << 24, error=NavError)
+        checks.callback(progress, "progress", error=NavError)
         if processes is not None:
             processes = checks.whole_number(processes, "processes", low=1, high=4096, error=NavError)
         grid.padded()
@@ -160,9 +166,9 @@ class GoalBounds:
         if digest != grid_digest(grid, ("goal bounds", cls.FORMAT_VERSION), heights=False):
             raise NavError(f"{path}: goal bounds baked for another grid")
         boxes = arrays["boxes"]
-        if boxes.shape != ((grid.width + 2) * (grid.height + 2), 8, 4):
-            raise NavError(f"{path}: goal bounds of shape {boxes.shape} do not fit this grid")
-        return cls(grid, np.ascontiguousarray(boxes))
+        if boxes.shape != ((grid.width + 2) * (grid.height + 2), 8, 4) or boxes.dtype != np.int16:
+            raise NavError(f"{path}: goal bounds of {boxes.dtype} {boxes.shape} do not fit this grid")
+        return cls(grid, boxes)
 
 
 #: Boxes passed to the search kernels when no bounds are used.

@@ -20,6 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
+from ..errors import NavError
 from ..grid import require_grid
 from ..heuristics import OCTILE
 from ..kernels.steps import MOVE_DX as DX
@@ -219,10 +222,20 @@ class JumpTable:
     BAND = 64
 
     def __init__(self, grid, table: np.ndarray, layers_done: int = 8) -> None:
-        self.grid = grid
-        self.table = table
+        from ..bake_cache import check_indices
+
+        self.grid = require_grid(grid, "JumpTable")
+        shape = (8, (grid.width + 2) * (grid.height + 2))
+        if not isinstance(table, np.ndarray) or table.shape != shape or table.dtype != np.int32:
+            raise NavError(f"JumpTable table must be an int32 array of shape {shape} for this grid (from "
+                           f"JumpTable.build), got {getattr(table, 'dtype', type(table).__name__)} "
+                           f"{getattr(table, 'shape', '')}")
+        self.layers_done = checks.whole_number(layers_done, "layers_done", low=0, high=8, error=NavError)
+        if self.layers_done:                          # jumps never leave the padded grid (kernels index by them)
+            reach = max(grid.width, grid.height) + 2
+            check_indices("JumpTable", "JPS+ table", "table", table, reach + 1, -reach)
+        self.table = np.ascontiguousarray(table)
         self.version = grid.version
-        self.layers_done = layers_done
         self.lines_done = 0       # of the layer being built
         self.updates = 0          # incremental updates applied
         self.rebuilds = 0         # full rebuilds after construction
@@ -231,6 +244,7 @@ class JumpTable:
     def empty(cls, grid) -> "JumpTable":
         """A table to fill one layer at a time (``build_next``), e.g. as budgeted steps of a
         crowd's plan queue, so no tick pays for the whole build."""
+        grid = require_grid(grid, "JumpTable.empty")
         return cls(grid, np.zeros((8, (grid.width + 2) * (grid.height + 2)), dtype=np.int32), 0)
 
     def restart_build(self) -> None:
@@ -267,6 +281,7 @@ class JumpTable:
     @classmethod
     def build(cls, grid, progress=None) -> "JumpTable":
         """Compute the table (``progress(stage, done, total)`` after each layer)."""
+        checks.callback(progress, "progress", error=NavError)
         (free, _), wp = require_grid(grid, "JumpTable.build").padded()
         return cls(grid, build_table(free, wp, grid.height + 2, progress))
 
@@ -295,7 +310,6 @@ class JumpTable:
     def load(cls, path, grid) -> "JumpTable":
         """Read a table saved by ``save``; ``NavError`` when damaged or baked for another grid."""
         from ..bake_cache import check_indices, grid_digest, read_baked, require
-        from ..errors import NavError
 
         _, arrays, digest = read_baked(path, cls.FORMAT_VERSION, "JPS+ table")
         require(arrays, ("table",), path, "JPS+ table")

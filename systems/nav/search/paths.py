@@ -7,10 +7,9 @@ import math
 import numpy as np
 
 from rtsnav import checks
-from rtsnav.names import unknown_name
 
 from ..errors import NavError
-from ..grid import Grid
+from ..grid import Grid, require_grid
 from ..grid_points import integer_cell, integer_cells
 
 __all__ = ["path_length", "path_cost", "validate_path", "smooth_path"]
@@ -31,7 +30,7 @@ def path_cost(grid: Grid, cells: np.ndarray) -> float:
     """Cost of a grid path of single steps: Σ length × mean terrain cost of the two cells;
     ``inf`` when it enters a blocked cell. ``NavError`` for cells off the grid or not whole
     numbers, and for a step that is not to one of the 8 neighbours."""
-    c = checks.cells(cells, "cells", grid.width, grid.height, error=NavError)
+    c = checks.cells(cells, "cells", require_grid(grid, "path_cost").width, grid.height, error=NavError)
     if len(c) < 2:
         return 0.0
     d = np.diff(c, axis=0)
@@ -56,6 +55,7 @@ def validate_path(grid: Grid, cells: np.ndarray, start=None, goal=None) -> None:
     Legal: every cell on the grid and passable, each step to one of the 8 neighbours, diagonal
     steps only when both orthogonal neighbours are passable; endpoints equal start / goal if given.
     """
+    grid = require_grid(grid, "validate_path")
     c = integer_cells(cells, "path")
     if len(c) == 0:
         raise NavError("path must be a non-empty (N, 2) array of cells, got none")
@@ -108,9 +108,9 @@ def smooth_path(grid: Grid, cells: np.ndarray, mode: str = "precise") -> np.ndar
 
 
 def _checked_cells(grid: Grid, cells: np.ndarray, mode: str) -> np.ndarray:
+    grid = require_grid(grid, "smooth_path")
+    checks.choice(mode, "smoothing mode", ("fast", "precise"), error=NavError)
     c = checks.cells(cells, "cells", grid.width, grid.height, error=NavError).astype(np.int32)
-    if mode not in ("fast", "precise"):
-        raise NavError(unknown_name("smoothing mode", mode, ("fast", "precise")))
     blocked = ~grid.passable[c[:, 1], c[:, 0]]
     if blocked.any():
         i = int(np.argmax(blocked))

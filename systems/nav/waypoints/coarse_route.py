@@ -1,5 +1,7 @@
 """``CoarseRoute``: a hierarchy route whose grid legs are refined one at a time, just before the
-walker needs them (what ``Hierarchy.plan`` returns and the crowd's hierarchy job steps through)."""
+walker needs them (what ``Hierarchy.plan`` returns and the crowd's hierarchy job steps through);
+and the smoothing that turns a refined route into the answer (``finished_result``), shared by
+``Hierarchy.find_path`` and that job."""
 
 from __future__ import annotations
 
@@ -8,9 +10,12 @@ from collections.abc import Callable
 import numpy as np
 
 from ..grid import Grid
+from ..result import PathResult, PathStatus
 from ..search.facade import find_path
+from ..search.paths import path_length, smooth_path
+from ..search.smoothing import polyline_cost, smooth_fast_via
 
-__all__ = ["CoarseRoute"]
+__all__ = ["CoarseRoute", "finished_result", "rough_smoothing", "smoothed_result"]
 
 
 class CoarseRoute:
@@ -52,3 +57,32 @@ class CoarseRoute:
 
 
 # ============================================================================ helpers
+
+
+def finished_result(grid: Grid, result: PathResult, smooth: bool, way_idx: np.ndarray | None = None) -> PathResult:
+    """``result`` of a hierarchy query as it is answered: smoothed when ``smooth`` (a found path
+    of more than two cells), else as it is."""
+    if not result.found or not smooth or len(result.cells) <= 2:
+        return result
+    return smoothed_result(grid, smooth_path(grid, rough_smoothing(grid, result.cells, way_idx), "precise"),
+                           result.expanded)
+
+
+def rough_smoothing(grid: Grid, cells: np.ndarray, way_idx: np.ndarray | None = None) -> np.ndarray:
+    """The fast pass before the precise one (on uniform grids testing sight against the leg
+    ends, ``way_idx``, before single cells); the precise pass then runs on the few points left
+    (same guarantees)."""
+    if way_idx is not None and grid.is_uniform:
+        (p, c), wp = grid.padded()
+        return smooth_fast_via(p, c, wp, np.ascontiguousarray(cells), way_idx)
+    return smooth_path(grid, cells, "fast")
+
+
+def smoothed_result(grid: Grid, cells: np.ndarray, expanded: int) -> PathResult:
+    """The ``PathResult`` of smoothed ``cells``, costed along its segments."""
+    if grid.is_uniform:
+        cost = path_length(cells)
+    else:
+        (p, c), wp = grid.padded()
+        cost = float(polyline_cost(p, c, wp, np.ascontiguousarray(cells)))
+    return PathResult(PathStatus.FOUND, cost, cells, expanded)

@@ -29,7 +29,7 @@ from rtsnav import checks
 
 from ..bake_cache import grid_digest, load_or_bake, read_baked, require, write_baked
 from ..errors import NavError
-from ..grid import Grid, finite_point, line_max_cost
+from ..grid import Grid, finite_point, line_max_cost, require_grid
 from ..kernels.csr import csr_dijkstra
 from ..kernels.heap import CLOSED
 from ..result import PathResult, PathStatus
@@ -85,7 +85,7 @@ class WaypointGraph:
     def __init__(self, grid: Grid, cells: np.ndarray, edges: np.ndarray) -> None:
         """Raises ``NavError`` for cells that are not integer ``(x, y)`` on open cells of ``grid``,
         and for edges that are not pairs of indexes into ``cells`` or whose segment crosses a wall."""
-        self.grid = grid
+        self.grid = grid = require_grid(grid, "WaypointGraph")
         self.cells = _checked_cells(grid, cells)
         self.points = grid.cells_to_world(self.cells)
         e = _checked_edges(grid, self.cells, self.points, edges)
@@ -108,9 +108,9 @@ class WaypointGraph:
     def from_waypoints(cls, grid: Grid, cells: np.ndarray, max_edge: float = math.inf) -> "WaypointGraph":
         """Join hand-placed waypoint ``cells`` pairwise where the straight segment is walkable
         (and no longer than ``max_edge`` world units)."""
-        c = _checked_cells(grid, cells)
-        max_edge = checks.number(max_edge, "max_edge (world units)", low=0.0, error=NavError) if max_edge != math.inf \
-            else math.inf
+        c = _checked_cells(require_grid(grid, "WaypointGraph.from_waypoints"), cells)
+        if checks.as_float(max_edge) != math.inf:                 # inf: no limit
+            max_edge = checks.number(max_edge, "max_edge (world units)", low=0.0, error=NavError)
         i, j = np.triu_indices(len(c), k=1)
         pts = grid.cells_to_world(c)
         near = np.hypot(*(pts[i, :2] - pts[j, :2]).T) <= max_edge
@@ -127,7 +127,7 @@ class WaypointGraph:
         ``jitter`` (0..0.5 of ``spacing``) nudges each new waypoint to a random walkable cell
         nearby (seeded) so routes look less regular.
         """
-        sx, sy = grid.check_cell(seed, "seed")
+        sx, sy = require_grid(grid, "WaypointGraph.floodfill").check_cell(seed, "seed")
         if not grid.passable[sy, sx]:
             raise NavError(f"floodfill seed {(sx, sy)} is on a blocked cell")
         spacing = checks.whole_number(spacing, "spacing (cells)", low=1, high=1 << 20, error=NavError)
@@ -286,6 +286,7 @@ class WaypointGraph:
 
     def lookup_tables(self, limit_bytes: int = LOOKUP_LIMIT_BYTES) -> "LookupTables":
         """All-pairs next-hop and cost tables (built once, one Dijkstra per waypoint)."""
+        limit_bytes = checks.whole_number(limit_bytes, "limit_bytes", low=0, error=NavError)
         if self._lookup is None:
             self._lookup = LookupTables.build(self, limit_bytes)
         return self._lookup
@@ -361,6 +362,7 @@ class LookupTables:
 
     def path(self, a: int, b: int) -> np.ndarray:
         """Waypoint indices a..b in O(length) (empty when unreachable)."""
+        a, b = (checks.whole_number(v, name, low=0, high=len(self.cost) - 1, error=NavError) for v, name in ((a, "a"), (b, "b")))
         if a != b and self.next_hop[a, b] < 0:
             return np.zeros(0, dtype=np.int64)
         out = [a]

@@ -41,9 +41,8 @@ from ..grid import Grid, legal_moves, require_grid
 from ..kernels.grid_dijkstra import integrate
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
-from ..search.paths import path_cost, path_length, smooth_path
-from ..search.smoothing import polyline_cost, smooth_fast_via
-from .coarse_route import CoarseRoute
+from ..search.paths import path_cost
+from .coarse_route import CoarseRoute, finished_result
 from .graph_bounds import NO_GRAPH_BOUNDS
 from .graph_search import (
     NO_ESTIMATE,
@@ -125,7 +124,8 @@ class Hierarchy:
         return (np.asarray(y) // s) * cols + np.asarray(x) // s
 
     def cluster_count(self, level: int) -> int:
-        s = self.sizes[level - 1]
+        """Clusters at ``level`` (1 .. ``levels``)."""
+        s = self.sizes[self._level(level) - 1]
         return (-(-self.grid.width // s)) * (-(-self.grid.height // s))
 
     def _entrances(self) -> tuple[np.ndarray, np.ndarray]:
@@ -313,19 +313,19 @@ class Hierarchy:
     def find_path(self, start: Sequence[int], goal: Sequence[int], *, smooth: bool = True) -> PathResult:
         """A path from ``start`` to ``goal`` cells, in the same ``PathResult`` shape as
         ``find_path``. With ``smooth`` (default) ``cells`` are the smoothed waypoints and ``cost``
-        their polyline cost (length × the costliest terrain each segment crosses); without, the
+        their polyline cost (each segment's terrain cost integrated along it); without, the
         refined grid path and its exact cost."""
         smooth = checks.flag(smooth, "smooth", error=NavError)
         route = self._route(start, goal, keep_waypoints=True)
         if isinstance(route, PathResult):
-            return self.finished_result(route, smooth)
+            return finished_result(self.grid, route, smooth)
         s, g, corridor, way = route
         cells, expanded = self._legs(way)
         way_idx = self._last_way_idx
         if cells is None:                          # defensive: the abstract graph disagreed
-            return self.finished_result(find_path(self.grid, s, g), smooth)
+            return finished_result(self.grid, find_path(self.grid, s, g), smooth)
         result = PathResult(PathStatus.FOUND, path_cost(self.grid, cells), cells, expanded)
-        return self.finished_result(result, smooth, way_idx)
+        return finished_result(self.grid, result, smooth, way_idx)
 
     def _legs(self, way: np.ndarray):
         """Grid cells through the level-1 waypoints ``way`` (one small search per leg)."""
@@ -345,32 +345,6 @@ class Hierarchy:
         if isinstance(route, PathResult):
             return route
         return CoarseRoute(self._legs, self.grid, route)
-
-    def finished_result(self, result: PathResult, smooth: bool, way_idx: np.ndarray | None = None) -> PathResult:
-        if not result.found or not smooth or len(result.cells) <= 2:
-            return result
-        return self.smoothed_result(smooth_path(self.grid, self.rough_smoothing(result.cells, way_idx), "precise"),
-                                    result.expanded)
-
-    def rough_smoothing(self, cells: np.ndarray, way_idx: np.ndarray | None = None) -> np.ndarray:
-        """The fast pass before the precise one (on uniform grids testing sight against the leg
-        ends before single cells); the precise pass then runs on the few points left (same
-        guarantees)."""
-        grid = self.grid
-        if way_idx is not None and grid.is_uniform:
-            (p, c), wp = grid.padded()
-            return smooth_fast_via(p, c, wp, np.ascontiguousarray(cells), way_idx)
-        return smooth_path(grid, cells, "fast")
-
-    def smoothed_result(self, cells: np.ndarray, expanded: int) -> PathResult:
-        """The ``PathResult`` of smoothed ``cells``, costed along its segments."""
-        grid = self.grid
-        if grid.is_uniform:
-            cost = path_length(cells)
-        else:
-            (p, c), wp = grid.padded()
-            cost = float(polyline_cost(p, c, wp, np.ascontiguousarray(cells)))
-        return PathResult(PathStatus.FOUND, cost, cells, expanded)
 
     def _route(self, start, goal, keep_waypoints: bool = False):
         grid = self.grid
@@ -537,7 +511,12 @@ class Hierarchy:
 
     def component_labels(self, level: int) -> np.ndarray:
         """Connected-component label of every waypoint in the level's graph (-1 = not in it)."""
-        return self._labels[level - 1]
+        return self._labels[self._level(level) - 1]
+
+    def _level(self, level: int) -> int:
+        """``level`` when it is one of 1 .. ``levels``, else ``NavError`` (0 or -1 would count
+        from the end)."""
+        return checks.whole_number(level, "level", low=1, high=self.levels, error=NavError)
 
 
 class _SubGrid:
