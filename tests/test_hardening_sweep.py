@@ -314,3 +314,20 @@ def test_a_plan_that_raises_fails_its_agent_not_the_tick():
     events = crowd.update(1 / 30)
     assert events.failed.tolist() == [ids[0]] and "broken planner" in events.reasons[0]
     assert crowd.states[ids[1]] == 2                                 # the other walks on
+
+
+def test_waiting_for_rebuilds_takes_any_finite_timeout():
+    """``finish_rebuilds(1e300)`` with a rebuild in flight raised "timestamp out of range for
+    platform time_t" (the worker's wait took it as a deadline)."""
+    passable = np.ones((48, 48), dtype=bool)
+    passable[8:40, 24] = False
+    grid = Grid(passable)
+    crowd = Crowd(grid, cache_dir=None)
+    ids = crowd.add_agents([(1.5, 1.5)])
+    crowd.move(ids, (46.5, 46.5), "navmesh")
+    for _ in range(3):
+        crowd.update(1 / 30)
+    grid.set_passable([(24, 44)], False)
+    crowd.cells_changed([(24, 44)])
+    crowd.update(1 / 30)
+    assert crowd.finish_rebuilds(1e300) == ["navmesh"]

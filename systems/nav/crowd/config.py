@@ -110,8 +110,9 @@ class CrowdConfig:
             the order fails at once.
         max_tick: the longest step one ``update`` simulates, seconds, in (0, 3600]: a longer
             ``dt`` (a hitch, a loading screen, a paused game's first frame) is simulated as this
-            much, so units never jump through each other or a wall's corner (Unity's
-            ``Time.maximumDeltaTime``, 1/3 s, does the same).
+            much: a long frame moves no unit further than ``max_tick`` × its speed in one step
+            (``update(1e9)`` took 6 s of sub-steps; Unity's ``Time.maximumDeltaTime``, 1/3 s,
+            caps frames the same way).
 
     Every number is finite and at most 1e9 (counts: whole numbers within the limits above);
     anything else is a ``NavError`` naming the field.

@@ -6,8 +6,7 @@ nowhere): for a unit on its own path, coming ``PROGRESS_DISTANCE`` cells nearer 
 the path (waypoints passed, then the distance to the next) while really moving that far, half
 of it toward the waypoint; for a
 unit steered by a group's field, a new lowest cost to go on that field (by
-``PROGRESS_DISTANCE``); for others (a leader group's strays outside its corridor), moving three
-times ``PROGRESS_DISTANCE`` cells from the anchor (a jostle to and fro is not progress).
+``PROGRESS_DISTANCE``); for others, moving ``PROGRESS_DISTANCE`` cells from the anchor.
 
 An agent without progress for ``stuck_after`` seconds re-plans around the jams
 (``Orders.recover``), whether it waits in a moving queue or not: a long wait is worth another
@@ -40,11 +39,6 @@ __all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH
 _WAYPOINT_WORTH = 1e9
 #: Cells an agent must move from its anchor to count as progress.
 PROGRESS_DISTANCE = 0.5
-#: A unit with no measure of its way (a leader group's stray outside the corridor) progresses by
-#: moving this many times ``PROGRESS_DISTANCE`` from its anchor: one pressed into a wall's corner
-#: jostled half a cell to and fro and so "progressed" for good, silent (a random scene's stray
-#: stood 6 s with no event).
-_FREE_WALK = 3.0
 #: Cells closer to the target than ever before that reset the recovery count.
 RESET_DISTANCE = 2.0
 #: An agent within this many radii (at least ``QUEUE_REACH_CELLS``) of an agent that just
@@ -172,7 +166,7 @@ def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still
                 still_for[a] = 0.0
             else:
                 still_for[a] += dt
-        elif (px - anchor_x[a]) ** 2 + (py - anchor_y[a]) ** 2 > (_FREE_WALK * progress_distance) ** 2:
+        elif (px - anchor_x[a]) ** 2 + (py - anchor_y[a]) ** 2 > progress_distance * progress_distance:
             anchor_x[a] = px
             anchor_y[a] = py
             still_for[a] = 0.0

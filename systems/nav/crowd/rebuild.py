@@ -109,6 +109,8 @@ def bake_structure(request: dict):
     return built.compact() if kind == "hierarchy" else built
 
 
+#: The longest wait ``finish`` passes on, seconds (1e300 overflowed the platform's time_t).
+_LONGEST_WAIT = 86_400.0
 #: The ticket of the worker's first message: imports done, ready for requests.
 READY = -1
 
@@ -395,6 +397,8 @@ class StructureRebuilds:
         ``timeout``: seconds ≥ 0 to wait, or None (as long as it takes)."""
         if timeout is not None:
             timeout = checks.number(timeout, "timeout (seconds, or None)", low=0.0, error=NavError)
+            # the thread waits take a deadline of the platform's time_t: a day is as good as forever
+            timeout = min(timeout, _LONGEST_WAIT)
         if not self.use_worker:
             done = []
             for kind in sorted(self.stale):
@@ -422,7 +426,10 @@ def serve() -> None:
     from ..waypoints.graph import WaypointGraph  # noqa: F401
     from ..waypoints.hierarchy import Hierarchy  # noqa: F401
 
-    _write(stdout, (READY, True, None))
+    try:
+        _write(stdout, (READY, True, None))
+    except OSError:                                       # the game ended while we loaded: so do we
+        return
     try:
         while True:
             message = _read(stdin)
