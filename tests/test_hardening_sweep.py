@@ -316,6 +316,26 @@ def test_a_plan_that_raises_fails_its_agent_not_the_tick():
     assert crowd.states[ids[1]] == 2                                 # the other walks on
 
 
+def test_a_search_that_raises_gives_its_scratch_memory_back():
+    """A grid search that raised after taking a workspace kept it: with every workspace lost so,
+    each later search of the crowd waited for one, for good (units planning, silent)."""
+    from rtsnav.systems.nav.crowd.planners import GridJob
+
+    passable = np.ones((16, 16), dtype=bool)
+    crowd = Crowd(Grid(passable), CrowdConfig(max_searches=1), cache_dir=None)
+    ids = crowd.add_agents([(1.5, 1.5), (2.5, 1.5)])
+    crowd.move(ids[:1], (14.5, 14.5))
+    crowd.update(1 / 30)
+    broken = GridJob(crowd.grid, (0, 0), (99, 99), "astar", (99.5, 99.5, 0.0), None, crowd.planning.pool)
+    crowd.queue.submit(("agent", int(ids[0])), broken)               # its goal is off the grid: it raises
+    assert "planner error" in crowd.update(1 / 30).reasons[0]
+    crowd.move(ids[1:], (14.5, 14.5))
+    reached = []
+    for _ in range(200):
+        reached += crowd.update(1 / 30).reached.tolist()
+    assert reached == [ids[1]]
+
+
 def test_waiting_for_rebuilds_takes_any_finite_timeout():
     """``finish_rebuilds(1e300)`` with a rebuild in flight raised "timestamp out of range for
     platform time_t" (the worker's wait took it as a deadline)."""

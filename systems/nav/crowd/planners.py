@@ -111,7 +111,9 @@ class Job:
 
 def _failed(job: Job, error: Exception) -> int:
     """Finish ``job`` as a failed plan (its agents fail with the reason) after ``error``; the
-    units it is charged."""
+    units it is charged. Its scratch memory goes back to the pool (kept, every later search of
+    the crowd would wait for it)."""
+    job.release()
     job.route = Route(PathStatus.UNREACHABLE, reason=f"planner error ({type(error).__name__}: {error})")
     job.value = error
     job.done = True
