@@ -8,9 +8,9 @@ guard (``INTERNAL_FAILURES``), and no agent with an order stands still for ``stu
 Found (fifth campaign): a group sent off the map killed the tick (seeds 2, 28, 33 of 60 did on
 the code before it), and a contact push capped on the straight line back cut a wall's corner (a
 centre inside a wall, 5 ticks of a longer scene). Left (see the session note): in seed 77, a
-leader group's stray pressed into a wall's corner jostles half a cell to and fro, which the
-progress watch counts as movement, so it stands 6 s without an event; the watch's rule for
-strays drives too much of a group's start to change lightly. ``RTSNAV_FUZZ_EXAMPLES`` scales it as the
+leader group's follower without a cost to go (NaN) pressed into a wall's corner jostles half a
+cell to and fro, which the progress watch counts as movement, so it stands 6 s without an event;
+the watch's rule for such followers drives too much of a group's start to change lightly. ``RTSNAV_FUZZ_EXAMPLES`` scales it as the
 other parts (one scene per 30 of their cases, at least 2; seed 2 always).
 """
 
