@@ -165,10 +165,10 @@ class GoalBounds:
         require(arrays, ("boxes",), path, "goal bounds")
         if digest != grid_digest(grid, ("goal bounds", cls.FORMAT_VERSION), heights=False):
             raise NavError(f"{path}: goal bounds baked for another grid")
-        boxes = arrays["boxes"]
-        if boxes.shape != ((grid.width + 2) * (grid.height + 2), 8, 4) or boxes.dtype != np.int16:
-            raise NavError(f"{path}: goal bounds of {boxes.dtype} {boxes.shape} do not fit this grid")
-        return cls(grid, boxes)
+        try:                                      # shape and dtype: the constructor's checks
+            return cls(grid, arrays["boxes"])
+        except NavError as e:
+            raise NavError(f"{path}: {e}") from None
 
 
 #: Boxes passed to the search kernels when no bounds are used.

@@ -222,8 +222,6 @@ class JumpTable:
     BAND = 64
 
     def __init__(self, grid, table: np.ndarray, layers_done: int = 8) -> None:
-        from ..bake_cache import check_indices
-
         self.grid = require_grid(grid, "JumpTable")
         shape = (8, (grid.width + 2) * (grid.height + 2))
         if not isinstance(table, np.ndarray) or table.shape != shape or table.dtype != np.int32:
@@ -231,9 +229,10 @@ class JumpTable:
                            f"JumpTable.build), got {getattr(table, 'dtype', type(table).__name__)} "
                            f"{getattr(table, 'shape', '')}")
         self.layers_done = checks.whole_number(layers_done, "layers_done", low=0, high=8, error=NavError)
-        if self.layers_done:                          # jumps never leave the padded grid (kernels index by them)
-            reach = max(grid.width, grid.height) + 2
-            check_indices("JumpTable", "JPS+ table", "table", table, reach + 1, -reach)
+        reach = max(grid.width, grid.height) + 2    # a jump never leaves the padded grid (kernels index by it)
+        if self.layers_done and table.size and not -reach <= int(table.min()) <= int(table.max()) <= reach:
+            raise NavError(f"JumpTable: the JPS+ table holds jumps of {int(table.min())} .. {int(table.max())} cells, "
+                           f"outside -{reach} .. {reach} (a forged or foreign table)")
         self.table = np.ascontiguousarray(table)
         self.version = grid.version
         self.lines_done = 0       # of the layer being built
@@ -309,18 +308,16 @@ class JumpTable:
     @classmethod
     def load(cls, path, grid) -> "JumpTable":
         """Read a table saved by ``save``; ``NavError`` when damaged or baked for another grid."""
-        from ..bake_cache import check_indices, grid_digest, read_baked, require
+        from ..bake_cache import grid_digest, read_baked, require
 
         _, arrays, digest = read_baked(path, cls.FORMAT_VERSION, "JPS+ table")
         require(arrays, ("table",), path, "JPS+ table")
         if digest != grid_digest(grid, ("jps+", cls.FORMAT_VERSION), heights=False):
             raise NavError(f"{path}: JPS+ table baked for another grid")
-        table = arrays["table"]
-        if table.shape != (8, (grid.width + 2) * (grid.height + 2)) or table.dtype != np.int32:
-            raise NavError(f"{path}: JPS+ table of shape {table.shape}, expected {(8, (grid.width + 2) * (grid.height + 2))}")
-        reach = max(grid.width, grid.height) + 2                  # a jump never leaves the padded grid
-        check_indices(path, "JPS+ table", "table", table, reach + 1, -reach)
-        return cls(grid, np.ascontiguousarray(table))
+        try:                                      # shape, dtype and jump range: the constructor's checks
+            return cls(grid, arrays["table"])
+        except NavError as e:
+            raise NavError(f"{path}: {e}") from None
 
     def current(self) -> np.ndarray:
         """The table for the grid's present passability (finishing the build if needed)."""

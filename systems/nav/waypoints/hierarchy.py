@@ -110,9 +110,7 @@ class Hierarchy:
             progress: optional ``callable(stage, done, total)``.
         """
         h = cls(grid, levels, cluster_size, ratio)
-        if progress is not None and not callable(progress):
-            raise NavError(f"progress must be a callable(stage, done, total) or None, got {progress!r}")
-        h._refresh(None, progress)
+        h._refresh(None, checks.callback(progress, "progress", error=NavError))
         return h
 
     def _cluster_of(self, x, y, level: int):
