@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from rtsnav.levels.cli import add_debug_flag, positive_int, run_command
+from rtsnav.levels.cli import add_debug_flag, image_file, positive_int, run_command
 from rtsnav.levels.level_file import builtin_levels, load_level
 from rtsnav.levels.scenes import SCENES
 
@@ -143,7 +143,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--units", type=positive_int, default=500, help="units in all, split between the level's teams, >= 1")
     ap.add_argument("--headless", action="store_true", help="render offscreen and exit")
     ap.add_argument("--frames", type=positive_int, default=300, help="frames to run when headless")
-    ap.add_argument("--screenshot", type=Path, help="save the last frame here (in a window: where F12 saves)")
+    ap.add_argument("--screenshot", type=image_file, help="save the last frame here (in a window: where F12 saves)")
     ap.add_argument("--state-file", type=Path, help="in a window: keep a JSON summary of the game state here "
                                                    "(selection, orders, gates; for tests driving the window)")
     ap.add_argument("--orders", type=Path, help="TOML script of selections / orders / gates (see game/script.py)")
@@ -166,6 +166,8 @@ def _run(args) -> int:
     level = load_level(args.level)                 # a bad level or orders file fails before any window opens
     if args.orders is not None:
         load_orders(args.orders, level)
+    if args.screenshot:                            # a folder that cannot be made fails before the run
+        args.screenshot.parent.mkdir(parents=True, exist_ok=True)
     headless = args.headless or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("win32", "darwin"))
     try:
         from rtsnav.game.app import RtsApp
@@ -205,7 +207,6 @@ def _run(args) -> int:
         render += app.frame_ms["render"]
     wall = time.perf_counter() - t0
     if args.screenshot:
-        args.screenshot.parent.mkdir(parents=True, exist_ok=True)
         app.screenshot(args.screenshot)
     from rtsnav.components import NavState
 

@@ -341,8 +341,11 @@ class RtsApp:
 
     def save_screenshot(self) -> None:
         """F12: save the frame to ``screenshot_path`` (``--screenshot``; default rtsnav-shot.png)."""
-        self.screenshot(self.screenshot_path)
-        self.say(f"screenshot saved: {self.screenshot_path}", 2.0)
+        try:
+            self.screenshot(self.screenshot_path)
+            self.say(f"screenshot saved: {self.screenshot_path}", 2.0)
+        except OSError as e:                      # a key press never ends the game
+            self.say(f"screenshot not saved: {e.strerror} ({self.screenshot_path})", 4.0)
 
     def right_click(self, pixel: tuple[float, float], queue: bool = False) -> int:
         """Right-click: the armed order (A, P) or a move, to the ground under ``pixel``."""

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from panda3d.core import NodePath
 
-from rtsnav.levels.cli import add_debug_flag, positive_seconds, run_command, whole_number_in
+from rtsnav.levels.cli import add_debug_flag, image_file, positive_seconds, run_command, whole_number_in
 from rtsnav.levels.scenes import SCENES, Scene, scene
 from rtsnav.systems.nav.crowd import Crowd
 
@@ -193,7 +193,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_debug_flag(ap)
     ap.add_argument("--headless", action="store_true", help="render offscreen, print a summary")
     ap.add_argument("--seconds", type=positive_seconds, default=16.0, help="headless: simulated seconds (default 16)")
-    ap.add_argument("--screenshot", type=Path, default=None, help="headless: save the last frame here")
+    ap.add_argument("--screenshot", type=image_file, default=None, help="headless: save the last frame here")
     ap.add_argument("--units", type=whole_number_in(1, MAX_UNITS), default=20,
                     help=f"units on the road and on the bridge each (at most {MAX_UNITS})")
     ap.add_argument("--scene", default="overpass", choices=sorted(SCENES), help="the built-in scene")

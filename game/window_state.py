@@ -8,6 +8,8 @@ the real window reads; ``pnm_to_array`` turns a Panda3D image into pixels.
 
 from __future__ import annotations
 
+import errno
+
 import numpy as np
 from panda3d.core import Geom, NodePath, PNMImage
 
@@ -164,13 +166,16 @@ def window_summary(app) -> dict:
 
 
 def save_frame(base, path) -> np.ndarray:
-    """Render ``base``'s window, save the frame to ``path`` and return it as ``[H, W, 3] uint8``."""
+    """Render ``base``'s window, save the frame to ``path`` and return it as ``[H, W, 3] uint8``;
+    ``OSError`` when the file could not be written (Panda3D only returns False)."""
     from panda3d.core import Filename
 
     base.graphicsEngine.renderFrame()
     img = PNMImage()
     base.win.getScreenshot(img)
-    img.write(Filename.fromOsSpecific(str(path)))
+    if not img.write(Filename.fromOsSpecific(str(path))):
+        raise OSError(errno.EIO, "could not write the image (a folder that cannot be written, or a name "
+                                 "without an image suffix such as .png)", str(path))
     return pnm_to_array(img)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from rtsnav.levels.cli import CliError, add_debug_flag, positive_int, run_command
+from rtsnav.levels.cli import CliError, add_debug_flag, png_file, positive_int, run_command
 from rtsnav.levels.level_file import builtin_levels, load_level
 from rtsnav.levels.scenes import SCENES, scene
 from rtsnav.systems.nav.bake_cache import default_cache_dir
@@ -307,7 +307,7 @@ def main(argv=None) -> int:
     v.add_argument("map")
     s = sub.add_parser("show", help="write a picture of a level")
     s.add_argument("map")
-    s.add_argument("--out", type=Path, default=Path("map.png"))
+    s.add_argument("--out", type=png_file, default=Path("map.png"), help="the PNG to write (default: map.png)")
     s.add_argument("--scale", type=int, default=None,
                    help=f"pixels per cell, 1..{MAX_SCALE} (default: the longer side about 960 pixels)")
     s.add_argument("--overlay", default="", help=f"comma list of: {', '.join(OVERLAYS)}")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from rtsnav.systems.nav.errors import NavError
 
 from .errors import LevelError
 
-__all__ = ["CliError", "run_command", "positive_int", "whole_number_in", "add_debug_flag"]
+__all__ = ["CliError", "run_command", "positive_int", "whole_number_in", "add_debug_flag", "image_file", "png_file", "IMAGE_SUFFIXES"]
 
 
 class CliError(Exception):
@@ -50,6 +51,25 @@ def whole_number_in(low: int, high: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected a whole number in [{low}, {high}], got {value}")
         return value
     return parse
+
+
+#: Image files a frame is saved as (by the name's suffix; Panda3D writes each of them).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tga", ".tif", ".tiff", ".ppm", ".pnm")
+
+
+def image_file(text: str, suffixes: tuple[str, ...] = IMAGE_SUFFIXES) -> Path:
+    """argparse type: a path to save an image at, named with one of ``suffixes`` (a name such as
+    ``shot.txt`` wrote an empty file and reported it saved)."""
+    path = Path(text)
+    if path.suffix.lower() not in suffixes or not path.stem or path.stem.startswith("."):
+        raise argparse.ArgumentTypeError(f"expected an image file name such as shot{suffixes[0]} (ending in "
+                                         f"{', '.join(suffixes)}), got {text!r}")
+    return path
+
+
+def png_file(text: str) -> Path:
+    """argparse type: a path to save a PNG at, named ``*.png`` (a ``.jpg`` name got PNG data)."""
+    return image_file(text, (".png",))
 
 
 def positive_seconds(text: str) -> float:

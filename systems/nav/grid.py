@@ -77,6 +77,9 @@ def _made(factory, grid: "Grid"):
     return factory(grid)
 
 
+#: Fields of a ``Grid`` that only its edit methods change (``Grid.__setattr__``).
+_FIXED = frozenset({"passable", "cost", "heights", "layers", "cell_size", "origin", "version"})
+
 class GridView(NamedTuple):
     """The grid as the movement and steering kernels read it — one typed argument (numba reads
     a NamedTuple's fields at no cost) instead of six positional ones. From ``Grid.view``."""
@@ -119,6 +122,20 @@ class Grid:
     _padded: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     _components: np.ndarray | None
     _workspaces: dict
+
+    def __setattr__(self, name: str, value) -> None:
+        # the map changes only through its edit methods: every cache, search and derived grid
+        # keys on ``version`` (``g.passable = other`` or ``g.cell_size = 2`` went unnoticed)
+        if name in _FIXED and hasattr(self, "version"):
+            raise AttributeError(f"Grid.{name} cannot be replaced: change cells with set_passable / set_cost / "
+                                 "set_layers (every cache and search follows them); another map is a new Grid")
+        object.__setattr__(self, name, value)
+
+    def __setstate__(self, state) -> None:
+        """Unpickled or copied (the rebuild worker's copies): the fields as they were, past the guard."""
+        extra, slots = state if isinstance(state, tuple) else (state, None)
+        for name, value in {**(extra or {}), **(slots or {})}.items():
+            object.__setattr__(self, name, value)
 
     def __init__(self, passable: np.ndarray, cost: np.ndarray | None = None,
                  heights: np.ndarray | None = None, *, cell_size: float = 1.0,
@@ -284,7 +301,10 @@ class Grid:
         Raises ``NavError`` when ``x`` or ``y`` is not a finite number."""
         fx, fy = finite_point((x, y), "world point", 2)
         cs = self.cell_size
-        return (int(math.floor((fx - self.origin[0]) / cs)), int(math.floor((fy - self.origin[1]) / cs)))
+        # far off the map stays far off, in the range ``world_to_cells`` gives (1e300 was an int
+        # of 300 digits that no other call took back)
+        return (min(max(math.floor((fx - self.origin[0]) / cs), -2**31), 2**31 - 1),
+                min(max(math.floor((fy - self.origin[1]) / cs), -2**31), 2**31 - 1))
 
     def cell_to_world(self, cx: int, cy: int) -> tuple[float, float, float]:
         """World ``(x, y, z)`` of the centre of cell ``(cx, cy)``; z is the cell height (0 if flat).
@@ -362,7 +382,7 @@ class Grid:
         return masked_grid(self, navigation_layers)
 
     def _invalidate(self, cells: np.ndarray | None = None) -> None:
-        self.version += 1
+        object.__setattr__(self, "version", self.version + 1)
         if hasattr(self, "_edits"):
             self._edits.append((self.version, cells))
             del self._edits[:-EDIT_LOG]

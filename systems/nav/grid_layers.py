@@ -10,7 +10,7 @@ import numpy as np
 from rtsnav import checks
 
 from .errors import NavError
-from .grid_edits import write_cells
+from .grid_edits import frozen, write_cells
 
 Grid = Any  # a ``grid.Grid`` (not imported: grid imports this module)
 
@@ -23,8 +23,8 @@ def set_cell_layers(grid: Grid, cells: np.ndarray, layers: int) -> None:
         raise NavError(f"layers must be an int bit mask 0 .. 2**32 - 1, got {layers!r}")
     c = checks.cells(cells, "cells", grid.width, grid.height, error=NavError)
     if grid.layers is None:
-        grid.layers = np.ones(grid.shape, dtype=np.uint32)
-    grid.layers[c[:, 1], c[:, 0]] = np.uint32(layers)
+        object.__setattr__(grid, "layers", frozen(np.ones(grid.shape, dtype=np.uint32)))   # past Grid's guard
+    write_cells(grid.layers, (c[:, 1], c[:, 0]), np.uint32(layers))
     grid._invalidate(c)
 
 

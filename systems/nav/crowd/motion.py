@@ -55,6 +55,11 @@ SPAWN_STALE_ROUNDS = 5
 SPAWN_PAIR_BUDGET = 100_000
 #: ... among the bodies within this many cells of a newcomer.
 NEWCOMER_CELLS = 3
+#: A walker without progress (the progress watch's clock) for this many seconds keeps its course
+#: in a passage of two lanes instead of moving over to its right half: where a passage turns a
+#: corner, that sidestep and the unit's way stepped it back and forth over one line for good,
+#: each step counted as movement, so it stood without a ``stuck`` event.
+LANE_PATIENCE = 1.5
 
 
 def near_cells(points: np.ndarray, around: np.ndarray, grid: Grid, cells: int) -> np.ndarray:
@@ -155,7 +160,7 @@ class Motion:
             if cfg.lanes:
                 # traffic coming the other way ahead: keep right, so opposing flows pass in lanes
                 keep_right(s.position[:n], preferred, active & walking & storey, s.radius[:n],
-                           self._level.passages(cfg.congestion_narrow), grid.view)
+                           self._level.passages(cfg.congestion_narrow), grid.view, s.still_for[:n] > LANE_PATIENCE)
         # the unit nearer its target keeps its course (a queue at a gap drains front first);
         # without it avoidance's equal shares froze the gap's mouth for minutes
         lead = -np.hypot(*(s.target[:n, :2] - s.position[:n, :2]).T) / (LEAD_CELLS * grid.cell_size)

@@ -130,8 +130,9 @@ class Planning:
 
         s, grid, states = self._agents, level.grid, self._dstar
         search = states.get(i)
-        if search is not None and (search.goal_cell != tuple(goal) or search.grid is not grid):
-            del states[i]                                 # a new goal: a new search
+        if search is not None and (search.goal_cell != tuple(goal) or search.grid is not grid
+                                   or not _heard_all(search)):
+            del states[i]                                 # a new goal (or edits it cannot repair): a new search
             search = None
         if search is None:
             for j in [j for j in states if not s.alive[j] or s.agent_method[j, 0] != Planner.DSTAR_LITE
@@ -145,7 +146,17 @@ class Planning:
             search.move_to(start)
             units = UNITS["dstar_repair"]
         smoothing = self._config.smoothing
-        return CallJob(search.plan, units, lambda r: route_from_cells(grid, r, smoothing, target))
+
+        def plan():
+            # run by the queue, a tick or more after this: edits since are repaired first, or
+            # (a cost change) the search starts afresh from the cell it was asked from
+            current = search
+            if not _heard_all(current):
+                current = DStarLite(grid, start, goal)
+                if states.get(i) is search:
+                    states[i] = current
+            return current.plan()
+        return CallJob(plan, units, lambda r: route_from_cells(grid, r, smoothing, target))
 
     def _sized_job(self, i: int, planner: Planner, radius: float, target, start, goal, level: LevelCache) -> Job:
         """An agent wider than half a cell plans on its radius class's grid (``clearance.py``):
@@ -185,3 +196,18 @@ def _mesh_route(result) -> Route:
         return Route(result.status, reason=result.reason)
     links = dict(zip(result.links, result.link_kinds)) if result.links else {}
     return Route(result.status, np.array(result.points, dtype=np.float64), None, float(result.cost), result.reason, links)
+
+
+def _heard_all(search) -> bool:
+    """Bring a D* Lite search up to date with the edits of its grid it did not hear of (the grid
+    of a navigation-layer mask follows the crowd's edits when next asked for, after the crowd
+    passed them on: the search then planned on a grid it no longer matched and raised); False
+    when they cannot be followed cell by cell (a cost change): it must start afresh."""
+    if search.version == search.grid.version:
+        return True
+    edited = search.grid.passability_edits_since(search.version)
+    if edited is None:
+        return False
+    search.cells_changed(edited)
+    return True
+

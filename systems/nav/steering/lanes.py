@@ -54,14 +54,20 @@ ASIDE_SPEED = 0.3
 
 
 def keep_right(position: np.ndarray, preferred: np.ndarray, walking: np.ndarray, radius: np.ndarray,
-               passages: tuple[np.ndarray, np.ndarray] | None = None, view: GridView | None = None) -> int:
+               passages: tuple[np.ndarray, np.ndarray] | None = None, view: GridView | None = None,
+               hurried: np.ndarray | None = None) -> int:
     """Turn the ``walking`` agents' ``preferred`` velocities (``(n, 2)``, updated in place) to the
     right by the oncoming traffic ahead of them. ``passages``: ``(labels, widths)`` of the
     level's narrow passages (``LevelCache.passages``) over the grid ``view``: inside one or
     about to enter it, the traffic that counts is the passage's own, and a unit keeps to the
-    right half of it (see the module docs). Returns how many turned."""
+    right half of it (see the module docs). ``hurried`` (bool per agent): units that made no
+    progress for a while keep their course in a passage of two lanes (a lane's sidestep must not
+    hold a unit in place; they still take turns in a one-lane passage, and keep right in the
+    open, where lanes before a door are what lets its traffic out). Returns how many turned."""
     if not walking.any():
         return 0
+    if hurried is None:
+        hurried = np.zeros(len(walking), dtype=np.bool_)
     if passages is None or view is None:
         labels, widths = np.full((1, 1), -1, dtype=np.int32), np.zeros(0)
         passable, cell_size, origin_x, origin_y = np.zeros((1, 1), dtype=np.bool_), 1.0, 0.0, 0.0
@@ -71,11 +77,12 @@ def keep_right(position: np.ndarray, preferred: np.ndarray, walking: np.ndarray,
     return int(_keep_right(np.ascontiguousarray(position[:, :2], dtype=np.float64), preferred, walking,
                            np.ascontiguousarray(radius, dtype=np.float64),
                            LANE_CELL, np.asarray(LOOK_AHEAD, dtype=np.float64), ONCOMING_FULL, KEEP_RIGHT_MAX,
-                           labels, widths, passable, cell_size, origin_x, origin_y))
+                           labels, widths, passable, cell_size, origin_x, origin_y,
+                           np.ascontiguousarray(hurried, dtype=np.bool_)))
 
 
 @njit(cache=True)
-def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, widths, passable, cs, gx, gy):
+def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, widths, passable, cs, gx, gy, hurried):
     n = pos.shape[0]
     hx, hy, count = _headings(pos, pref, walking)
     if count < 2:
@@ -97,7 +104,7 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
                 held = int(_against(-hx[i], -hy[i], inside[0], inside[1], inside[2], inside[3], p) > 0.0) \
                     - int(_against(hx[i], hy[i], inside[0], inside[1], inside[2], inside[3], p) > 0.0)
                 turned += _in_passage(pos, pref, i, hx[i], hy[i], radius[i], widths[p], entering[i], at_x[i],
-                                      at_y[i], passable, cs, gx, gy, mine, theirs, held)
+                                      at_y[i], passable, cs, gx, gy, mine, theirs, held, hurried[i])
             continue                                         # a flow alone keeps the whole width
         oncoming = 0.0
         for a in range(ahead.shape[0]):
@@ -194,10 +201,11 @@ def _passage_traffic(pos, hx, hy, labels, count_p, cs, gx, gy):
 
 @njit(cache=True)
 def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passable, cs, gx, gy, mine, theirs,
-                held):
+                held, hurried):
     """Turn agent ``i``, in or entering a passage with the other flow in it (``mine`` / ``theirs``:
     the two flows' traffic there; ``held``: 1 when only its own flow is inside, -1 when only the
-    other is, else 0); 1 when it turned. The passage's width is its cross-section
+    other is, else 0; ``hurried``: it keeps its course unless it must take turns); 1 when it
+    turned. The passage's width is its cross-section
     where the unit is or will enter it (a gap in a thin wall is as wide as the gap, whatever room
     lies beside it)."""
     speed = math.sqrt(pref[i, 0] ** 2 + pref[i, 1] ** 2)
@@ -219,6 +227,10 @@ def _in_passage(pos, pref, i, hx, hy, radius, width, entering, at_x, at_y, passa
             pref[i, 0] = -hx * speed * ASIDE_SPEED
             pref[i, 1] = -hy * speed * ASIDE_SPEED
             return 1
+        return 0
+    if hurried:
+        # a unit that keeps failing to get on (a lane's half cut by a corner the passage turns at:
+        # its way steps it back and forth over the line) walks its way; the lanes resume behind it
         return 0
     # two lanes: keep to the right half; a unit in the left half moves over, slowly. The half is
     # that of the passage's cross-section where the unit is or will enter it
