@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from .names import unknown_name
 Raise = Callable[[str], BaseException]
 
 __all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "cells", "choice", "known_keys", "as_float",
-           "callback"]
+           "callback", "SetOnce"]
 
 
 def as_float(value: Any) -> float:
@@ -199,3 +199,36 @@ def known_keys(keys: Iterable[str], allowed: Iterable[str], where: str, *,
     for key in keys:
         if key not in allowed:
             raise error((f"{where}: " if where else "") + unknown_name("key", key, allowed))
+
+
+T = TypeVar("T")
+
+
+class SetOnce(Generic[T]):
+    """A field its constructor sets once: replacing it later raises ``AttributeError`` (its parts
+    took their own reference at construction, so ``crowd.config = other`` changed nothing but
+    the attribute — a silently ignored setting). Use: ``config: SetOnce[CrowdConfig] = SetOnce()``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+        self._owner = owner.__name__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> SetOnce[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__[self._name]
+        except KeyError:
+            raise AttributeError(f"{self._owner}.{self._name} is not set yet") from None
+
+    def __set__(self, obj: object, value: T) -> None:
+        if self._name in obj.__dict__:
+            raise AttributeError(f"{self._owner}.{self._name} is fixed when it is made; make a new "
+                                 f"{self._owner} for another one")
+        obj.__dict__[self._name] = value
+

@@ -109,3 +109,85 @@ def test_the_layer_bits_are_read_only():
         grid.layers[0, 0] = 2
     grid.set_layers(np.array([[0, 0]]), 4)
     assert grid.layers[0, 0] == 4 and grid.layers[1, 1] == 2
+
+
+def test_a_crowds_config_and_grid_cannot_be_swapped():
+    """``crowd.config = CrowdConfig(avoidance_horizon=3)`` was taken without a word and changed
+    nothing (each part of the crowd holds the config it was made with); so was ``crowd.grid``."""
+    from rtsnav.systems.nav import CrowdConfig
+
+    crowd = Crowd(Grid(np.ones((6, 6), dtype=bool)), cache_dir=None)
+    for field, other in (("config", CrowdConfig(avoidance_horizon=3.0)), ("grid", Grid(np.ones((4, 4), dtype=bool)))):
+        kept = getattr(crowd, field)
+        with pytest.raises(AttributeError, match=f"Crowd.{field} is fixed when it is made"):
+            setattr(crowd, field, other)
+        assert getattr(crowd, field) is kept
+
+
+def test_a_wide_unit_where_it_does_not_fit_says_so_once():
+    """A unit of radius 0.9 standing in a one-cell corridor (where it does not fit), ordered past a
+    gap too narrow for it, planned from the nearest cell where it fits — a cell behind the wall —
+    so it "drifted" off that path at once and re-planned it every 4 ticks, each time with another
+    ``path_failed`` event ("walking to the closest reachable point"): 47 in 20 s. It plans from
+    the cell it walks out to, says why once, and gets ``stuck`` events while it cannot move."""
+    p = np.ones((21, 40), dtype=bool)
+    p[8:13, :12] = False
+    p[10, 1:12] = True                     # a one-cell corridor, x 1..11, opening into the room
+    p[:, 25] = False
+    p[10, 25] = True                       # a one-cell gap: too narrow for it
+    crowd = Crowd(Grid(p), cache_dir=None)
+    ids = crowd.add_agents(np.array([[3.5, 10.5]]), radius=0.9, max_speed=3.0)
+    crowd.move(ids, (33.5, 10.5))
+    failed, stuck, plans = [], 0, 0
+    for _ in range(600):
+        events = crowd.update(1 / 30)
+        failed += events.reasons
+        stuck += len(events.stuck)
+        plans += len(events.path_changed)
+    assert len(failed) == 1 and "walking to the closest reachable point" in failed[0]
+    assert stuck >= 4                     # it cannot move: said every few seconds
+    assert plans <= stuck + 1             # a plan for the order and one a recovery, no more
+
+
+def test_a_wide_unit_walks_out_of_a_corridor_it_does_not_fit_by_the_corridor():
+    """A unit of radius 0.9 in a two-cell corridor (no cell centre there clears it; its body
+    passes): the nearest cell where it fits by straight line lay behind the corridor's wall, so
+    its path began there and it re-planned as it "drifted". It plans from the nearest such cell by
+    walking (``SizedGrids.way_out``), walks the corridor out and arrives on one plan."""
+    p = np.ones((21, 40), dtype=bool)
+    p[7:13, :12] = False
+    p[9:11, 1:12] = True
+    crowd = Crowd(Grid(p), cache_dir=None)
+    ids = crowd.add_agents(np.array([[3.5, 10.0]]), radius=0.9, max_speed=3.0)
+    crowd.move(ids, (30.5, 10.5))
+    plans = stuck = 0
+    for _ in range(600):
+        events = crowd.update(1 / 30)
+        plans += len(events.path_changed)
+        stuck += len(events.stuck)
+        if crowd.states[ids[0]] == NavState.FINISHED:
+            break
+    assert crowd.states[ids[0]] == NavState.FINISHED
+    assert (plans, stuck) == (1, 0)
+
+
+def test_a_unit_its_groups_field_does_not_reach_is_reported_stuck():
+    """A group member standing where its group's field does not reach reads a cost to go of inf;
+    ``inf <= inf - d`` held, so each jostle of half a cell counted as progress and it stood for
+    good without an event (a varied scene: another radius, cell size 3). No cost to go, no
+    progress: it is reported stuck after ``stuck_after``."""
+    from rtsnav.systems.nav.crowd.progress import watch_progress
+    from rtsnav.systems.nav.crowd.state import Mode
+
+    crowd = Crowd(Grid(np.ones((10, 10), dtype=bool)), cache_dir=None)
+    ids = crowd.add_agents(np.array([[5.0, 5.0]]), radius=0.3, max_speed=2.0)
+    s, a = crowd.agents, int(ids[0])
+    s.nav_state[a, 0] = NavState.FOLLOWING
+    s.mode[a] = Mode.FLOW
+    reported = []
+    for t in range(200):                        # 6.7 s of jostling 0.6 cells to and fro
+        s.position[a, 0] = 5.0 + 0.6 * (t // 10 % 2)
+        s.togo[a] = np.inf
+        waited, _, _ = watch_progress(s, 1 / 30, 1.0, 4.0)
+        reported += [t for w in waited.tolist() if w == a]
+    assert reported and reported[0] <= 121

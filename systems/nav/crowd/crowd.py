@@ -61,6 +61,9 @@ class Crowd:
     agent table the esper plugin binds components to), ``level`` (the baked structures), ``groups``
     (group orders), ``queue`` (planning queue), ``planning`` (plan jobs), ``inputs`` (velocities, obstacles)."""
 
+    grid: checks.SetOnce[Grid] = checks.SetOnce()           # its parts hold both from the start: never replaced
+    config: checks.SetOnce[CrowdConfig] = checks.SetOnce()
+
     def __init__(self, grid: Grid, config: CrowdConfig | None = None, *, navmesh=None, waypoint_graph=None,
                  hierarchy=None, cache_dir: str | Path | None = None) -> None:
         if not isinstance(grid, Grid):

@@ -343,7 +343,9 @@ class Orders:
         s.nav_state[i, 0] = NavState.FOLLOWING
         s.mode[i] = Mode.PATH
         self._outcomes.path_changed(i)
-        if route.status is PathStatus.PARTIAL:              # walks to the closest point, and says why
+        if route.status is PathStatus.PARTIAL and s.failure.get(i) != route.reason:
+            # walks to the closest point, and says why — once an order (a unit re-planning as it
+            # drifts got the same event every few ticks)
             s.failure[i] = route.reason
             self._outcomes.partial(i, route.reason)
 

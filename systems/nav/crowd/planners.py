@@ -144,10 +144,17 @@ class GridJob(Job):
         self.per_expansion = UNITS["expansion_costed"] if costed else 1
         #: set when ``goal`` stands in for an unreachable target: the route is PARTIAL, saying this
         self.partial_reason = ""
+        #: set when ``start`` stands in for where the agent is (a wide unit where it does not fit
+        #: plans from the nearest cell where it does): the route begins with these points (``(k, 3)``)
+        self.lead_in: np.ndarray | None = None
 
     def _answer(self, route: Route) -> Route:
         if self.partial_reason and route.found:
             route.status, route.reason = PathStatus.PARTIAL, self.partial_reason
+        if self.lead_in is not None and route.points is not None and len(route.points):
+            # from where it stands to the plan's start: a path beginning cells away had it "drift"
+            # off it and re-plan the same path every few ticks
+            route.points = np.concatenate([self.lead_in, np.asarray(route.points, dtype=np.float64)])
         return route
 
     def advance(self, units: int) -> int:

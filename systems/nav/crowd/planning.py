@@ -15,6 +15,7 @@ from rtsnav.names import GRID_PLANNERS, L_NAVIGATION_LAYERS, S_POSTPROCESSING, P
 from ..flow.clearance import WIDE
 from ..grid import Grid
 from ..result import PathStatus
+from ..search.paths import smooth_path
 from ..search.region import GoalRegion
 from ..search.sliced import WorkspacePool
 from .config import CrowdConfig
@@ -167,7 +168,9 @@ class Planning:
         grid = sized.grid_for(radius)
         start = start if start is not None else grid.world_to_cell(*self._agents.position[i, :2])
         goal = goal if goal is not None else grid.world_to_cell(*target[:2])
-        start = sized.nearest_fit(grid, start)
+        standing = start
+        way = None if grid.passable[start[1], start[0]] else sized.way_out(grid, start)
+        start = (int(way[-1, 0]), int(way[-1, 1])) if way is not None else sized.nearest_fit(grid, start)
         what = f"an agent of radius {radius:g}"
         if start is None:
             return CallJob(lambda: Route(PathStatus.UNREACHABLE, reason=f"{what} fits nowhere on this map"), 1, _same)
@@ -183,6 +186,11 @@ class Planning:
         method = planner.label if planner.label in GRID_PLANNERS else "astar"
         job = GridJob(grid, start, goal, method, target, self._config.smoothing, self.pool, self._config.weight)
         job.partial_reason = partial
+        if start != standing:
+            # it walks out first, from where it stands: the way out's corners only (cell centres
+            # on the way are where a body that does not fit there cannot stand)
+            out = level.grid.cells_to_world(smooth_path(level.grid, way)[1:-1]) if way is not None else np.zeros((0, 3))
+            job.lead_in = np.concatenate([self._agents.position[i:i + 1, :3], out])
         return job
 
 

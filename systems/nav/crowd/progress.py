@@ -157,8 +157,10 @@ def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still
                 still_for[a] += dt
         elif not math.isnan(togo[a]):
             # on a group field: progress is a new lowest cost to go (jostling in place is not),
-            # having moved on (a field rebuilt around it lowers its cost where it stands)
-            if togo[a] <= best_togo[a] - progress_distance and (
+            # having moved on (a field rebuilt around it lowers its cost where it stands); where
+            # the field does not reach (inf) there is none (inf <= inf - d held, and a unit cut
+            # off from its group's goal jostling half a cell stood for good without an event)
+            if math.isfinite(togo[a]) and togo[a] <= best_togo[a] - progress_distance and (
                     (px - anchor_x[a]) ** 2 + (py - anchor_y[a]) ** 2 >= progress_distance * progress_distance):
                 best_togo[a] = togo[a]
                 anchor_x[a] = px

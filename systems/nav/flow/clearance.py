@@ -22,6 +22,7 @@ from numba import njit
 
 from ..grid import Grid
 from ..grid_edits import nearest_open_cells
+from .field import build_field
 
 if TYPE_CHECKING:
     from .sectors import SectorGraph
@@ -36,6 +37,8 @@ REACH = 3
 WIDE = 0.5
 #: Radius classes are rounded up to this fraction of a cell.
 CLASS_STEP = 0.25
+#: A unit standing where it does not fit looks this far (cells of cost) for the way out.
+WAY_OUT = 24.0
 
 
 @njit(cache=True)
@@ -130,6 +133,19 @@ class SizedGrids:
             return None
         nx, ny = nearest_open_cells(sized.passable, np.array([[x, y]]))[0]
         return int(nx), int(ny)
+
+    def way_out(self, sized: Grid, cell: tuple[int, int]) -> np.ndarray | None:
+        """The level's cells (``(N, 2)``) a unit of ``sized``'s class standing at ``cell``, where
+        it does not fit, walks to reach the nearest cell where it does — nearest by walking on the
+        level's grid (within ``WAY_OUT`` of cost), not by straight line (a fit cell behind a wall
+        gave it a path it could not start); None when there is none that near."""
+        field = build_field(self.grid, np.array([cell]), limit=WAY_OUT, smooth=False)
+        fits = np.isfinite(field.integration) & sized.passable
+        if not fits.any():
+            return None
+        ys, xs = np.nonzero(fits)
+        k = int(np.argmin(field.integration[ys, xs]))
+        return field.descend((int(xs[k]), int(ys[k])))[::-1].astype(np.int64)
 
     def cells_changed(self, cells: np.ndarray) -> None:
         """Follow an edit of ``cells`` on the level's grid: the clearance around them, and each

@@ -51,6 +51,10 @@ WRONG_SIDE_SPEED = 0.5
 LANE_SLACK = 0.25
 ONE_LANE = 2.0
 ASIDE_SPEED = 0.3
+#: A unit that made no progress for a while (``hurried``) keeps its course in a passage of two
+#: lanes while no traffic comes against it in the first this many look-ahead blocks (~5 world
+#: units): at a corner the other flow far off in the passage stepped it to and fro for good.
+NEAR_SAMPLES = 3
 
 
 def keep_right(position: np.ndarray, preferred: np.ndarray, walking: np.ndarray, radius: np.ndarray,
@@ -61,9 +65,10 @@ def keep_right(position: np.ndarray, preferred: np.ndarray, walking: np.ndarray,
     level's narrow passages (``LevelCache.passages``) over the grid ``view``: inside one or
     about to enter it, the traffic that counts is the passage's own, and a unit keeps to the
     right half of it (see the module docs). ``hurried`` (bool per agent): units that made no
-    progress for a while keep their course in a passage of two lanes (a lane's sidestep must not
-    hold a unit in place; they still take turns in a one-lane passage, and keep right in the
-    open, where lanes before a door are what lets its traffic out). Returns how many turned."""
+    progress for a while keep their course in a passage of two lanes while nobody comes at them
+    close ahead (a lane's sidestep for traffic far off must not hold a unit in place; with the
+    other flow near, the lanes are what lets both pass; a one-lane passage is still taken in
+    turns, and the open keeps right). Returns how many turned."""
     if not walking.any():
         return 0
     if hurried is None:
@@ -103,19 +108,30 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
                 # who holds it: the flow with units inside, when only one has
                 held = int(_against(-hx[i], -hy[i], inside[0], inside[1], inside[2], inside[3], p) > 0.0) \
                     - int(_against(hx[i], hy[i], inside[0], inside[1], inside[2], inside[3], p) > 0.0)
+                # a unit without progress keeps its course while nobody comes at it close ahead
+                alone = hurried[i] and _oncoming(pos, hx, hy, i, ahead, NEAR_SAMPLES, cell, east, west, north, south,
+                                                 ox, oy, size, cols, rows) == 0.0
                 turned += _in_passage(pos, pref, i, hx[i], hy[i], radius[i], widths[p], entering[i], at_x[i],
-                                      at_y[i], passable, cs, gx, gy, mine, theirs, held, hurried[i])
+                                      at_y[i], passable, cs, gx, gy, mine, theirs, held, alone)
             continue                                         # a flow alone keeps the whole width
-        oncoming = 0.0
-        for a in range(ahead.shape[0]):
-            c = int((pos[i, 0] + hx[i] * ahead[a] * cell - ox) / size)
-            r = int((pos[i, 1] + hy[i] * ahead[a] * cell - oy) / size)
-            if 0 <= c < cols and 0 <= r < rows:
-                oncoming += _against(hx[i], hy[i], east, west, north, south, r * cols + c)
+        oncoming = _oncoming(pos, hx, hy, i, ahead, ahead.shape[0], cell, east, west, north, south, ox, oy, size, cols,
+                             rows)
         if oncoming > 0.0:
             _turn(pref, i, -most * min(oncoming / full, 1.0), 1.0)   # negative: clockwise, to the right
             turned += 1
     return turned
+
+
+@njit(cache=True)
+def _oncoming(pos, hx, hy, i, ahead, samples, cell, east, west, north, south, ox, oy, size, cols, rows):
+    """The traffic coming against unit ``i`` in the blocks at its first ``samples`` look-ahead distances."""
+    total = 0.0
+    for a in range(samples):
+        c = int((pos[i, 0] + hx[i] * ahead[a] * cell - ox) / size)
+        r = int((pos[i, 1] + hy[i] * ahead[a] * cell - oy) / size)
+        if 0 <= c < cols and 0 <= r < rows:
+            total += _against(hx[i], hy[i], east, west, north, south, r * cols + c)
+    return total
 
 
 @njit(cache=True)
