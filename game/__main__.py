@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from rtsnav.levels.cli import add_debug_flag, image_file, positive_int, run_command
+from rtsnav.levels.cli import CliError, add_debug_flag, image_file, positive_int, run_command
 from rtsnav.levels.level_file import builtin_levels, load_level
 from rtsnav.levels.scenes import SCENES
 
@@ -166,8 +166,11 @@ def _run(args) -> int:
     level = load_level(args.level)                 # a bad level or orders file fails before any window opens
     if args.orders is not None:
         load_orders(args.orders, level)
-    if args.screenshot:                            # a folder that cannot be made fails before the run
-        args.screenshot.parent.mkdir(parents=True, exist_ok=True)
+    for out in (args.screenshot, args.summary_json):   # a file that cannot be written fails before the run
+        if out is not None:
+            if out.is_dir():
+                raise CliError(f"{out}: is a folder (expected a file name to write)")
+            out.parent.mkdir(parents=True, exist_ok=True)
     headless = args.headless or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("win32", "darwin"))
     try:
         from rtsnav.game.app import RtsApp

@@ -231,4 +231,3 @@ class SetOnce(Generic[T]):
             raise AttributeError(f"{self._owner}.{self._name} is fixed when it is made; make a new "
                                  f"{self._owner} for another one")
         obj.__dict__[self._name] = value
-

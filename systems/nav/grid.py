@@ -80,6 +80,7 @@ def _made(factory, grid: "Grid"):
 #: Fields of a ``Grid`` that only its edit methods change (``Grid.__setattr__``).
 _FIXED = frozenset({"passable", "cost", "heights", "layers", "cell_size", "origin", "version"})
 
+
 class GridView(NamedTuple):
     """The grid as the movement and steering kernels read it — one typed argument (numba reads
     a NamedTuple's fields at no cost) instead of six positional ones. From ``Grid.view``."""

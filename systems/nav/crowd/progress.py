@@ -6,7 +6,8 @@ nowhere): for a unit on its own path, coming ``PROGRESS_DISTANCE`` cells nearer 
 the path (waypoints passed, then the distance to the next) while really moving that far, half
 of it toward the waypoint; for a
 unit steered by a group's field, a new lowest cost to go on that field (by
-``PROGRESS_DISTANCE``); for others, moving ``PROGRESS_DISTANCE`` cells from the anchor.
+``PROGRESS_DISTANCE``; none where the field does not reach it); for others, moving
+``PROGRESS_DISTANCE`` cells from the anchor.
 
 An agent without progress for ``stuck_after`` seconds re-plans around the jams
 (``Orders.recover``), whether it waits in a moving queue or not: a long wait is worth another
