@@ -1,9 +1,11 @@
-"""Fuzz suite, part four: random crowd scenes. A random map, agents, orders with every planner
-(some off the map, some one target per agent), map and layer edits, removals, pauses and uneven
-frame times; the properties, checked every tick: no tick raises, every live agent's position is
-finite, no walking agent's centre is inside a blocked cell, no order fails by a last-resort
-guard (``INTERNAL_FAILURES``), and no agent with an order stands still for ``stuck_after`` +
-2.5 s of game time without an event (reached, failed or stuck).
+"""Fuzz suite, part four: random crowd scenes (and the same through the esper plugin:
+``random_esper_scene``, a game's component setters, spawns and deletions each tick). A random
+map, agents, orders with every planner (some off the map, some one target per agent), map and
+layer edits, removals, pauses and uneven frame times; the properties, checked every tick: no
+tick raises, every live agent's position is finite, no walking agent's centre is inside a
+blocked cell, no order fails by a last-resort guard (``INTERNAL_FAILURES``), and no agent with
+an order stands still for ``stuck_after`` + 2.5 s of game time without an event (reached,
+failed or stuck).
 
 Found (fifth campaign): a group sent off the map killed the tick (seeds 2, 28, 33 of 60 did on
 the code before it), and a contact push capped on the straight line back cut a wall's corner (a
@@ -155,3 +157,130 @@ def random_crowd_scene(seed: int, ticks: int = 300, varied: bool = False) -> lis
 def test_random_crowd_scenes_keep_their_promises(seed, varied):
     """No breach of the crowd's promises in a random scene (see the module docstring)."""
     assert random_crowd_scene(seed, varied=varied) == []
+
+
+def random_esper_scene(seed: int, ticks: int = 300) -> list[tuple[str, int, int]]:
+    """The same promises through the esper plugin: ``install(Navigation(grid))``, entities with a
+    ``Position``, ``Velocity`` and ``NavigationAgent`` (random planners, radii, avoidance), and
+    each tick a random game's doing — new targets (some off the map), component setters (speed,
+    radius, avoidance, the velocity input, method, no target, pause, navigation layers), entities
+    deleted and spawned, obstacles, map and layer edits, uneven frames. Returns the breaches:
+    ``esper.process`` raised, a position not finite, or a unit under an order standing
+    ``stuck_after`` + 2.5 s with no movement and no event."""
+    import esper
+
+    from rtsnav.components import NavigationAgent, NavigationObstacle, Position, Velocity
+    from rtsnav.systems import Navigation, install
+
+    rng = np.random.default_rng(seed)
+    world = f"fuzz-scene-{seed}"
+    esper.switch_world(world)
+    try:
+        w, h = int(rng.integers(12, 40)), int(rng.integers(12, 40))
+        passable = rng.random((h, w)) > rng.uniform(0.05, 0.25)
+        grid = Grid(passable)
+        nav = Navigation(grid, cache_dir=None)
+        install(nav, prepare=False)
+        free = np.argwhere(passable)[:, ::-1]
+        heard: set[int] = set()
+        handlers = [lambda entity, *_: heard.add(int(entity)) for _ in range(4)]   # esper keeps weak references
+        for kind, handler in zip(("path_failed", "stuck", "target_reached", "navigation_finished"), handlers):
+            esper.set_handler(kind, handler)
+        ents: list[int] = []
+
+        def spawn(k: int) -> None:
+            for _ in range(k):
+                c = free[rng.integers(0, len(free))] + 0.5 + rng.uniform(-0.3, 0.3, 2)
+                agent = NavigationAgent(max_speed=float(rng.uniform(1, 5)), radius=float(rng.choice([0.2, 0.3, 0.4, 0.7])),
+                                        avoidance_enabled=bool(rng.random() < 0.6), method=str(rng.choice(PLANNERS)))
+                ents.append(esper.create_entity(Position(float(c[0]), float(c[1]), 0.0), Velocity(), agent))
+
+        spawn(int(rng.integers(1, 40)))
+        quiet: dict[int, int] = {}
+        anchor: dict[int, tuple[float, float]] = {}
+        breaches: list[tuple[str, int, int]] = []
+        clock = [0.0]
+        for t in range(ticks):
+            r = rng.random()
+            live = [e for e in ents if esper.entity_exists(e)]
+            if live and r < 0.05:
+                for e in rng.choice(live, size=int(rng.integers(1, len(live) + 1)), replace=False).tolist():
+                    c = free[rng.integers(0, len(free))] + 0.5 if rng.random() < 0.85 else rng.uniform(-4, max(w, h) + 4, 2)
+                    esper.component_for_entity(e, NavigationAgent).target_position = (float(c[0]), float(c[1]), 0.0)
+                    quiet[e] = t
+            elif live and r < 0.07:
+                e = int(rng.choice(live))
+                _set_one(esper.component_for_entity(e, NavigationAgent), int(rng.integers(0, 8)), rng)
+                quiet[e] = t
+            elif live and r < 0.075:
+                esper.delete_entity(int(rng.choice(live)), immediate=bool(rng.random() < 0.5))
+            elif r < 0.08:
+                spawn(int(rng.integers(1, 4)))
+            elif r < 0.088:
+                cells = free[rng.integers(0, len(free), rng.integers(1, 6))]
+                if r < 0.085:
+                    grid.set_passable(cells, bool(rng.random() < 0.5))
+                else:
+                    grid.set_layers(cells, int(rng.choice([1, 2, 3])))
+                nav.cells_changed(cells)
+                quiet.update((e, t) for e in live)
+            elif r < 0.09:
+                c = free[rng.integers(0, len(free))] + 0.5
+                esper.create_entity(Position(float(c[0]), float(c[1]), 0.0), NavigationObstacle(radius=float(rng.uniform(0.3, 1.5))))
+            step = (1 / 30) * float(rng.choice([1, 1, 1, 0.5, 3]))
+            heard.clear()
+            try:
+                esper.process(step)
+            except Exception as e:                                      # the breach this scene looks for
+                breaches.append((f"process raised {type(e).__name__}: {e}", t, -1))
+                break
+            clock.append(clock[-1] + step)
+            quiet.update((e, t) for e in heard)
+            for e in ents:
+                if not esper.entity_exists(e) or not esper.has_component(e, NavigationAgent):
+                    continue
+                agent, p = esper.component_for_entity(e, NavigationAgent), esper.component_for_entity(e, Position)
+                if not (math.isfinite(p.x) and math.isfinite(p.y)):
+                    breaches.append(("not finite", t, e))
+                    continue
+                if e not in anchor or math.dist((p.x, p.y), anchor[e]) > 0.75:
+                    anchor[e] = (p.x, p.y)
+                    quiet[e] = t
+                ordered = agent.state in (NavState.PLANNING, NavState.FOLLOWING) and not agent.paused
+                if not ordered:
+                    quiet[e] = t
+                elif clock[-1] - clock[quiet.get(e, 0)] > nav.crowd.config.stuck_after + 2.5:
+                    breaches.append(("silent", t, e))
+                    quiet[e] = t
+        return breaches
+    finally:
+        esper.switch_world("default")
+        esper.delete_world(world)
+
+
+def _set_one(agent, which: int, rng) -> None:
+    """One of a game's runtime changes to an agent's settings (``random_esper_scene``)."""
+    if which == 0:
+        agent.max_speed = float(rng.uniform(0.5, 6))
+    elif which == 1:
+        agent.radius = float(rng.choice([0.2, 0.4, 0.8]))
+    elif which == 2:
+        agent.avoidance_enabled = not agent.avoidance_enabled
+    elif which == 3:
+        agent.velocity = (float(rng.uniform(-2, 2)), float(rng.uniform(-2, 2)), 0.0)
+    elif which == 4:
+        agent.method = str(rng.choice(PLANNERS))
+    elif which == 5:
+        agent.target_position = None
+    elif which == 6:
+        agent.paused = not agent.paused
+    else:
+        agent.navigation_layers = int(rng.choice([1, 2, 3]))
+
+
+@settings(FUZZ, max_examples=max(1, EXAMPLES // 60))
+@given(st.integers(0, 2**31 - 1))
+@example(40)
+def test_random_esper_scenes_keep_their_promises(seed):
+    """No breach of the plugin's promises in a random esper scene (``random_esper_scene``)."""
+    assert random_esper_scene(seed) == []

@@ -1,6 +1,8 @@
 """Regression tests of a sixth issue-38 campaign: the random crowd scenes of ``test_fuzz_scenes``
-at more seeds, and the demo's command line. Each case here was an order failed by a planner
-that raised, a unit standing without an event, or a fault reported as success."""
+at more seeds and varied (cell sizes, origins, wide units), random esper scenes, the CLIs'
+outputs, and fields assigned past their edit methods. Each case here was an order failed by a
+planner that raised, a unit standing without an event (or one event every few ticks), a
+setting silently ignored, or a fault reported as success."""
 
 from __future__ import annotations
 

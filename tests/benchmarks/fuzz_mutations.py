@@ -108,6 +108,9 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_fuzz_scenes.py::test_random_crowd_scenes_keep_their_promises", "systems/nav/steering/lanes.py",
      "    if hurried:\n", "    if False:\n",
      "a unit without progress moves over for lanes for good (stands silent at a passage's corner)"),
+    ("test_fuzz_scenes.py::test_random_esper_scenes_keep_their_promises", "systems/crowd_step.py",
+     "            dispatch(events.STUCK, int(owner[i]))", "            pass",
+     "the plugin drops the crowd's stuck events (a stuck unit is silent to the game)"),
     ("test_fuzz_surface.py::test_the_fuzz_suite_reaches_every_public_name", "systems/nav/crowd/crowd.py",
      "    def pause(self, ids, paused: bool = True) -> None:",
      '    def halt(self, ids) -> None:\n        """Stop (a new public call with no fuzz case)."""\n        self.stop(ids)\n\n'
