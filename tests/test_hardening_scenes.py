@@ -203,25 +203,3 @@ def test_the_demo_refuses_a_folder_for_its_summary_before_the_run(capsys, tmp_pa
     assert main(["--headless", "--frames", "1", "--summary-json", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "is a folder (expected a file name to write)" in err and "preparing" not in err
-
-
-def test_a_wide_leader_stuck_at_a_narrow_gap_finds_the_wide_way_round():
-    """A unit of radius 0.9 ordered as a ``"leader"`` group: the leader's path (the level's grid)
-    takes a one-cell gap its body cannot pass. Stuck at the gap's mouth — where its radius class
-    does not fit — its recovery planned on the narrow grid again, into the same gap, six times,
-    and the order failed. It now walks out to where it fits and plans its own class's path,
-    round by the wide opening, and arrives."""
-    p = np.ones((30, 40), dtype=bool)
-    p[15, :] = False
-    p[15, 10] = True                  # the one-cell gap on the straight way
-    p[15, 30:36] = True               # a wide opening farther off
-    crowd = Crowd(Grid(p), cache_dir=None)
-    ids = crowd.add_agents(np.array([[10.5, 5.5]]), radius=0.9, max_speed=3.0)
-    crowd.move(ids, (10.5, 25.5), "leader")
-    stuck = 0
-    for _ in range(1800):
-        stuck += len(crowd.update(1 / 30).stuck)
-        if crowd.states[ids[0]] in (NavState.FINISHED, NavState.FAILED):
-            break
-    assert crowd.states[ids[0]] == NavState.FINISHED
-    assert stuck <= 2

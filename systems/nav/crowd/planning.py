@@ -74,24 +74,14 @@ class Planning:
         return job
 
     def fits_own_class(self, i: int, goal: tuple[int, int]) -> bool:
-        """Whether agent ``i`` (wider than half a cell) stands where its radius class fits, or
-        walks out to such a cell nearby (``SizedGrids.way_out``), and reaches ``goal`` on that
-        class's grid from there."""
+        """Whether agent ``i`` (wider than half a cell) stands where its radius class fits and
+        reaches ``goal`` on that class's grid from there."""
         s = self._agents
         level = self._level.for_layers(int(s.agent_layers[i, L_NAVIGATION_LAYERS]))   # as ``job`` plans it
-        sized = level.sized_grids()
-        grid = sized.grid_for(float(s.radius[i]))
+        grid = level.sized_grids().grid_for(float(s.radius[i]))
         start = grid.world_to_cell(*s.position[i, :2])
-        if not grid.in_bounds(*start) or not grid.in_bounds(*goal) or not grid.passable[goal[1], goal[0]]:
-            return False
-        if not grid.passable[start[1], start[0]]:
-            # pressed where it does not fit (a gap its group's leader took): the narrow grid's path
-            # led it back into the gap; the way out by walking, then its own class's path
-            way = sized.way_out(grid, start)
-            if way is None:
-                return False
-            start = (int(way[-1, 0]), int(way[-1, 1]))
-        return bool(grid.connected(start, goal))
+        return bool(grid.passable[start[1], start[0]] and grid.passable[goal[1], goal[0]]
+                    and grid.connected(start, goal))
 
     def astar(self, start, goal, target, *, goal_region: GoalRegion | None = None, grid: Grid | None = None) -> GridJob:
         """An A* job on the level's grid (for groups' leaders, detours, units walking alone);
