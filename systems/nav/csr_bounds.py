@@ -61,6 +61,8 @@ class CsrGoalBounds:
             raise NavError(f"goal bounds of shape {boxes.shape} do not fit a {self.KIND} of {edges} edges")
         self.graph = graph
         self.boxes = boxes
+        #: the graph's edge set these bounds describe (a waypoint graph drops edges a map edit blocks)
+        self.edges_epoch = getattr(graph, "edges_epoch", 0)
 
     # ------------------------------------------------------------------ the graph (subclasses)
     @classmethod

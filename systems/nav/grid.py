@@ -342,9 +342,12 @@ class Grid:
 
     # ------------------------------------------------------------- edits
     def set_passable(self, cells: np.ndarray, passable: bool) -> None:
-        """Open or block cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
+        """Open or block cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``
+        (unless no cell is given)."""
         c = checks.cells(cells, "cells", self.width, self.height, error=NavError)
         value = checks.flag(passable, "passable", error=NavError)
+        if len(c) == 0:
+            return                # nothing edited: the version stays (a D* Lite search told of no cells stays valid)
         changed = np.unique(c[self.passable[c[:, 1], c[:, 0]] != value], axis=0)
         write_cells(self.passable, (c[:, 1], c[:, 0]), value)
         padded, labels = self._padded, self._components
@@ -363,10 +366,13 @@ class Grid:
                 self._components = labels
 
     def set_cost(self, cells: np.ndarray, cost: float) -> None:
-        """Set the terrain cost (≥ 1) of cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``."""
+        """Set the terrain cost (≥ 1) of cells (``(N, 2)`` array of ``(x, y)``); bumps ``version``
+        (unless no cell is given)."""
         cost = checks.number(cost, "cost (to block cells: set_passable(cells, False))", low=1.0, high=FLOAT32_MAX,
                              error=NavError)
         c = checks.cells(cells, "cells", self.width, self.height, error=NavError)
+        if len(c) == 0:
+            return
         write_cells(self.cost, (c[:, 1], c[:, 0]), cost)
         self._invalidate(None)
 

@@ -22,6 +22,8 @@ def set_cell_layers(grid: Grid, cells: np.ndarray, layers: int) -> None:
     if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or not 0 <= layers < 2 ** 32:
         raise NavError(f"layers must be an int bit mask 0 .. 2**32 - 1, got {layers!r}")
     c = checks.cells(cells, "cells", grid.width, grid.height, error=NavError)
+    if len(c) == 0:
+        return                                       # nothing edited: the version stays
     if grid.layers is None:
         object.__setattr__(grid, "layers", frozen(np.ones(grid.shape, dtype=np.uint32)))   # past Grid's guard
     write_cells(grid.layers, (c[:, 1], c[:, 0]), np.uint32(layers))

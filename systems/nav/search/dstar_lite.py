@@ -301,6 +301,10 @@ class DStarLite:
         if self.start != self.last:
             self.km += _h(self.last, self.start, self.wp)
             self.last = self.start
+        for what, flat in (("start", self.start), ("goal", self.goal)):
+            x, y = flat % self.wp - 1, flat // self.wp - 1
+            if not grid.passable[y, x]:               # as find_path says it (at the goal on a new wall too)
+                return PathResult.unreachable(f"{what} ({x}, {y}) is a blocked cell", 0)
         (_, cost), _ = grid.padded()
         moves = grid.move_masks()
         stats = np.zeros(1, dtype=np.int64)

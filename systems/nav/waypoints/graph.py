@@ -94,14 +94,52 @@ class WaypointGraph:
         dst = np.concatenate([e[:, 1], e[:, 0]])
         cost = np.concatenate([length, length])
         order = np.argsort(src, kind="stable")
-        self.adj_start = np.searchsorted(src[order], np.arange(len(self.cells) + 1)).astype(np.int64)
-        self.adj_target = dst[order].astype(np.int64)
-        self.adj_cost = cost[order].astype(np.float64)
+        built = (np.searchsorted(src[order], np.arange(len(self.cells) + 1)).astype(np.int64),
+                 dst[order].astype(np.int64), cost[order].astype(np.float64))
+        # the edges as built, and as the grid is now: a map edit's walls drop the edges they cross
+        # (checked when next asked; opened again, they come back)
+        self._built = self._live = built
+        self._seen_version = grid.version
+        #: bumped whenever the live edge set changes (goal bounds of another epoch are not used)
+        self.edges_epoch = 0
         self._scratch = GraphScratch(len(self.cells))
         self._bucket: _Buckets | None = None
         self._lookup: LookupTables | None = None
         #: ``GraphGoalBounds`` built for this graph: ``find_path`` prunes with them when set
         self.goal_bounds: GraphGoalBounds | None = None
+
+    @property
+    def adj_start(self) -> np.ndarray:
+        """CSR row starts of the edges open on the grid as it is now."""
+        return self._edges_now()[0]
+
+    @property
+    def adj_target(self) -> np.ndarray:
+        """CSR targets (waypoint indexes) of the open edges."""
+        return self._edges_now()[1]
+
+    @property
+    def adj_cost(self) -> np.ndarray:
+        """CSR costs (world lengths) of the open edges."""
+        return self._edges_now()[2]
+
+    def _edges_now(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The built edges whose segment the grid's walls do not cross now (one vectorised
+        check per grid version, not per query)."""
+        grid = self.grid
+        if grid.version == self._seen_version:
+            return self._live
+        start, target, cost = self._built
+        src = np.repeat(np.arange(len(self.cells)), np.diff(start))
+        clear = grid.segments_clear(self.points[src], self.points[target]) if len(target) else np.zeros(0, bool)
+        live = (start, target, cost) if clear.all() else \
+            (np.searchsorted(src[clear], np.arange(len(self.cells) + 1)).astype(np.int64), target[clear], cost[clear])
+        if len(live[1]) != len(self._live[1]) or not np.array_equal(live[1], self._live[1]) \
+                or not np.array_equal(live[0], self._live[0]):
+            self._live, self._lookup = live, None
+            self.edges_epoch += 1
+        self._seen_version = grid.version
+        return self._live
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -268,7 +306,10 @@ class WaypointGraph:
         bounds = self.goal_bounds
         if bounds is not None and bounds.graph is not self:
             raise NavError("these goal bounds were built for another waypoint graph")
-        return graph_search(self.graph_arrays(), self._everywhere(), ends, self._scratch.arrays(),
+        arrays = self.graph_arrays()
+        if bounds is not None and bounds.edges_epoch != self.edges_epoch:
+            bounds = None                          # built before a map edit changed the edges: not used
+        return graph_search(arrays, self._everywhere(), ends, self._scratch.arrays(),
                             self._scratch.next(), np.zeros(0, dtype=np.int64),
                             NO_GRAPH_BOUNDS if bounds is None else bounds.boxes, bounds is not None)
 

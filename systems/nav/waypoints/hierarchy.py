@@ -53,6 +53,7 @@ from .graph_search import (
     graph_search,
     refine_legs,
 )
+from .near_pairs import are_near, window_search
 
 __all__ = ["Hierarchy", "CoarseRoute"]
 
@@ -384,9 +385,21 @@ class Hierarchy:
         corridor[self._cluster_of(self.node_x[path], self.node_y[path], 1)] = 1
         corridor[[int(self._cluster_of(*s, 1)), int(self._cluster_of(*g, 1))]] = 1
         if keep_waypoints:
-            way = np.concatenate([[s], np.stack([self.node_x[path], self.node_y[path]], axis=1), [g]])
-            return s, g, corridor, way.astype(np.int64)
+            way = np.concatenate([[s], np.stack([self.node_x[path], self.node_y[path]], axis=1), [g]]).astype(np.int64)
+            if are_near(s, g, self.sizes[0]):          # the cheaper of the route and a window search
+                return self._nearer(s, g, way)
+            return s, g, corridor, way
         return s, g, corridor
+
+    def _nearer(self, s, g, way: np.ndarray) -> PathResult:
+        """A near pair's answer (``near_pairs.py``): the route through ``way`` refined, or the
+        window search's path when that costs less."""
+        cells, expanded = self._legs(way)
+        routed = None if cells is None else PathResult(PathStatus.FOUND, path_cost(self.grid, cells), cells, expanded)
+        direct = window_search(self.grid, s, g, self.sizes[0])
+        if routed is None or (direct.found and direct.cost < routed.cost):
+            return direct if direct.found else find_path(self.grid, s, g)
+        return routed
 
     def _insert(self, cell, top: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Edges from ``cell`` to the waypoints of its cluster, at levels 1..top."""
