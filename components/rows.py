@@ -78,6 +78,10 @@ class RowComponent:
         """True while the values live in a table's row (the entity is registered)."""
         return not isinstance(self._store, _LocalStore)
 
+    def bound_to(self, store: Any) -> bool:
+        """True while the values live in a row of ``store``."""
+        return self._store is store
+
     def _values(self) -> tuple:
         return tuple(getattr(self, f) for f in self.FIELDS)  # type: ignore[attr-defined]
 

@@ -8,7 +8,7 @@ import esper
 
 from rtsnav.components import Flock, NavState, Position, Velocity
 
-__all__ = ["wanted_components", "register", "unregister", "warn_unreadable"]
+__all__ = ["wanted_components", "register", "unregister", "warn_unreadable", "shared_with", "warn_shared"]
 
 
 def wanted_components(nav, entity: int, agent):
@@ -94,3 +94,30 @@ def warn_unreadable(processor, entity: int) -> None:
         wanted += f" with attributes {binding.position_fields}"
     warnings.warn(f"entity {entity} has a NavigationAgent but no {wanted} component rtsnav can read; "
                   "it is ignored until it gets one", RuntimeWarning, stacklevel=3)
+
+
+def shared_with(nav, entity: int, parts) -> tuple[str, int] | None:
+    """``(component name, other entity)`` when one of ``entity``'s ``Position``, ``Velocity`` or
+    ``NavigationAgent`` is the very object another registered entity is bound to (one component
+    object on two entities: binding it here would take it from the other, whose unit would then
+    walk on with nobody able to steer it); else None. A shared ``Flock`` is fine: it only names
+    the group and its weights."""
+    store = nav.crowd.agents
+    mine = nav.id_of.get(entity)
+    for component in parts[:3]:
+        if component is not None and component.bound_to(store) and component.row != mine:
+            owner = int(store.owner[component.row])
+            if owner != entity and nav.id_of.get(owner) == component.row:
+                return type(component).__name__, owner
+    return None
+
+
+def warn_shared(processor, entity: int, shared: tuple[str, int]) -> None:
+    """One ``RuntimeWarning`` per entity refused by ``shared_with``."""
+    if entity in processor.warned:
+        return
+    processor.warned.add(entity)
+    name, owner = shared
+    warnings.warn(f"entity {entity}'s {name} is the same object as entity {owner}'s: a component belongs to one "
+                  f"entity (make one {name} per entity); entity {entity} is ignored until it has its own",
+                  RuntimeWarning, stacklevel=3)

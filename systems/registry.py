@@ -7,7 +7,7 @@ import esper
 from rtsnav.components import Flock, NavigationAgent, Position, Velocity
 
 from .base import NavProcessor
-from .registration import register, unregister, wanted_components, warn_unreadable
+from .registration import register, shared_with, unregister, wanted_components, warn_shared, warn_unreadable
 
 
 class AgentRegistryProcessor(NavProcessor):
@@ -104,6 +104,10 @@ class AgentRegistryProcessor(NavProcessor):
         parts = wanted_components(self.navigation, entity, agent)
         if parts is None:
             warn_unreadable(self, entity)
+            return False
+        shared = shared_with(self.navigation, entity, parts)
+        if shared is not None:
+            warn_shared(self, entity, shared)
             return False
         register(self.navigation, entity, parts)
         return True

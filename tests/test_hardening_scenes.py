@@ -203,3 +203,37 @@ def test_the_demo_refuses_a_folder_for_its_summary_before_the_run(capsys, tmp_pa
     assert main(["--headless", "--frames", "1", "--summary-json", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "is a folder (expected a file name to write)" in err and "preparing" not in err
+
+
+def test_a_component_object_on_two_entities_is_refused_with_a_warning():
+    """One ``NavigationAgent`` (or ``Position``) object on two entities used to be taken from the
+    first by the second: the first walked on toward its target with nobody able to steer it."""
+    import esper
+
+    from rtsnav.components import Flock, NavigationAgent, Position, Velocity
+    from rtsnav.systems import Navigation, install
+
+    esper.switch_world("shared components")
+    try:
+        install(Navigation(Grid(np.ones((20, 20), dtype=bool))), prepare=False)
+        agent, flock = NavigationAgent(target_position=(15.5, 2.5, 0.0)), Flock(group=1)
+        first = esper.create_entity(Position(2.5, 2.5), Velocity(), agent, flock)
+        esper.process(0.05)
+        with pytest.warns(RuntimeWarning, match=f"entity {first + 1}'s NavigationAgent is the same object as "
+                                                f"entity {first}'s"):
+            second = esper.create_entity(Position(2.5, 8.5), Velocity(), agent, flock)
+            for _ in range(5):
+                esper.process(0.05)
+        agent.target_position = (2.5, 15.5, 0.0)          # steers the first unit, the one it belongs to
+        for _ in range(200):
+            esper.process(0.05)
+        assert esper.component_for_entity(first, Position).y > 14.0
+        assert esper.component_for_entity(second, Position).y == 8.5      # ignored, not moved
+        own = NavigationAgent(target_position=(15.5, 8.5, 0.0))
+        esper.add_component(second, own)                  # its own agent (the shared Flock is fine)
+        for _ in range(300):
+            esper.process(0.05)
+        assert own.is_navigation_finished() and esper.component_for_entity(second, Position).x > 14.0
+    finally:
+        esper.switch_world("default")
+        esper.delete_world("shared components")
