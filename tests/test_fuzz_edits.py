@@ -9,13 +9,16 @@ between them; the oracle is a Dijkstra on the grid as it is then:
 * a ``Hierarchy`` kept current with ``update``: found exactly when reachable, a legal path of
   single steps whose cost is its true cost, at most ``HIERARCHY_SLACK`` × the shortest;
 * a ``WaypointGraph`` (sometimes with goal bounds) that is told nothing: no leg of its answer
-  crosses a wall of the edited map, and it finds nothing Dijkstra cannot reach.
+  crosses a wall of the edited map, and it finds nothing Dijkstra cannot reach;
+* a ``FlowField`` (a snapshot of the grid it was built on): its descent never steps into a wall
+  put up since.
 
 Found (seventh campaign): an edit of no cells moved the grid's version, so a D* Lite search told
 of it (no cells) refused to plan; D* Lite standing on its goal when that cell became a wall
 answered "found"; the hierarchy joined two neighbouring cells across a cluster border through the
 border's transition — 5 × the shortest on maps with terrain costs; and a waypoint graph answered
-with edges through walls put up after it was built (367 of 600 checks on the code before).
+with edges through walls put up after it was built (367 of 600 checks on the code before); a
+flow field's descent walked through them too.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rtsnav.systems.nav import Grid, find_path
+from rtsnav.systems.nav.flow.field import FlowField
 from rtsnav.systems.nav.search.dstar_lite import DStarLite
 from rtsnav.systems.nav.search.paths import path_cost
 from rtsnav.systems.nav.waypoints.graph import WaypointGraph
@@ -166,6 +170,26 @@ def test_a_waypoint_graph_never_crosses_a_new_wall(seed, bounds):
             legs = np.concatenate([[start], grid.cells_to_world(answer.cells[1:-1])[:, :2], [goal]])
             assert grid.segments_clear(legs[:-1], legs[1:]).all(), "a leg crosses a wall"
             assert grid.connected(a, b)
+
+
+@FUZZ
+@given(SEEDS)
+@example(0)
+def test_a_flow_field_descent_never_steps_into_a_new_wall(seed):
+    rng = np.random.default_rng(seed)
+    grid = random_map(rng, 4, 24)
+    goal = open_cell(rng, grid)
+    if goal is None:
+        return
+    field = FlowField.build(grid, [goal])
+    for _ in range(3):
+        random_edit(rng, grid)
+        for _ in range(5):
+            start = open_cell(rng, grid)
+            if start is None:
+                return
+            cells = field.descend(start)
+            assert tuple(cells[0]) == start and legal_steps(grid, cells)
 
 
 def test_an_edit_of_no_cell_changes_nothing():

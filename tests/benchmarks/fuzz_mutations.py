@@ -120,6 +120,9 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_fuzz_edits.py::test_a_waypoint_graph_never_crosses_a_new_wall", "systems/nav/waypoints/graph.py",
      "        if grid.version == self._seen_version:", "        if True:",
      "a waypoint graph keeps edges a new wall crosses"),
+    ("test_fuzz_edits.py::test_a_flow_field_descent_never_steps_into_a_new_wall", "systems/nav/flow/field.py",
+     "                break                                        # a wall put up since the build",
+     "                pass", "a flow field's descent steps into walls put up after its build"),
     ("test_fuzz_surface.py::test_the_fuzz_suite_reaches_every_public_name", "systems/nav/crowd/crowd.py",
      "    def pause(self, ids, paused: bool = True) -> None:",
      '    def halt(self, ids) -> None:\n        """Stop (a new public call with no fuzz case)."""\n        self.stop(ids)\n\n'

@@ -100,8 +100,11 @@ class FlowField:
 
     def descend(self, start: Sequence[int], max_steps: int | None = None) -> np.ndarray:
         """Cells visited following ``best_move`` from ``start`` to a goal (``(N, 2) int32``);
-        stops early at a cell without a move (unreachable)."""
+        stops early at a cell without a move (unreachable), and before a cell blocked since the
+        field was built (a field is a snapshot of the grid at ``version``: build it again after
+        an edit)."""
         x, y = self.grid.check_cell(start, "start")
+        passable = self.grid.passable
         limit = self.grid.width * self.grid.height           # no descent is longer than the map
         if max_steps is not None:
             limit = min(limit, checks.whole_number(max_steps, "max_steps", low=0, error=NavError))
@@ -110,7 +113,10 @@ class FlowField:
             k = int(self.best_move[y, x])
             if k < 0:
                 break
-            x, y = x + int(MOVE_DX[k]), y + int(MOVE_DY[k])
+            nx, ny = x + int(MOVE_DX[k]), y + int(MOVE_DY[k])
+            if not (passable[ny, nx] and (nx == x or ny == y or (passable[y, nx] and passable[ny, x]))):
+                break                                        # a wall put up since the build
+            x, y = nx, ny
             out.append((x, y))
         return np.array(out, dtype=np.int32)
 
