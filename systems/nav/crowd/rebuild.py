@@ -182,6 +182,7 @@ class RebuildWorker:
                                          stdout=subprocess.PIPE, env=env)
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
         self._replies: dict[int, tuple[bool, Any]] = {}   # ticket -> (ok, pickled structure or error text)
+        self._closing = False                                # set at exit (``_discard_replies``)
         self._arrived = threading.Condition()
         self._next = 0
         #: True once the worker has loaded (``wait_ready``)
@@ -236,13 +237,16 @@ class RebuildWorker:
         return self.ready
 
     def _discard_replies(self) -> None:
-        """Remove the files of replies nobody took (at exit)."""
-        for ok, payload in self._replies.values():
+        """Remove the files of replies nobody took (at exit). Under the lock: the reader thread
+        still runs at exit, and a reply it added mid-loop ended the loop with "dictionary changed
+        size during iteration"; one arriving later is removed by the reader itself."""
+        with self._arrived:
+            self._closing = True
+            left = list(self._replies.values())
+            self._replies.clear()
+        for ok, payload in left:
             if ok:
-                try:
-                    os.unlink(payload[1])
-                except OSError:
-                    pass
+                _unlink_quietly(payload[1])
 
     def _read_replies(self) -> None:
         while True:
@@ -255,6 +259,9 @@ class RebuildWorker:
                     ticket, ok, payload = reply
                     if ticket == READY:
                         self.ready = True
+                    elif self._closing:                   # at exit: nobody will take it
+                        if ok:
+                            _unlink_quietly(payload[1])
                     else:
                         self._replies[ticket] = (ok, payload)
                 self._arrived.notify_all()
@@ -453,3 +460,10 @@ def serve() -> None:
             except OSError:
                 pass
 
+
+def _unlink_quietly(path) -> None:
+    """Remove a reply's file; one already gone is fine."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
