@@ -237,3 +237,28 @@ def test_a_component_object_on_two_entities_is_refused_with_a_warning():
     finally:
         esper.switch_world("default")
         esper.delete_world("shared components")
+
+
+def test_a_sliced_navmesh_query_over_a_new_link_answers_for_the_mesh_with_it():
+    """An area-cost query stepped across ``add_link`` mixed the two graphs: "not reachable" with
+    the cost of the path through the link; one finished before the link kept its old answer."""
+    from rtsnav.systems.nav import NavMesh
+
+    passable = np.ones((20, 40), dtype=bool)
+    passable[:, 20:22] = False                                   # two halves; the link joins them
+    cost = np.ones((20, 40))
+    cost[:, 5:15] = 3.0                                          # area costs: a search in slices
+    mesh = NavMesh.from_grid(Grid(passable, cost), 0.3, subdivide=2)
+    start, goal = (2.5, 2.5, 0.0), (37.5, 2.5, 0.0)
+    running, finished = mesh.start_query(start, goal), mesh.start_query(start, goal)
+    assert not running.step(5)
+    while not finished.step(50):
+        pass
+    assert not finished.result().found
+    mesh.add_link((18.5, 2.5, 0.0), (23.5, 2.5, 0.0), cost=1.0)
+    while not running.step(50):
+        pass
+    truth = mesh.find_path(start, goal)
+    assert truth.found
+    for query in (running, finished):
+        assert query.result().found and query.result().cost == pytest.approx(truth.cost)

@@ -40,6 +40,7 @@ class MeshQuery:
         self._g = np.array(finite_point(goal, "goal"), dtype=np.float64)
         self._result: MeshPath | None = None
         self._plan: QueryPlan | None = None
+        self._links = _link_count(mesh)            # an off-mesh link added since: the answer starts over
         self.expanded = 0
         self.work = 0
 
@@ -50,6 +51,10 @@ class MeshQuery:
 
     def step(self, budget: int) -> bool:
         """Advance by about ``budget`` work (see ``work``); True when done."""
+        if self._links != _link_count(self.mesh):
+            # a link added while it ran (or after it finished) changes the answer: start over on
+            # the mesh as it is now (a search half done on the old graph mixed the two)
+            self._links, self._plan, self._result = _link_count(self.mesh), None, None
         if self._result is not None:
             return True
         if self._plan is None:
@@ -68,7 +73,16 @@ class MeshQuery:
         return self._result is not None
 
     def result(self) -> MeshPath:
-        """The answer (``step`` until True first)."""
+        """The answer (``step`` until True first); for the mesh as it is now — a query that
+        finished before an off-mesh link was added runs again first."""
+        if self._result is not None and self._links != _link_count(self.mesh):
+            while not self.step(1 << 30):
+                pass
         if self._result is None:
             raise NavError("the navmesh query is still running: step() it until it returns True")
         return self._result
+
+
+def _link_count(mesh) -> int:
+    """How many off-mesh links ``mesh`` has (links are only ever added)."""
+    return len(getattr(mesh, "links", ()))
