@@ -214,3 +214,22 @@ def test_a_waypoint_graph_drops_an_edge_while_a_wall_crosses_it_and_takes_it_bac
     grid.set_passable(wall, True)
     again = graph.find_path((1.5, 1.5), (18.5, 1.5))
     assert again.found and again.cost == pytest.approx(17.0)
+
+
+def test_a_coarse_route_refuses_legs_once_the_grid_has_changed():
+    """Legs refined through the waypoints of the map as it was came back empty (a broken path
+    with no word); now the route says to plan again."""
+    from rtsnav.systems.nav import NavError
+
+    grid = Grid(np.ones((40, 60), dtype=bool))
+    hierarchy = Hierarchy.build(grid, levels=2, cluster_size=8)
+    route = hierarchy.plan((1, 1), (58, 38))
+    first = route.next_leg()
+    assert len(first) > 1 and route.legs_left
+    cells = np.array([[x, y] for x in range(10, 50) for y in (19, 20)])
+    grid.set_passable(cells, False)
+    hierarchy.update(cells)
+    with pytest.raises(NavError, match="plan it again"):
+        route.next_leg()
+    again = hierarchy.plan((1, 1), (58, 38)).refine_all()
+    assert legal_steps(grid, again) and tuple(again[-1]) == (58, 38)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..errors import NavError
 from ..grid import Grid
 from ..result import PathResult, PathStatus
 from ..search.facade import find_path
@@ -29,6 +30,7 @@ class CoarseRoute:
         self._refine, self._grid = refine, grid     # a leg's grid cells (None: not found), and the grid
         self.start, self.goal, self._corridor, self.waypoints = route
         self._next = 0
+        self._version = grid.version                # its waypoints are for the grid as it was then
 
     @property
     def legs_left(self) -> int:
@@ -37,9 +39,12 @@ class CoarseRoute:
 
     def next_leg(self) -> np.ndarray:
         """Grid cells of the next leg (``(N, 2) int32``, its first cell the previous leg's last);
-        a search inside the one or two clusters the leg spans."""
+        a search inside the one or two clusters the leg spans. ``NavError`` once the grid has
+        changed since the route was planned."""
         if self.legs_left <= 0:
             return np.zeros((0, 2), dtype=np.int32)
+        if self._grid.version != self._version:     # legs through waypoints of the old map came back empty
+            raise NavError("the grid changed since this route was planned: plan it again (after Hierarchy.update)")
         leg = self.waypoints[self._next:self._next + 2]
         self._next += 1
         cells, _ = self._refine(leg)
