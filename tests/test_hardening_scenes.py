@@ -262,3 +262,25 @@ def test_a_sliced_navmesh_query_over_a_new_link_answers_for_the_mesh_with_it():
     assert truth.found
     for query in (running, finished):
         assert query.result().found and query.result().cost == pytest.approx(truth.cost)
+
+
+def test_a_tiny_neighbour_distance_keeps_the_spatial_hash_small():
+    """``avoidance_distance``, ``leader_sight`` or a flock radius of 0.001 are valid settings; the
+    spatial hashes took them as their bucket side, so units spread over a 48-cell map asked for
+    2.3e9 buckets (a MemoryError, or the process killed at 15 GB)."""
+    from rtsnav.systems.nav import CrowdConfig
+    from rtsnav.systems.nav.steering.proximity_grid import MOST_BUCKETS, build_proximity_grid, fitted_side
+
+    points = np.random.default_rng(1).uniform(0.0, 100.0, (50, 2))
+    active = np.ones(50, dtype=bool)
+    side = fitted_side(points, active, 0.001)
+    _, starts, _, _, cols, rows = build_proximity_grid(points, active, side)
+    assert cols * rows <= MOST_BUCKETS and len(starts) == cols * rows + 1
+    assert fitted_side(points, active, 4.0) == 4.0                      # ordinary distances stay as asked
+    crowd = Crowd(Grid(np.ones((48, 48), dtype=bool)),
+                  CrowdConfig(avoidance_distance=0.001, leader_sight=0.001, rebuild_worker=False))
+    ids = crowd.add_agents(np.c_[np.linspace(1.5, 46.5, 12), np.linspace(46.5, 1.5, 12)], avoidance=True, group=1)
+    crowd.move(ids, (24.5, 24.5), planner="leader")
+    for _ in range(40):
+        crowd.update(0.05)
+    assert np.isfinite(crowd.agents.position[ids]).all()

@@ -28,7 +28,7 @@ from numba import njit
 from ..grid import Grid
 from ..grid_sight import segment_clear
 from ..search.region import GoalRegion
-from ..steering.proximity_grid import build_proximity_grid, cell_window
+from ..steering.proximity_grid import build_proximity_grid, cell_window, fitted_side
 from .config import CrowdConfig
 from .events import Outcomes
 from .planners import GridJob, PlanQueue
@@ -170,13 +170,14 @@ def in_touch(points, is_seed, reach, passable, cell_size, origin_x, origin_y):
             queue[tail] = i
             tail += 1
     everyone = np.ones(n, dtype=np.bool_)
-    order, starts, hx, hy, cols, rows = build_proximity_grid(points, everyone, reach)
+    side = fitted_side(points, everyone, reach)
+    order, starts, hx, hy, cols, rows = build_proximity_grid(points, everyone, side)
     r2 = reach * reach
     head = 0
     while head < tail:
         i = queue[head]
         head += 1
-        r0, r1, c0, c1 = cell_window(points[i, 0], points[i, 1], hx, hy, reach, cols, rows)
+        r0, r1, c0, c1 = cell_window(points[i, 0], points[i, 1], hx, hy, side, cols, rows)
         for row in range(r0, r1 + 1):
             for col in range(c0, c1 + 1):
                 k = row * cols + col

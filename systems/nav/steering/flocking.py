@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.threads import threads_for
-from .proximity_grid import build_proximity_grid_xy
+from .proximity_grid import build_proximity_grid_xy, fitted_side
 
 __all__ = ["flock_forces"]
 
@@ -65,6 +65,7 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     # buckets as tall as the widest flock radius and narrower: a scan reads one run of neighbours
     # per row of buckets (so few rows: per-row bookkeeping is what small square buckets cost),
     # and narrow columns keep that run close to the circle it needs
+    cell = STRIPS * fitted_side(pos, active, cell / STRIPS)      # a tiny flock radius over a wide crowd: few buckets
     buckets = build_proximity_grid_xy(pos, active, cell / STRIPS, cell)
     pairs = 0
     full = steer & refresh

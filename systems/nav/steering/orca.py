@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..flow.clearance import WIDE
-from .proximity_grid import build_proximity_grid, cell_window
+from .proximity_grid import build_proximity_grid, cell_window, fitted_side
 
 __all__ = ["OrcaAgents", "OrcaRules", "OrcaSettings", "orca_velocities", "uniform_rules", "WALL_BODY", "wall_body"]
 
@@ -303,7 +303,8 @@ def orca_velocities(agents, rules, settings, view, dt, out):
     neighbour_distance, max_neighbours, _, _ = settings
     passable, cs, ox, oy, _, _ = view
     n = position.shape[0]
-    order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, neighbour_distance)
+    bucket = fitted_side(position[:, :2], present, neighbour_distance)      # no memory bomb at a tiny distance
+    order, starts, gx0, gy0, cols, rows = build_proximity_grid(position[:, :2], present, bucket)
     # the bucketed agents' positions and groups in bucket order: the neighbour scans read
     # memory in sequence instead of jumping through the agent table
     near_pos = position[order, :2]
@@ -356,7 +357,7 @@ def orca_velocities(agents, rules, settings, view, dt, out):
             pref2 = opt_x * opt_x + opt_y * opt_y
             pref_len = math.sqrt(pref2)
             walking = pref2 > 1e-12
-            r0, r1, c0, c1 = cell_window(px, py, gx0, gy0, neighbour_distance, cols, rows)
+            r0, r1, c0, c1 = cell_window(px, py, gx0, gy0, bucket, cols, rows)
             r2 = reach[i] * reach[i]
             for row in range(r0, r1 + 1):
                 for col in range(c0, c1 + 1):
