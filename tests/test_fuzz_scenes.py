@@ -17,7 +17,10 @@ nobody comes at it close ahead); in seeds 20, 24 and 31 a D* Lite unit on a laye
 its order with a planner error after an edit; in varied scenes (cell sizes, origins, wide units)
 seed 73's unit cut off from its group's field (cost to go inf) counted jostles as progress and
 stood without an event, and seed 4's wide unit, spawned where it does not fit, re-planned a path
-starting behind a wall every few ticks. ``RTSNAV_FUZZ_EXAMPLES`` scales it as the other
+starting behind a wall every few ticks. Seventh: with settings at their edges
+(``random_settings``), an ``avoidance_distance`` or ``leader_sight`` of 0.001 made the spatial
+hashes ask for billions of buckets (seed 12: a MemoryError; another run was killed at 15 GB).
+``RTSNAV_FUZZ_EXAMPLES`` scales it as the other
 parts (one scene per 30 of their cases, at least 2; seeds 2, 77 and varied 73 always).
 """
 
@@ -30,7 +33,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rtsnav.names import PLANNERS, NavState
-from rtsnav.systems.nav import Crowd, Grid, NavError
+from rtsnav.systems.nav import Crowd, CrowdConfig, Grid, NavError
 from tests.test_fuzz import EXAMPLES, FUZZ
 
 #: Reasons of the crowd's last-resort guards (a plan that raised, a group order whose goal is off
@@ -38,12 +41,43 @@ from tests.test_fuzz import EXAMPLES, FUZZ
 INTERNAL_FAILURES = ("planner error", "the group's goal cell")
 
 
-def random_crowd_scene(seed: int, ticks: int = 300, varied: bool = False) -> list[tuple[str, int, int]]:
+def random_settings(seed: int) -> dict:
+    """A random third of ``CrowdConfig``'s settings at their edges (lowest, highest, or between):
+    every choice and switch, tiny and huge distances, budgets and caches. Left as they are: the
+    caps on agents' radius and speed and ``max_tick`` (they would refuse the scene's agents or
+    slow its clock), and budgets under 200 units a tick (plans then take minutes of game time, in
+    which a unit waits without an event)."""
+    from rtsnav.systems.nav.crowd.config import _LIMITS, _POSITIVE
+
+    rng = np.random.default_rng([seed, 99])
+    chosen: dict = {}
+    for name, kind, low, high in _LIMITS:
+        if name in ("rebuild_worker", "max_radius_cells", "max_speed_cells", "max_tick") or rng.random() > 0.35:
+            continue
+        if kind == "flag":
+            chosen[name] = bool(rng.integers(0, 2))
+        elif kind == "choice":
+            chosen[name] = low[int(rng.integers(len(low)))]
+        elif kind == "int":
+            low = 200 if name == "planning_units" else low
+            top = min(high, 10 ** 6 if name in ("planning_units", "flow_cache_bytes") else 64)
+            chosen[name] = int(rng.choice([low, low + 1, top, int(rng.integers(low, top + 1))]))
+        else:
+            least = max(low, 1e-3) if name in _POSITIVE else low
+            chosen[name] = float(rng.choice([least, 50.0, rng.uniform(least, 50.0)]))
+    if "stuck_after" in chosen:
+        chosen["stuck_after"] = max(chosen["stuck_after"], 0.5)
+    return chosen
+
+
+def random_crowd_scene(seed: int, ticks: int = 300, varied: bool = False,
+                       settings: dict | None = None) -> list[tuple[str, int, int]]:
     """A random map (scattered walls, wall lines with gaps, some terrain costs), up to 60 agents of
     one radius and speed, random orders with every planner (some off the map, some one target per
     agent), map edits, layer edits, removals, pauses and uneven frame times. ``varied``: also a
     random cell size and origin, and a second batch of agents of another radius (up to 0.9 cells:
-    wide units). Returns the breaches of the invariants: ``(kind, tick, agent)``."""
+    wide units); ``settings``: the crowd's ``CrowdConfig`` (default: the defaults). Returns the
+    breaches of the invariants: ``(kind, tick, agent)``."""
     rng = np.random.default_rng(seed)
     vary = np.random.default_rng([seed, 7])           # its own draws: the plain scenes stay as they were
     cs = float(vary.choice([0.5, 1.0, 2.0, 3.0])) if varied else 1.0
@@ -67,7 +101,7 @@ def random_crowd_scene(seed: int, ticks: int = 300, varied: bool = False) -> lis
             passable[y, g:g + rng.integers(1, 4)] = True
     grid = Grid(passable, rng.choice([1.0, 1.0, 2.0, 5.0], size=(h, w)) if rng.random() < 0.3 else None,
                 cell_size=cs, origin=origin)
-    crowd = Crowd(grid, cache_dir=None)
+    crowd = Crowd(grid, CrowdConfig(**settings) if settings else None, cache_dir=None)
     free = np.argwhere(passable)[:, ::-1]
     n = int(rng.integers(1, 60))
     start = world(free[rng.integers(0, len(free), n)] + 0.5 + rng.uniform(-0.3, 0.3, (n, 2)))
@@ -157,6 +191,14 @@ def random_crowd_scene(seed: int, ticks: int = 300, varied: bool = False) -> lis
 def test_random_crowd_scenes_keep_their_promises(seed, varied):
     """No breach of the crowd's promises in a random scene (see the module docstring)."""
     assert random_crowd_scene(seed, varied=varied) == []
+
+
+@settings(FUZZ, max_examples=max(2, EXAMPLES // 30))
+@given(st.integers(0, 2**31 - 1), st.booleans())
+@example(12, False)
+def test_random_crowd_scenes_keep_their_promises_with_any_settings(seed, varied):
+    """The same promises with settings at their edges (``random_settings``)."""
+    assert random_crowd_scene(seed, varied=varied, settings=random_settings(seed)) == []
 
 
 def random_esper_scene(seed: int, ticks: int = 300) -> list[tuple[str, int, int]]:

@@ -7,7 +7,9 @@ to fail, put the code back.
 A mutation removes a check or moves a bound the property guards (the table says which). It is
 applied to the working tree and reverted in a ``finally`` (the script refuses to start when a
 file it would touch has uncommitted changes). Prints a table; writes
-``bench-results/fuzz_mutations.json``. Exit status 1 when a mutation survives (its test passed).
+``bench-results/fuzz_mutations.json``. Exit status 1 when a mutation survives (its test passed). Run it under ``ulimit -v 8000000``:
+the spatial-hash row's mutation asks for billions of buckets, which should end in a MemoryError,
+not in the kernel's out-of-memory killer.
 """
 
 from __future__ import annotations
@@ -123,6 +125,11 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_fuzz_edits.py::test_a_flow_field_descent_never_steps_into_a_new_wall", "systems/nav/flow/field.py",
      "                break                                        # a wall put up since the build",
      "                pass", "a flow field's descent steps into walls put up after its build"),
+    ("test_fuzz_scenes.py::test_random_crowd_scenes_keep_their_promises_with_any_settings",
+     "systems/nav/steering/proximity_grid.py",
+     "    if ((max_x - min_x) / side + 1.0) * ((max_y - min_y) / side + 1.0) > most:\n        side = max(",
+     "    if False:\n        side = max(",
+     "spatial hashes take a tiny neighbour distance as their bucket side (billions of buckets)"),
     ("test_fuzz_surface.py::test_the_fuzz_suite_reaches_every_public_name", "systems/nav/crowd/crowd.py",
      "    def pause(self, ids, paused: bool = True) -> None:",
      '    def halt(self, ids) -> None:\n        """Stop (a new public call with no fuzz case)."""\n        self.stop(ids)\n\n'
