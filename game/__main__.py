@@ -180,12 +180,12 @@ def _run(args) -> int:
         print("error: the demo needs Panda3D: pip install 'rtsnav[demo]' (or, in a clone, make demo)", file=sys.stderr)
         return 2
 
-    from rtsnav.systems.nav.crowd.warmup import kernels_compiled
+    from rtsnav.systems.nav.crowd.warmup import FIRST_COMPILE, kernels_compiled
 
     ready = kernels_compiled()
     print(f"rtsnav demo: preparing {level.name!r}, {args.units} units ("
           + ("loading kernels and baking the level, a few seconds" if ready else
-             "compiling kernels first: about 90 s on 2 cores, once") + ")", file=sys.stderr, flush=True)
+             f"compiling kernels first: {FIRST_COMPILE} on 2 cores, once") + ")", file=sys.stderr, flush=True)
     app = RtsApp(level, args.units, headless=headless, size=args.size)
     if not headless:
         if args.screenshot:

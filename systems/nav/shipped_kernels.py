@@ -1,6 +1,6 @@
 """Kernels compiled ahead of time and shipped in the wheel (``make wheel``).
 
-Numba compiles each kernel on first use (~90 s for all of them on 2 cores). A wheel built by
+Numba compiles each kernel on first use (1–2½ minutes for all of them on 2 cores). A wheel built by
 ``make wheel`` carries them compiled: ``rtsnav/_kernels/`` holds numba's cache files of every
 kernel, made by a practice run of each level kind at build time. This module tells numba to read
 a kernel from there when that folder has it (before ``NUMBA_CACHE_DIR`` or ``__pycache__``);

@@ -33,7 +33,8 @@ from .rebuild import first_query
 from .state import PLANNERS, NavState
 
 __all__ = ["warm_up", "practice_grid", "practice_crowd", "run_until_arrived", "bake_stages", "bake", "prepare_crowd",
-           "freeze_after_load", "kernels_compiled", "compile_notice", "precompile", "compile_part", "FLOCKED"]
+           "freeze_after_load", "kernels_compiled", "compile_notice", "precompile", "compile_part", "FLOCKED",
+           "FIRST_COMPILE"]
 
 #: Planners practised with a flock, whose orders use sector tiles on large maps.
 FLOCKED = ("flowfield", "leader")
@@ -217,9 +218,10 @@ def prepare_crowd(level: LevelCache, crowd_class, methods: Iterable[str] | None,
 #: compiled in this process already (a practice run costs ~1 s even from numba's cache).
 _PRACTISED: list[tuple[str, bool, frozenset]] = []
 
-#: Seconds a first compile of every kernel takes on this project's 2-core machine, in two
-#: processes (what the first-run message announces; ``tests/benchmarks/cold_start.py`` measures it).
-FIRST_COMPILE_S = 75
+#: How long a first compile of every kernel takes on this project's 2-core machine, in two
+#: processes (what the first-run messages announce; ``tests/benchmarks/cold_start.py`` measures
+#: it): 77 s one month, 140 s on 2026-11-29 for the same kernels — the shared machine's speed varies.
+FIRST_COMPILE = "1–2½ minutes"
 
 
 def kernels_compiled() -> bool:
@@ -248,7 +250,7 @@ def compile_notice() -> str:
     from ..shipped_kernels import shipped
 
     why = "the wheel's compiled kernels are for another CPU or numba version: " if shipped() else ""
-    return (f"{why}compiling navigation kernels on first use (about {FIRST_COMPILE_S} s on 2 cores; cached for "
+    return (f"{why}compiling navigation kernels on first use ({FIRST_COMPILE} on 2 cores; cached for "
             "later runs)")
 
 
