@@ -65,7 +65,9 @@ def flock_forces(pos, vel, group, radius, personal, max_speed, active, steer, se
     # buckets as tall as the widest flock radius and narrower: a scan reads one run of neighbours
     # per row of buckets (so few rows: per-row bookkeeping is what small square buckets cost),
     # and narrow columns keep that run close to the circle it needs
-    cell = STRIPS * fitted_side(pos, active, cell / STRIPS)      # a tiny flock radius over a wide crowd: few buckets
+    strip = fitted_side(pos, active, cell / STRIPS)
+    if strip > cell / STRIPS:                     # a tiny flock radius over a wide crowd: fewer, larger buckets
+        cell = STRIPS * strip
     buckets = build_proximity_grid_xy(pos, active, cell / STRIPS, cell)
     pairs = 0
     full = steer & refresh
