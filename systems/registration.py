@@ -85,15 +85,12 @@ def unregister(nav, entity: int) -> None:
 
 def warn_unreadable(processor, entity: int) -> None:
     """One ``RuntimeWarning`` per entity that has a ``NavigationAgent`` but no readable position."""
-    if entity in processor.warned:
-        return
-    processor.warned.add(entity)
     binding = processor.navigation.binding
     wanted = binding.position.__name__
     if not binding.is_default:
         wanted += f" with attributes {binding.position_fields}"
-    warnings.warn(f"entity {entity} has a NavigationAgent but no {wanted} component rtsnav can read; "
-                  "it is ignored until it gets one", RuntimeWarning, stacklevel=3)
+    _warn_once(processor, entity, f"entity {entity} has a NavigationAgent but no {wanted} component rtsnav can "
+               "read; it is ignored until it gets one")
 
 
 def shared_with(nav, entity: int, parts) -> tuple[str, int] | None:
@@ -114,10 +111,15 @@ def shared_with(nav, entity: int, parts) -> tuple[str, int] | None:
 
 def warn_shared(processor, entity: int, shared: tuple[str, int]) -> None:
     """One ``RuntimeWarning`` per entity refused by ``shared_with``."""
+    name, owner = shared
+    _warn_once(processor, entity, f"entity {entity}'s {name} is the same object as entity {owner}'s: a component "
+               f"belongs to one entity (make one {name} per entity); entity {entity} is ignored until it has its own")
+
+
+def _warn_once(processor, entity: int, message: str) -> None:
+    """A ``RuntimeWarning`` about ``entity`` unless the registry warned about it already (an
+    ignored entity is met again every sweep), pointing at the registry's caller."""
     if entity in processor.warned:
         return
     processor.warned.add(entity)
-    name, owner = shared
-    warnings.warn(f"entity {entity}'s {name} is the same object as entity {owner}'s: a component belongs to one "
-                  f"entity (make one {name} per entity); entity {entity} is ignored until it has its own",
-                  RuntimeWarning, stacklevel=3)
+    warnings.warn(message, RuntimeWarning, stacklevel=4)

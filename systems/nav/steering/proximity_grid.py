@@ -66,11 +66,7 @@ def fitted_side(points, active, wanted):
     min_x, min_y, max_x, max_y = bounding_box(points, active)
     if not (min_x <= max_x):
         return side
-    count = 0
-    for i in range(points.shape[0]):
-        if active[i]:
-            count += 1
-    most = max(MOST_BUCKETS, 16 * count)
+    most = max(MOST_BUCKETS, 16 * np.count_nonzero(active))
     if ((max_x - min_x) / side + 1.0) * ((max_y - min_y) / side + 1.0) > most:
         side = max(side, math.sqrt((max_x - min_x + side) * (max_y - min_y + side) / most))
         while ((max_x - min_x) / side + 1.0) * ((max_y - min_y) / side + 1.0) > most:
