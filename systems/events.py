@@ -27,7 +27,7 @@ PATH_FAILED = "path_failed"               entity: int, reason: str — no path t
 LINK_REACHED = "link_reached"             entity: int, kind: str, start: tuple, end: tuple —
                                           the start of an off-mesh link (jump, ladder, teleport)
                                           on a navmesh path; the agent is carried to ``end``.
-STUCK = "stuck"                           entity: int — no progress for ``stuck_after`` seconds
+STUCK = "stuck"                           entity: int — no progress (or no plan yet) for ``stuck_after`` seconds
                                           (frozen, or waiting in a queue that barely moves); a
                                           recovery started (re-plan around the jam, walk alone,
                                           nearest reachable point); a frozen unit's last one

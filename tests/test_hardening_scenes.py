@@ -190,7 +190,7 @@ def test_a_unit_its_groups_field_does_not_reach_is_reported_stuck():
     for t in range(200):                        # 6.7 s of jostling 0.6 cells to and fro
         s.position[a, 0] = 5.0 + 0.6 * (t // 10 % 2)
         s.togo[a] = np.inf
-        waited, _, _ = watch_progress(s, 1 / 30, 1.0, 4.0)
+        waited, _, _, _ = watch_progress(s, 1 / 30, 1.0, 4.0)
         reported += [t for w in waited.tolist() if w == a]
     assert reported and reported[0] <= 121
 
@@ -284,3 +284,28 @@ def test_a_tiny_neighbour_distance_keeps_the_spatial_hash_small():
     for _ in range(40):
         crowd.update(0.05)
     assert np.isfinite(crowd.agents.position[ids]).all()
+
+
+def test_units_waiting_for_their_plans_are_reported_stuck():
+    """With a planning budget far too small for the orders (``planning_units=1``: 100 A* plans
+    served round robin one expansion a tick), every unit waited for its plan for good without
+    an event. Each is now reported ``stuck`` every ``stuck_after`` it waits, with no recovery
+    (its plan stays queued), and a big enough budget later lets them all arrive."""
+    from rtsnav.systems.nav.crowd import CrowdConfig
+
+    passable = np.ones((64, 64), dtype=bool)
+    passable[5:60, 32] = False
+    crowd = Crowd(Grid(passable), CrowdConfig(planning_units=1, rebuild_worker=False), cache_dir=None)
+    ids = crowd.add_agents([(3.5 + i % 10, 3.5 + i // 10) for i in range(30)])
+    for i in ids.tolist():
+        crowd.move([i], (60.5, 60.5), "astar")
+    reported = np.zeros(len(ids), dtype=int)
+    for _ in range(int(9.5 * 30)):                          # 9.5 s: two reports at 4 and 8 s
+        reported[np.searchsorted(ids, crowd.update(1 / 30).stuck)] += 1
+    assert (crowd.agents.nav_state[ids, 0] == NavState.PLANNING).all()
+    assert (reported == 2).all(), reported
+    assert all(("agent", i) in crowd.queue for i in ids.tolist())
+    crowd.queue.budget = crowd.queue.quantum = 20_000
+    for _ in range(30 * 30):
+        crowd.update(1 / 30)
+    assert (crowd.agents.nav_state[ids, 0] == NavState.FINISHED).all()

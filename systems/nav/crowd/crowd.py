@@ -244,7 +244,8 @@ class Crowd:
         apply_flocking(s, self.grid, self.config.wall_avoidance, self.tick)
         self._motion.avoid(dt)
         self._motion.move(dt, movement)
-        waited, stuck, churning = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after, self.tick)
+        waited, stuck, churning, unplanned = watch_progress(s, dt, self.grid.cell_size, self.config.stuck_after)
+        self._outcomes.waiting_for_plans(unplanned)
         if len(waited):
             waited = self.groups.settle_if_near(waited)
             arrived = settle_in_crowd(s, waited, self.grid.cell_size)
@@ -254,7 +255,6 @@ class Crowd:
             stuck = np.intersect1d(stuck, waited, assume_unique=True)
             orders.recover(waited, stuck, churning)
         self.tick += 1
-        # stuck: every unit without progress, in a slow queue too (none waits in silence)
         return self._outcomes.events(followed, waited, self._motion.walking() if velocities else np.zeros(0, dtype=np.int64))
 
     # ============================================================= map edits

@@ -23,8 +23,10 @@ class CrowdEvents:
         failed: ``(k,) int64`` agents whose order failed; ``reasons`` the matching messages.
         waypoints: ``(agent, index, position)`` waypoints passed (only when asked for).
         path_changed: ``(k,) int64`` agents given a new path (``Crowd.path(agent)``).
-        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started);
-            ``stuck_at`` ``(k, 3)``: where each stands (the blocking place).
+        stuck: ``(k,) int64`` agents without progress for ``stuck_after`` (a recovery started),
+            or waiting that long for their plan (no recovery: it is on its way; a planning
+            budget too small for the orders shows here); ``stuck_at`` ``(k, 3)``: where each
+            stands (the blocking place).
         links: ``(agent, kind, start, end)`` off-mesh links taken.
         moving / velocities: agents walking and their velocities after movement (the safe
             velocity: wall sliding applied; only when asked for).
@@ -65,6 +67,12 @@ class Outcomes:
         self._failed: list[int] = []
         self._reasons: list[str] = []
         self._path_changed: list[int] = []
+        self._unplanned = np.zeros(0, dtype=np.int64)
+
+    def waiting_for_plans(self, ids: np.ndarray) -> None:
+        """Agents that have waited ``stuck_after`` for their plan: reported as ``stuck`` with the
+        units without progress (none waits in silence, whatever the planning budget)."""
+        self._unplanned = ids
 
     def arrive(self, ids: np.ndarray) -> None:
         """Mark agents arrived (FINISHED)."""
@@ -99,7 +107,10 @@ class Outcomes:
         self._path_changed.append(int(agent))
 
     def events(self, followed, stuck: np.ndarray, moving: np.ndarray) -> CrowdEvents:
-        """The tick's ``CrowdEvents`` (``followed``: the path follower's result)."""
+        """The tick's ``CrowdEvents`` (``followed``: the path follower's result; ``stuck``: every
+        unit without progress, in a slow queue too)."""
+        if len(self._unplanned):
+            stuck = np.union1d(stuck, self._unplanned)
         return CrowdEvents(np.concatenate(self._reached) if self._reached else np.zeros(0, dtype=np.int64),
                            np.array(self._failed, dtype=np.int64), self._reasons, followed.waypoints,
                            np.array(self._path_changed, dtype=np.int64), stuck, followed.links, moving,

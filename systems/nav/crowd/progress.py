@@ -57,30 +57,33 @@ QUEUE_SECTORS = 8
 QUEUE_HOPS = 12
 
 
-def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: float,
-                   tick: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Update every walking agent's anchor. Returns ``(waited, frozen, churning)``: the ids
-    without progress for ``stuck_after`` now (their clocks restart; each re-plans around the
-    jams), those of them not waiting in a moving queue (stuck: each gets a ``stuck`` event), and
-    those of the frozen whose traffic around moves (their recovery count is held)."""
+def watch_progress(state: CrowdState, dt: float, cell_size: float,
+                   stuck_after: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Update every walking agent's anchor. Returns ``(waited, frozen, churning, unplanned)``:
+    the ids without progress for ``stuck_after`` now (their clocks restart; each re-plans around
+    the jams), those of them not waiting in a moving queue (stuck: each gets a ``stuck`` event),
+    those of the frozen whose traffic around moves (their recovery count is held), and those
+    that have waited ``stuck_after`` for a plan (a ``stuck`` event too, no recovery: the plan is
+    on its way — a planning budget too small for the orders must not keep units silent)."""
     s = state
     n = s.size
     none = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return none, none, none
-    kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long
+        return none, none, none, none
+    kinds = np.zeros(n, dtype=np.uint8)               # 1 walking, 2 just progressed, 4 waiting long, 8 no plan yet
     # "just progressed" is a short share of the stuck time: with stuck_after at or under FRESH a
     # reported unit's restarted clock was already due again (a stuck event every tick)
     fresh_for = min(FRESH, FRESH_SHARE * stuck_after)
     with threads_for(n, "progress"):
         _watch(s.alive, s.nav_state[:, 0], s.paused[:], s.position, s.target, s.anchor_x, s.anchor_y,
                s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, s.mode, s.path_start, s.path_len,
-               s.path_idx, s.paths.points, s.path_best, dt, PROGRESS_DISTANCE * cell_size,
-               RESET_DISTANCE * cell_size, fresh_for, kinds)
+               s.path_idx, s.paths.points, s.path_best, s.unplanned_for, dt, PROGRESS_DISTANCE * cell_size,
+               RESET_DISTANCE * cell_size, fresh_for, stuck_after, kinds)
+    unplanned = np.flatnonzero(kinds & 8)
     old = np.flatnonzero(kinds & 4)
     stuck = old[s.still_for[old] >= stuck_after]
     if len(stuck) == 0:
-        return none, none, none
+        return none, none, none, unplanned
     fresh = np.flatnonzero(kinds & 2)
     waiting = _in_moving_queue(s, old, fresh, cell_size)
     frozen = stuck[~waiting[np.searchsorted(old, stuck)]]
@@ -95,7 +98,7 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float, stuck_after: 
     # where it last progressed (re-anchored where it was reported, a jostle of half a cell
     # counted as progress and kept a unit that had not moved on silent)
     s.still_for[stuck] = fresh_for + 1e-6
-    return stuck, frozen, frozen[churning]
+    return stuck, frozen, frozen[churning], unplanned
 
 
 def _in_moving_queue(s: CrowdState, old: np.ndarray, fresh: np.ndarray, cell_size: float) -> np.ndarray:
@@ -129,10 +132,20 @@ def _in_moving_queue(s: CrowdState, old: np.ndarray, fresh: np.ndarray, cell_siz
 
 @njit(cache=True, parallel=True)
 def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still_for, best, togo, best_togo,
-           recoveries, mode, path_start, path_len, path_idx, points, path_best, dt, progress_distance,
-           reset_distance, fresh, kinds):
+           recoveries, mode, path_start, path_len, path_idx, points, path_best, unplanned_for, dt,
+           progress_distance, reset_distance, fresh, stuck_after, kinds):
     for a in prange(alive.shape[0]):
-        if not alive[a] or paused[a] or nav_state[a] != 2:
+        if not alive[a] or paused[a]:
+            continue
+        if nav_state[a] == 1:
+            # waiting for its plan (or its group's field): reported each stuck_after it waits
+            unplanned_for[a] += dt
+            if unplanned_for[a] >= stuck_after:
+                unplanned_for[a] = 0.0
+                kinds[a] = 8
+            continue
+        unplanned_for[a] = 0.0
+        if nav_state[a] != 2:
             continue
         kinds[a] = 1
         px, py = position[a, 0], position[a, 1]

@@ -84,6 +84,7 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "anchor_x": ("f8", 0.0),              # progress watch: where the agent last made progress
     "anchor_y": ("f8", 0.0),
     "still_for": ("f8", 0.0),             # seconds since then
+    "unplanned_for": ("f8", 0.0),         # seconds it has waited for a plan (PLANNING)
     "best_distance": ("f8", np.inf),      # closest it came to its target on this order
     "togo": ("f8", np.nan),               # cost to go on its group's field (NaN: not measured)
     "best_togo": ("f8", np.inf),          # the lowest cost to go it reached on this order
@@ -198,6 +199,7 @@ class CrowdState:
     anchor_x: np.ndarray
     anchor_y: np.ndarray
     still_for: np.ndarray
+    unplanned_for: np.ndarray
     best_distance: np.ndarray
     togo: np.ndarray
     best_togo: np.ndarray
