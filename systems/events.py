@@ -27,8 +27,9 @@ PATH_FAILED = "path_failed"               entity: int, reason: str — no path t
 LINK_REACHED = "link_reached"             entity: int, kind: str, start: tuple, end: tuple —
                                           the start of an off-mesh link (jump, ladder, teleport)
                                           on a navmesh path; the agent is carried to ``end``.
-STUCK = "stuck"                           entity: int — no progress (or no plan yet) for ``stuck_after`` seconds
-                                          (frozen, or waiting in a queue that barely moves); a
+STUCK = "stuck"                           entity: int — no progress for ``stuck_after`` seconds
+                                          (frozen, or waiting in a queue that barely moves, or
+                                          for its plan: then no recovery, the plan is queued); a
                                           recovery started (re-plan around the jam, walk alone,
                                           nearest reachable point); a frozen unit's last one
                                           ends in path_failed.
@@ -70,6 +71,7 @@ LINK_REACHED = "link_reached"
 #: ``(entity: int)`` — the agent made no progress for ``stuck_after`` seconds (frozen, or waiting
 #: in a queue that barely moves: no unit waits in silence); a recovery started (a queued unit
 #: re-plans around the jam; a frozen one's recoveries count, and after the last: ``path_failed``).
+#: Also sent each ``stuck_after`` an agent waits for its plan (no recovery: the plan is queued).
 STUCK = "stuck"
 
 #: ``(entity: int, position: tuple[float, float, float])`` — a map edit closed the cell the agent

@@ -69,7 +69,7 @@ class AgentRegistryProcessor(NavProcessor):
             self._table, self._newest = table, max(table, default=0) if isinstance(table, dict) else 0
             return False
         nav = self.navigation
-        if _next_entity_id() <= self._newest:
+        if next_entity_id() <= self._newest:
             self._newest = max(table, default=0)
             return False                               # ids went back: the world was cleared
         newest = self._newest
@@ -170,8 +170,9 @@ def _left(before: list, current: list, gone: int, table: dict) -> list[int]:
     found: list[int] = []
     shift = 0
     lo = 0
+    stayed = len(before) - gone          # the old entries lead ``current``; new entities follow
     while len(found) < gone:
-        hi = len(current)
+        hi = min(stayed, len(current))
         while lo < hi:                                     # first index where the lists part
             mid = (lo + hi) // 2
             if before[mid + shift][0] == current[mid][0]:
@@ -189,7 +190,7 @@ def _left(before: list, current: list, gone: int, table: dict) -> list[int]:
     return [e for e, _ in before if e not in still]
 
 
-def _next_entity_id() -> int:
+def next_entity_id() -> int:
     """The id esper gives the next entity (its counter, read without advancing it); 0 unknown."""
     try:
         # esper has no public accessor for its counter; read it by name (a missing one reads 0)

@@ -49,9 +49,8 @@ def random_settings(seed: int) -> dict:
     """A random third of ``CrowdConfig``'s settings at their edges (lowest, highest, or between):
     every choice and switch, tiny and huge distances, budgets and caches. Left as they are: the
     caps on agents' radius and speed and ``max_tick`` (they would refuse the scene's agents or
-    slow its clock), and budgets under 2,000 units a tick, a tenth of the default (plans then
-    take seconds to minutes of game time, in which a unit waits, or walks its quick steps to and
-    fro, without an event: a unit waiting for its plan is not watched — a finding). The steering weights stay within ``STEERING_TOPS``
+    slow its clock). Budgets go down to 1 unit a tick (plans then take minutes of game time:
+    the units waiting for them are reported ``stuck``). The steering weights stay within ``STEERING_TOPS``
     (wall avoidance 10, about 3 × its default): at 15 and more a wide unit following its
     leader's corridor jitters on the spot beside mates that progress (excused as waiting in a
     moving queue: no event for as long as they move); with an ORCA wall horizon of 12 s units
@@ -69,7 +68,6 @@ def random_settings(seed: int) -> dict:
         elif kind == "choice":
             chosen[name] = low[int(rng.integers(len(low)))]
         elif kind == "int":
-            low = 2000 if name == "planning_units" else low
             top = min(high, 10 ** 6 if name in ("planning_units", "flow_cache_bytes") else 64)
             chosen[name] = int(rng.choice([low, low + 1, top, int(rng.integers(low, top + 1))]))
         else:
@@ -337,3 +335,102 @@ def _set_one(agent, which: int, rng) -> None:
 def test_random_esper_scenes_keep_their_promises(seed):
     """No breach of the plugin's promises in a random esper scene (``random_esper_scene``)."""
     assert random_esper_scene(seed) == []
+
+
+#: What ``random_handler_scene``'s handlers do, with their weights.
+HANDLER_ACTIONS = ("new target", "delete", "strip agent", "spawn", "edit map", "setter", "strip position",
+                   "replace agent", "process again")
+
+
+def random_handler_scene(seed: int, ticks: int = 300) -> list[tuple]:
+    """A random esper game whose event handlers act inside ``esper.process``, as games do: on a
+    random choice of events each handler gives a new target, deletes the entity (now or at the
+    next process), strips its agent or position, replaces its agent, spawns a unit, edits the
+    map, changes a setting or runs ``esper.process`` again. Returns the breaches: a tick raised,
+    a position not finite, an event for an entity that no longer exists."""
+    import esper
+
+    from rtsnav.components import NavigationAgent, Position, Velocity
+    from rtsnav.systems import Navigation, install
+
+    rng = np.random.default_rng([seed, 7])
+    world = f"fuzz-handlers-{seed}"
+    esper.switch_world(world)
+    breaches: list[tuple] = []
+    try:
+        w, h = int(rng.integers(12, 40)), int(rng.integers(12, 40))
+        passable = rng.random((h, w)) > rng.uniform(0.05, 0.25)
+        grid = Grid(passable)
+        nav = Navigation(grid, cache_dir=None)
+        install(nav, prepare=False)
+        free = np.argwhere(passable)[:, ::-1]
+        ents: list[int] = []
+
+        def spot() -> tuple[float, float, float]:
+            c = free[rng.integers(0, len(free))] + 0.5
+            return float(c[0]), float(c[1]), 0.0
+
+        def spawn() -> None:
+            agent = NavigationAgent(max_speed=float(rng.uniform(1, 5)), radius=float(rng.choice([0.2, 0.3, 0.4, 0.7])),
+                                    avoidance_enabled=bool(rng.random() < 0.6), method=str(rng.choice(PLANNERS)))
+            ents.append(esper.create_entity(Position(*spot()), Velocity(), agent))
+            agent.target_position = spot()
+
+        def act(entity, *_) -> None:
+            if not esper.entity_exists(entity):
+                breaches.append(("event for a deleted entity", entity))
+                return
+            action = HANDLER_ACTIONS[int(rng.integers(len(HANDLER_ACTIONS)))]
+            agent = esper.try_component(entity, NavigationAgent)
+            if action == "new target" and agent is not None:
+                agent.target_position = spot() if rng.random() < 0.9 else tuple(rng.uniform(-5, 50, 3).tolist())
+            elif action == "delete":
+                esper.delete_entity(entity, immediate=bool(rng.random() < 0.5))
+            elif action == "strip agent" and agent is not None:
+                esper.remove_component(entity, NavigationAgent)
+            elif action == "spawn":
+                spawn()
+            elif action == "edit map":
+                cells = free[rng.integers(0, len(free), rng.integers(1, 4))]
+                grid.set_passable(cells, bool(rng.random() < 0.5))
+                nav.cells_changed(cells)
+            elif action == "setter" and agent is not None:
+                _set_one(agent, int(rng.integers(0, 8)), rng)
+            elif action == "strip position" and esper.has_component(entity, Position):
+                esper.remove_component(entity, Position)
+            elif action == "replace agent":
+                esper.add_component(entity, NavigationAgent(max_speed=2.0))
+            elif action == "process again":
+                esper.process(1 / 60)
+
+        kinds = ("path_changed", "waypoint_reached", "target_reached", "navigation_finished", "path_failed", "stuck",
+                 "displaced")
+        chosen = [kind for kind in kinds if rng.random() < 0.6]
+        for kind in chosen:
+            esper.set_handler(kind, act)
+        for _ in range(int(rng.integers(3, 30))):
+            spawn()
+        for t in range(ticks):
+            try:
+                esper.process(1 / 30)
+            except Exception as e:                                      # the breach this scene looks for
+                breaches.append((f"process raised {type(e).__name__}: {e}", t))
+                break
+            for e in ents:
+                p = esper.try_component(e, Position) if esper.entity_exists(e) else None
+                if p is not None and not math.isfinite(p.x + p.y):
+                    breaches.append(("position not finite", t, e))
+        for kind in chosen:
+            esper.remove_handler(kind, act)
+    finally:
+        esper.switch_world("default")
+        esper.delete_world(world)
+    return breaches
+
+
+@settings(FUZZ, max_examples=max(1, EXAMPLES // 60))
+@given(st.integers(0, 2**31 - 1))
+@example(17)
+def test_random_handler_scenes_keep_their_promises(seed):
+    """No breach when the game's handlers act inside ``esper.process`` (``random_handler_scene``)."""
+    assert random_handler_scene(seed) == []

@@ -309,3 +309,88 @@ def test_units_waiting_for_their_plans_are_reported_stuck():
     for _ in range(30 * 30):
         crowd.update(1 / 30)
     assert (crowd.agents.nav_state[ids, 0] == NavState.FINISHED).all()
+
+
+@pytest.mark.parametrize("immediate", [True, False])
+def test_units_dying_and_born_in_one_frame_keep_the_registry_in_step(immediate):
+    """A game that deletes a unit and creates others before the next ``esper.process`` (a death
+    and a birth in one frame) killed the tick: the registry looked for the deleted entity by
+    bisecting the old and new agent lists past the old list's end (IndexError)."""
+    import esper
+
+    from rtsnav.components import NavigationAgent, Position, Velocity
+    from rtsnav.systems import Navigation, install
+
+    esper.switch_world("born-and-dying")
+    try:
+        nav = Navigation(Grid(np.ones((20, 20), dtype=bool)), cache_dir=None)
+        install(nav, prepare=False)
+        ents = [esper.create_entity(Position(2.5 + i, 2.5, 0.0), Velocity(), NavigationAgent()) for i in range(8)]
+        esper.process(1 / 30)
+        esper.delete_entity(ents[6], immediate=immediate)
+        born = [esper.create_entity(Position(2.5 + i, 5.5, 0.0), Velocity(), NavigationAgent()) for i in range(3)]
+        esper.process(1 / 30)
+        assert sorted(nav.id_of) == sorted(ents[:6] + ents[7:] + born)
+        assert nav.crowd.agents.alive_count == 10
+    finally:
+        esper.switch_world("default")
+        esper.delete_world("born-and-dying")
+
+
+def test_a_handler_deleting_its_unit_gets_no_more_events_for_it():
+    """Handlers run inside ``esper.process``: one that deletes the arrived unit (Godot's
+    ``queue_free`` on ``target_reached``) was sent ``navigation_finished`` for an entity that no
+    longer existed, and one that ran ``esper.process`` again made the outer dispatch ask for
+    the path of an agent already gone (``NavError``: the tick died). Events are now bound to
+    entities before the first handler and sent only while the entity exists and owns the agent."""
+    import esper
+
+    from rtsnav.components import NavigationAgent, Position, Velocity
+    from rtsnav.systems import Navigation, events, install
+
+    esper.switch_world("handlers-delete")
+    heard: list[tuple[str, int]] = []
+
+    def reached(entity: int) -> None:
+        heard.append(("reached", entity))
+        if entity % 2:
+            esper.delete_entity(entity, immediate=entity % 4 == 1)
+
+    def finished(entity: int) -> None:
+        heard.append(("finished", entity))
+
+    def changed(entity: int, path) -> None:
+        heard.append(("changed", entity))
+        for doomed in (late, other):              # both units, then a nested tick that drops their agents
+            if esper.entity_exists(doomed):
+                esper.delete_entity(doomed, immediate=True)
+        esper.process(1 / 60)
+
+    try:
+        nav = Navigation(Grid(np.ones((20, 20), dtype=bool)), cache_dir=None)
+        install(nav, prepare=False)
+        ents = [esper.create_entity(Position(2.5, 2.5 + i, 0.0), Velocity(), NavigationAgent(max_speed=4.0))
+                for i in range(8)]
+        for e in ents:
+            esper.component_for_entity(e, NavigationAgent).target_position = (6.5, 2.5 + e % 8, 0.0)
+        esper.set_handler(events.TARGET_REACHED, reached)
+        esper.set_handler(events.NAVIGATION_FINISHED, finished)
+        for _ in range(120):
+            esper.process(1 / 30)
+        assert {e for kind, e in heard if kind == "reached"} == set(ents)
+        assert {e for kind, e in heard if kind == "finished"} == {e for e in ents if e % 2 == 0}
+        late = esper.create_entity(Position(2.5, 12.5, 0.0), Velocity(), NavigationAgent())
+        other = esper.create_entity(Position(2.5, 14.5, 0.0), Velocity(), NavigationAgent())
+        esper.set_handler(events.PATH_CHANGED, changed)
+        for e in (late, other):
+            esper.component_for_entity(e, NavigationAgent).target_position = (15.5, 15.5, 0.0)
+        for _ in range(5):
+            esper.process(1 / 30)                 # raised NavError ("no agent with id …") before
+        assert not esper.entity_exists(late) and not esper.entity_exists(other)
+        assert [e for kind, e in heard if kind == "changed"] == [late]
+    finally:
+        esper.remove_handler(events.PATH_CHANGED, changed)
+        esper.remove_handler(events.TARGET_REACHED, reached)
+        esper.remove_handler(events.NAVIGATION_FINISHED, finished)
+        esper.switch_world("default")
+        esper.delete_world("handlers-delete")

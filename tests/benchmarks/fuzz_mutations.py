@@ -111,7 +111,7 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
      "    if hurried:\n", "    if False:\n",
      "a unit without progress moves over for lanes for good (stands silent at a passage's corner)"),
     ("test_fuzz_scenes.py::test_random_esper_scenes_keep_their_promises", "systems/crowd_step.py",
-     "            dispatch(events.STUCK, int(owner[i]))", "            pass",
+     "    signals += [(events.STUCK, i, ()) for i in ev.stuck.tolist()]", "    pass",
      "the plugin drops the crowd's stuck events (a stuck unit is silent to the game)"),
     ("test_fuzz_edits.py::test_a_dstar_search_follows_every_edit", "systems/nav/search/dstar_lite.py",
      "            if not grid.passable[y, x]:", "            if False:",
