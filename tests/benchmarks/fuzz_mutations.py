@@ -137,7 +137,7 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_fuzz_scenes.py::test_random_handler_scenes_keep_their_promises", "systems/crowd_step.py",
      "            if id_of.get(entity) == agent and exists(entity):", "            if True:",
      "events go to entities a handler deleted (or for agents a nested process dropped)"),
-    ("test_fuzz_scenes.py::test_random_handler_scenes_keep_their_promises", "systems/registry.py",
+    ("test_hardening_scenes.py::test_units_dying_and_born_in_one_frame_keep_the_registry_in_step", "systems/registry.py",
      "        hi = min(stayed, len(current))", "        hi = len(current)",
      "the registry bisects past its old list when units die and are born in one frame"),
     ("test_fuzz_surface.py::test_the_fuzz_suite_reaches_every_public_name", "systems/nav/crowd/crowd.py",
