@@ -3,7 +3,9 @@
 Godot's NavigationAgent signals, as esper events. Subscribe with
 ``esper.set_handler(events.TARGET_REACHED, handler)``; use a module function or a bound method
 (esper keeps weak references, so a lambda handler silently disappears). Events fire after the
-components were written, inside ``esper.process``, in the world the processors run in.
+components were written, inside ``esper.process``, in the world the processors run in. A
+handler may delete entities, strip agents, spawn units or process again: the tick's events are
+bound to entities first and each is sent only while its entity exists and owns its agent.
 
 Event (constant = name)                   Handler arguments
 ----------------------------------------  -----------------------------------------------------
