@@ -14,6 +14,7 @@ Stores need only attributes named after the columns, each an array of shape ``(r
 
 from __future__ import annotations
 
+import copy
 from typing import Any, ClassVar
 
 import numpy as np
@@ -82,6 +83,28 @@ class RowComponent:
         """True while the values live in a row of ``store``."""
         return self._store is store
 
+    # -- copies are snapshots: a copy of a registered unit's component holds its own values (a
+    # second view of the unit's row made the copy's setters steer the original, and the copy was
+    # refused on another entity as "the same object")
+    def __copy__(self) -> RowComponent:
+        return _restore(type(self), self._row_values(), {name: getattr(self, name) for name in _extra_slots(type(self))
+                                                          if hasattr(self, name)})
+
+    def _row_values(self) -> dict[str, np.ndarray]:
+        return {name: np.array(getattr(self._store, name)[self._row]) for name in self.COLUMNS}
+
+    def __deepcopy__(self, memo: dict) -> RowComponent:
+        clone = self.__copy__()
+        for name in _extra_slots(type(self)):
+            if hasattr(clone, name):
+                setattr(clone, name, copy.deepcopy(getattr(clone, name), memo))
+        return clone
+
+    def __reduce__(self) -> tuple:
+        # pickled as its values alone (a registered component would otherwise drag the whole table along)
+        extras = {name: getattr(self, name) for name in _extra_slots(type(self)) if hasattr(self, name)}
+        return _restore, (type(self), self._row_values(), extras)
+
     def _values(self) -> tuple:
         return tuple(getattr(self, f) for f in self.FIELDS)  # type: ignore[attr-defined]
 
@@ -95,6 +118,25 @@ class RowComponent:
     def __repr__(self) -> str:
         inner = ", ".join(f"{f}={v!r}" for f, v in zip(self.FIELDS, self._values()))  # type: ignore[attr-defined]
         return f"{type(self).__name__}({inner})"
+
+
+def _extra_slots(cls: type) -> list[str]:
+    """The slots a row component subclass adds (settings kept on the object, not in rows)."""
+    return [name for klass in cls.__mro__ if klass is not RowComponent
+            for name in getattr(klass, "__slots__", ()) if name not in ("_store", "_row")]
+
+
+def _restore(cls: type[RowComponent], values: dict, extras: dict) -> RowComponent:
+    """Unpickle a row component: its own one-row store with ``values``."""
+    clone = cls.__new__(cls)
+    RowComponent.__init__(clone)                            # its own one-row store
+    store = clone._store  # noqa: SLF001 (this module's own class, built without its __init__'s checks)
+    for name, row in values.items():
+        if name in cls.COLUMNS:
+            getattr(store, name)[0] = row
+    for name, value in extras.items():
+        setattr(clone, name, value)
+    return clone
 
 
 class _Field(property):

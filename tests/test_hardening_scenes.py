@@ -394,3 +394,43 @@ def test_a_handler_deleting_its_unit_gets_no_more_events_for_it():
         esper.remove_handler(events.NAVIGATION_FINISHED, finished)
         esper.switch_world("default")
         esper.delete_world("handlers-delete")
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_a_copy_of_a_registered_component_is_a_snapshot_of_its_own(how):
+    """A registered unit's components are views of its row in the agent table: ``copy.copy``
+    made a second view (setting the copy's speed changed the unit's, and the copy was refused
+    on a new entity as "the same object"), ``deepcopy`` and ``pickle`` dragged the whole table
+    along. A copy now holds the values as they are, like a new component, and a unit made from
+    it walks on its own."""
+    import copy
+    import pickle
+
+    import esper
+
+    from rtsnav.components import NavigationAgent, Position, Velocity
+    from rtsnav.systems import Navigation, install
+
+    clone = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": lambda c: pickle.loads(pickle.dumps(c))}[how]
+    esper.switch_world("copies")
+    try:
+        nav = Navigation(Grid(np.ones((40, 40), dtype=bool)), cache_dir=None)
+        install(nav, prepare=False)
+        agent, where = NavigationAgent(max_speed=5.0, target_position=(30.5, 30.5, 0.0)), Position(2.5, 2.5, 0.0)
+        first = esper.create_entity(where, Velocity(), agent)
+        for _ in range(10):
+            esper.process(1 / 30)
+        twin, spot = clone(agent), clone(where)
+        assert agent.is_bound and not twin.is_bound and not spot.is_bound
+        assert twin == agent and (spot.x, spot.y) == (where.x, where.y)
+        twin.max_speed, spot.x = 2.0, 9.5
+        assert agent.max_speed == 5.0 and where.x != 9.5
+        assert len(pickle.dumps(agent)) < 4000                   # its values, not the table
+        second = esper.create_entity(spot, Velocity(), twin)
+        for _ in range(600):
+            esper.process(1 / 30)
+        assert nav.id_of[first] != nav.id_of[second]
+        assert agent.is_target_reached() and twin.is_target_reached()
+    finally:
+        esper.switch_world("default")
+        esper.delete_world("copies")
