@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -437,6 +438,7 @@ def random_handler_scene(seed: int, ticks: int = 300) -> list[tuple]:
 @settings(FUZZ, max_examples=max(1, EXAMPLES // 60))
 @given(st.integers(0, 2**31 - 1))
 @example(17)
+@pytest.mark.filterwarnings("ignore:entity .* has a NavigationAgent but no Position:RuntimeWarning")
 def test_random_handler_scenes_keep_their_promises(seed):
     """No breach when the game's handlers act inside ``esper.process`` (``random_handler_scene``)."""
     assert random_handler_scene(seed) == []
