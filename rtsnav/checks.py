@@ -27,7 +27,7 @@ from .names import unknown_name
 Raise = Callable[[str], BaseException]
 
 __all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "cells", "choice", "known_keys", "as_float",
-           "callback", "SetOnce"]
+           "float_array", "callback", "SetOnce"]
 
 
 def as_float(value: Any) -> float:
@@ -40,6 +40,14 @@ def as_float(value: Any) -> float:
         return float(value)
     except (TypeError, ValueError, OverflowError):
         return math.nan
+
+
+def float_array(value: Any) -> np.ndarray:
+    """``value`` as a float64 array; ``TypeError`` for complex numbers (NumPy would drop their
+    imaginary part with only a warning: a mistake accepted in silence)."""
+    if np.iscomplexobj(value):
+        raise TypeError("complex numbers")
+    return np.asarray(value, dtype=np.float64)
 
 
 def _span(low: float, high: float, low_open: bool, high_open: bool) -> str:
@@ -98,7 +106,7 @@ def points(value: Any, name: str, *, dims: int | tuple[int, ...] = (2, 3),
     allowed = (dims,) if isinstance(dims, int) else dims
     expected = f"{name} must be an (N, {' or '.join(map(str, allowed))}) array of finite numbers"
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        arr = float_array(value)
     except (TypeError, ValueError, OverflowError):
         raise error(f"{expected}, got {value!r}") from None
     if arr.ndim == 1 and arr.shape[0] in allowed:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rtsnav.names import NavState
-from rtsnav.systems.nav import Crowd, Grid
+from rtsnav.systems.nav import Crowd, Grid, NavError
 from rtsnav.systems.nav.steering.lanes import keep_right
 
 
@@ -434,3 +434,42 @@ def test_a_copy_of_a_registered_component_is_a_snapshot_of_its_own(how):
     finally:
         esper.switch_world("default")
         esper.delete_world("copies")
+
+
+BAD_INPUT_CALLS = {
+    "obstacle at NaN": lambda c, units, ob: c.inputs.move_obstacles(ob, [[np.nan, 1.0]]),
+    "obstacle at text": lambda c, units, ob: c.inputs.move_obstacles(ob, "ab"),
+    "two places for one obstacle": lambda c, units, ob: c.inputs.move_obstacles(ob, [[1.0, 2.0], [3.0, 4.0]]),
+    "obstacle at infinite speed": lambda c, units, ob: c.inputs.move_obstacles(ob, [[1.0, 2.0]], [[np.inf, 0.0]]),
+    "a unit moved as an obstacle": lambda c, units, ob: c.inputs.move_obstacles(units[:1], [[3.0, 3.0]]),
+    "obstacle layers NaN": lambda c, units, ob: c.inputs.add_obstacles([[5.5, 5.5]], 0.5, layers=float("nan")),
+    "obstacle layers -1": lambda c, units, ob: c.inputs.add_obstacles([[5.5, 5.5]], 0.5, layers=-1),
+    "velocity as text": lambda c, units, ob: c.inputs.set_velocity(units, "ab"),
+    "complex velocity": lambda c, units, ob: c.inputs.set_velocity(units, [1 + 1j, 0.0]),
+    "complex positions": lambda c, units, ob: c.add_agents(np.array([[1.5 + 1j, 1.5]])),
+    "complex targets": lambda c, units, ob: c.move(units, np.array([[1 + 1j, 2.0], [3.0, 4.0]])),
+    "complex speeds": lambda c, units, ob: c.set_speed(units, np.array([1 + 1j, 2.0])),
+    "complex world points": lambda c, units, ob: c.grid.world_to_cells(np.array([[1 + 1j, 2.0]])),
+    "complex costs": lambda c, units, ob: Grid(np.ones((3, 3), dtype=bool), np.full((3, 3), 1 + 1j)),
+    "complex heights": lambda c, units, ob: Grid(np.ones((3, 3), dtype=bool), None, np.zeros((3, 3), dtype=complex)),
+}
+
+
+@pytest.mark.parametrize("call", list(BAD_INPUT_CALLS))
+def test_obstacle_and_velocity_inputs_refuse_bad_values_and_change_nothing(call):
+    """``Crowd.inputs.move_obstacles`` took NaN places and infinite speeds, moved a unit as if it
+    were an obstacle and answered text or a wrong shape with NumPy's own errors; velocities and
+    obstacle layers likewise; complex numbers lost their imaginary part with only a NumPy
+    warning in positions, targets, speeds, world points, costs and heights. Each is now a
+    ``NavError`` naming the argument, and nothing moved."""
+    import warnings
+
+    crowd = Crowd(Grid(np.ones((10, 10), dtype=bool)), cache_dir=None)
+    units = crowd.add_agents([[1.5, 1.5], [2.5, 2.5]])
+    obstacle = crowd.inputs.add_obstacles([[5.5, 5.5]], radius=0.5)
+    before = crowd.positions.copy(), crowd.agents.alive_count
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                         # NumPy's ComplexWarning is no answer
+        with pytest.raises(NavError):
+            BAD_INPUT_CALLS[call](crowd, units, obstacle)
+    assert np.array_equal(crowd.positions, before[0]) and crowd.agents.alive_count == before[1]

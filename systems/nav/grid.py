@@ -160,7 +160,7 @@ class Grid:
             cost_arr = np.ones(passable.shape, dtype=np.float32)
         else:
             try:
-                cost_arr = np.asarray(cost, dtype=np.float64)
+                cost_arr = checks.float_array(cost)
             except (TypeError, ValueError):
                 raise NavError("cost must be an array of numbers (>= 1, inf = blocked)") from None
             if cost_arr.shape != passable.shape:

@@ -51,7 +51,7 @@ def finite_point(point, what: str = "point", dims: int | tuple[int, ...] = (2, 3
 def checked_heights(heights, shape: tuple[int, int]) -> np.ndarray:
     """``heights`` as a C-ordered float32 ``[H, W]`` array of finite values, else ``NavError``."""
     try:
-        arr = np.asarray(heights, dtype=np.float64)
+        arr = checks.float_array(heights)
     except (TypeError, ValueError, OverflowError):
         raise NavError(f"heights must be an array of numbers, got {heights!r}") from None
     if arr.shape != shape:

@@ -48,7 +48,7 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
     """``positions`` as a finite ``(N, 2|3) float64`` array, each of ``settings`` (``radius``,
     ``max_speed``, distances, ``flock_radius``) in its range; returns the positions."""
     try:
-        pos = np.asarray(positions, dtype=np.float64)
+        pos = checks.float_array(positions)
     except (TypeError, ValueError):
         raise NavError(f"positions must be an (N, 2) or (N, 3) array of finite world points, got {positions!r}") from None
     if pos.ndim != 2 or pos.shape[1] not in (2, 3) or not np.isfinite(pos).all():
@@ -65,7 +65,7 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
 def check_speeds(max_speed, count: int, cell_size: float, config: CrowdConfig) -> np.ndarray:
     """``max_speed`` (one number, or one per agent) as ``count`` speeds in range, else ``NavError``."""
     try:
-        speeds = np.broadcast_to(np.asarray(max_speed, dtype=np.float64), (count,)) if np.ndim(max_speed) else None
+        speeds = np.broadcast_to(checks.float_array(max_speed), (count,)) if np.ndim(max_speed) else None
     except (TypeError, ValueError):
         raise NavError(f"max_speed must be one number or one per agent ({count}), got {max_speed!r}") from None
     for value in (np.unique(speeds).tolist() if speeds is not None else [max_speed]):
@@ -95,7 +95,10 @@ def check_targets(target, count: int) -> np.ndarray:
     formation); a missing z is 0."""
     out = np.zeros((count, 3))
     if np.ndim(target) == 2:
-        per = np.asarray(target, dtype=np.float64)
+        try:
+            per = checks.float_array(target)
+        except (TypeError, ValueError, OverflowError):
+            raise NavError(f"per-agent targets must be finite ({count}, 2 or 3) numbers, got {target!r:.100}") from None
         if per.shape[0] != count or per.shape[1] not in (2, 3) or not np.isfinite(per).all():
             raise NavError(f"per-agent targets must be finite ({count}, 2 or 3), got shape {per.shape}")
         out[:, : per.shape[1]] = per

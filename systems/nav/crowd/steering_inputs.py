@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from rtsnav import checks
+
 from ..errors import NavError
 from .agent_checks import agent_ids
 from .state import CrowdState
@@ -33,10 +35,14 @@ class SteeringInputs:
         if velocity is None:
             self._agents.desired_velocity[ids] = np.nan
             return
-        v = np.asarray(velocity, dtype=np.float64)
+        try:
+            v = checks.float_array(velocity)
+        except (TypeError, ValueError, OverflowError):
+            raise NavError(f"velocity must be one finite (x, y[, z]) or one per agent ({len(ids)}), "
+                           f"got {velocity!r:.100}") from None
         if v.ndim == 1:
             v = np.broadcast_to(v, (len(ids), v.shape[0]))
-        if v.shape[0] != len(ids) or v.shape[1] not in (2, 3) or not np.isfinite(v).all():
+        if v.ndim != 2 or v.shape[0] != len(ids) or v.shape[1] not in (2, 3) or not np.isfinite(v).all():
             raise NavError(f"velocity must be one finite (x, y[, z]) or one per agent ({len(ids)}), "
                            f"got an array of shape {v.shape}")
         self._agents.desired_velocity[ids] = 0.0
@@ -52,6 +58,7 @@ class SteeringInputs:
         clear of them by their radius plus their own, all the way (an obstacle never yields), and
         are pushed off them; they do not plan, walk or count as units. Move them with
         ``move_obstacles``; ``remove`` takes them away."""
+        layers = checks.whole_number(layers, "obstacle layers (a bit mask)", low=0, high=2**32 - 1, error=NavError)
         ids = self._add_agents(positions, radius=radius, max_speed=1.0, avoidance=True)
         s = self._agents
         s.obstacle[ids] = True
@@ -65,13 +72,20 @@ class SteeringInputs:
         """Place obstacles at world ``positions`` (``(N, 2|3)``) moving at ``velocities``
         (``(N, 2|3)``, world units / s; what avoidance expects of them; None: standing)."""
         ids = agent_ids(self._agents, ids)
+        s = self._agents
+        units = ids[~s.obstacle[ids]]
+        if len(units):
+            raise NavError(f"move_obstacles: agent {int(units[0])} is a unit, not an obstacle (add_obstacles makes "
+                           "obstacles; units walk by orders)")
+        pos = checks.points(positions, "obstacle positions", error=NavError)
+        vel = (np.zeros((len(ids), 2)) if velocities is None
+               else checks.points(velocities, "obstacle velocities", error=NavError)[:, :2])
+        if len(pos) != len(ids) or len(vel) != len(ids):
+            raise NavError(f"move_obstacles: {len(ids)} obstacles need as many positions and velocities, got "
+                           f"{len(pos)} positions and {len(vel)} velocities")
         if len(ids) == 0:
             return
-        pos = np.asarray(positions, dtype=np.float64).reshape(len(ids), -1)
-        s = self._agents
         s.position[ids, : pos.shape[1]] = pos
-        vel = np.zeros((len(ids), 2)) if velocities is None else np.asarray(velocities, dtype=np.float64).reshape(
-            len(ids), -1)[:, :2]
         s.velocity[ids, :2] = vel
         for i, (vx, vy) in zip(ids.tolist(), vel.tolist()):
             s.forced[i] = (vx, vy)

@@ -25,6 +25,8 @@ import math
 import numpy as np
 from numba import njit
 
+from rtsnav import checks
+
 from ..errors import NavError
 
 __all__ = ["rasterize_triangles", "walkable_surface", "erode", "grow_regions", "connect_regions",
@@ -36,7 +38,7 @@ MAX_LAYERS = 4
 def validate_triangles(vertices: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Check mesh input; raise ``NavError`` naming the first bad vertex or triangle."""
     try:
-        v = np.asarray(vertices, dtype=np.float64)
+        v = checks.float_array(vertices)
     except (TypeError, ValueError, OverflowError):
         raise NavError(f"vertices must be a (V, 3) array of numbers, got {vertices!r:.200}") from None
     try:
