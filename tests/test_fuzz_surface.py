@@ -550,8 +550,56 @@ REACHED = {
     # components
     "components": "test_random_component_fields",
 }
+REACHED.update({f"Crowd.inputs.{n}": "test_random_steering_input_calls"
+                for n in ("set_velocity", "add_obstacles", "move_obstacles")})
 REACHED.update({f"Crowd.{n}": "test_random_crowd_calls" for n in ("move", "stop", "update")})
 REACHED.update({f"Crowd.{n}": "test_random_crowd_calls_of_every_kind" for n in CROWD_CALLS})
+
+
+INPUT_CALLS = ("set_velocity", "add_obstacles", "move_obstacles")
+#: Values as a game might pass for points and velocities: good ones, NaN, inf, text, wrong
+#: shapes, complex numbers, and one per agent or one for all.
+INPUT_VALUES = st.one_of(st.none(), ANY_VALUE, st.lists(st.one_of(st.floats(-5, 20), ANY_NUMBER), min_size=1, max_size=4),
+                         st.lists(st.tuples(st.floats(-5, 20), st.floats(-5, 20)), min_size=1, max_size=3),
+                         st.just([[1 + 1j, 2.0]]), st.just(np.full((2, 2, 2), 1.0)), st.just(np.zeros((0, 2))))
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(INPUT_CALLS), INPUT_VALUES, st.one_of(INPUT_VALUES, st.integers(-2, 2**33))),
+                max_size=6),
+       st.sampled_from(["units", "obstacles", "both", "none"]))
+@example([("move_obstacles", [[float("nan"), 1.0]], None)], "obstacles")
+@example([("move_obstacles", [[3.0, 3.0]], None)], "units")
+def test_random_steering_input_calls(calls, whose):
+    """``Crowd.inputs`` (the game's velocity inputs and avoidance obstacles) on any arguments:
+    a ``NavError`` and nothing changed, or the documented effect (a unit walks at a finite
+    velocity input; an obstacle stands where it was put, finite); the tick after always runs."""
+    import warnings
+
+    from rtsnav.systems.nav import Crowd
+
+    crowd = Crowd(Grid(SMALL.copy()), cache_dir=None)
+    units = crowd.add_agents([(1.5, 1.5), (3.5, 8.5)], avoidance=True)
+    obstacles = crowd.inputs.add_obstacles([(12.5, 6.5)], radius=0.5)
+    ids = {"units": units, "obstacles": obstacles, "both": np.r_[units, obstacles], "none": units[:0]}[whose]
+    for op, a, b in calls:
+        before = crowd.positions.copy(), crowd.agents.alive_count
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")           # a NumPy warning is no answer
+                if op == "set_velocity":
+                    crowd.inputs.set_velocity(ids, a)
+                elif op == "add_obstacles":
+                    crowd.inputs.add_obstacles(a, 0.5, layers=b if isinstance(b, int) else 1)
+                else:
+                    crowd.inputs.move_obstacles(ids, a, b)
+                    assert not crowd.agents.obstacle[ids].size or crowd.agents.obstacle[ids].all()
+                    assert np.isfinite(crowd.positions[ids]).all()
+        except NavError:
+            assert crowd.agents.alive_count == before[1] and np.array_equal(crowd.positions, before[0], equal_nan=True)
+        events = crowd.update(1 / 30)
+        assert len(events.failed) == len(events.reasons)
+        assert np.isfinite(crowd.positions[crowd.alive & ~crowd.agents.obstacle[: crowd.agents.size]]).all()
 
 
 def test_the_fuzz_suite_reaches_every_public_name():
@@ -566,6 +614,10 @@ def test_the_fuzz_suite_reaches_every_public_name():
     crowd_calls = {f"Crowd.{n}" for n, v in inspect.getmembers(Crowd) if not n.startswith("_") and callable(v)
                    and not isinstance(inspect.getattr_static(Crowd, n), property)}
     scripts = tomllib.loads(Path(__file__).parents[1].joinpath("pyproject.toml").read_text())["project"]["scripts"]
+    from rtsnav.systems.nav.crowd.steering_inputs import SteeringInputs
+
+    crowd_calls |= {f"Crowd.inputs.{n}" for n, v in inspect.getmembers(SteeringInputs)
+                    if not n.startswith("_") and callable(v)}
     wanted = crowd_calls | set(scripts) | {"rtsnav.systems.demo", "rtsnav.game.overpass", "rtsnav-levels bake"}
     missing = sorted(wanted - set(REACHED))
     assert not missing, f"no fuzz test reaches {missing}"

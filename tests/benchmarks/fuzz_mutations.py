@@ -140,6 +140,10 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_hardening_scenes.py::test_units_dying_and_born_in_one_frame_keep_the_registry_in_step", "systems/registry.py",
      "        hi = min(stayed, len(current))", "        hi = len(current)",
      "the registry bisects past its old list when units die and are born in one frame"),
+    ("test_fuzz_surface.py::test_random_steering_input_calls", "systems/nav/crowd/steering_inputs.py",
+     "        pos = checks.points(positions, \"obstacle positions\", error=NavError)",
+     "        pos = np.asarray(positions, dtype=np.float64).reshape(len(ids), -1)",
+     "obstacles are put at NaN or wherever a wrong shape lands"),
     ("test_fuzz_surface.py::test_the_fuzz_suite_reaches_every_public_name", "systems/nav/crowd/crowd.py",
      "    def pause(self, ids, paused: bool = True) -> None:",
      '    def halt(self, ids) -> None:\n        """Stop (a new public call with no fuzz case)."""\n        self.stop(ids)\n\n'
