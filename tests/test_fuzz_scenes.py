@@ -217,6 +217,19 @@ def test_random_crowd_scenes_keep_their_promises_with_any_settings(seed, varied)
     assert random_crowd_scene(seed, varied=varied, settings=random_settings(seed)) == []
 
 
+def random_esper_level(rng: np.random.Generator):
+    """A random map of scattered walls (12-39 cells a side) with a ``Navigation`` installed in the
+    current esper world: ``(grid, navigation, free cells (x, y))``."""
+    from rtsnav.systems import Navigation, install
+
+    w, h = int(rng.integers(12, 40)), int(rng.integers(12, 40))
+    passable = rng.random((h, w)) > rng.uniform(0.05, 0.25)
+    grid = Grid(passable)
+    nav = Navigation(grid, cache_dir=None)
+    install(nav, prepare=False)
+    return grid, nav, np.argwhere(passable)[:, ::-1]
+
+
 def random_esper_scene(seed: int, ticks: int = 300) -> list[tuple[str, int, int]]:
     """The same promises through the esper plugin: ``install(Navigation(grid))``, entities with a
     ``Position``, ``Velocity`` and ``NavigationAgent`` (random planners, radii, avoidance), and
@@ -228,18 +241,12 @@ def random_esper_scene(seed: int, ticks: int = 300) -> list[tuple[str, int, int]
     import esper
 
     from rtsnav.components import NavigationAgent, NavigationObstacle, Position, Velocity
-    from rtsnav.systems import Navigation, install
 
     rng = np.random.default_rng(seed)
     world = f"fuzz-scene-{seed}"
     esper.switch_world(world)
     try:
-        w, h = int(rng.integers(12, 40)), int(rng.integers(12, 40))
-        passable = rng.random((h, w)) > rng.uniform(0.05, 0.25)
-        grid = Grid(passable)
-        nav = Navigation(grid, cache_dir=None)
-        install(nav, prepare=False)
-        free = np.argwhere(passable)[:, ::-1]
+        grid, nav, free = random_esper_level(rng)
         heard: set[int] = set()
         handlers = [lambda entity, *_: heard.add(int(entity)) for _ in range(4)]   # esper keeps weak references
         for kind, handler in zip(("path_failed", "stuck", "target_reached", "navigation_finished"), handlers):
@@ -263,7 +270,7 @@ def random_esper_scene(seed: int, ticks: int = 300) -> list[tuple[str, int, int]
             live = [e for e in ents if esper.entity_exists(e)]
             if live and r < 0.05:
                 for e in rng.choice(live, size=int(rng.integers(1, len(live) + 1)), replace=False).tolist():
-                    c = free[rng.integers(0, len(free))] + 0.5 if rng.random() < 0.85 else rng.uniform(-4, max(w, h) + 4, 2)
+                    c = free[rng.integers(0, len(free))] + 0.5 if rng.random() < 0.85 else rng.uniform(-4, max(grid.width, grid.height) + 4, 2)
                     esper.component_for_entity(e, NavigationAgent).target_position = (float(c[0]), float(c[1]), 0.0)
                     quiet[e] = t
             elif live and r < 0.07:
@@ -358,19 +365,13 @@ def random_handler_scene(seed: int, ticks: int = 300) -> list[tuple]:
     import esper
 
     from rtsnav.components import NavigationAgent, Position, Velocity
-    from rtsnav.systems import Navigation, install
 
     rng = np.random.default_rng([seed, 7])
     world = f"fuzz-handlers-{seed}"
     esper.switch_world(world)
     breaches: list[tuple] = []
     try:
-        w, h = int(rng.integers(12, 40)), int(rng.integers(12, 40))
-        passable = rng.random((h, w)) > rng.uniform(0.05, 0.25)
-        grid = Grid(passable)
-        nav = Navigation(grid, cache_dir=None)
-        install(nav, prepare=False)
-        free = np.argwhere(passable)[:, ::-1]
+        grid, nav, free = random_esper_level(rng)
         ents: list[int] = []
 
         def spot() -> tuple[float, float, float]:
