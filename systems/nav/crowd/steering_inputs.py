@@ -72,6 +72,8 @@ class SteeringInputs:
         """Place obstacles at world ``positions`` (``(N, 2|3)``) moving at ``velocities``
         (``(N, 2|3)``, world units / s; what avoidance expects of them; None: standing)."""
         ids = agent_ids(self._agents, ids)
+        if len(ids) == 0 and np.size(positions) == 0 and (velocities is None or np.size(velocities) == 0):
+            return                                 # nothing to move (an empty list of places)
         s = self._agents
         units = ids[~s.obstacle[ids]]
         if len(units):
