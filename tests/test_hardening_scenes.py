@@ -473,3 +473,30 @@ def test_obstacle_and_velocity_inputs_refuse_bad_values_and_change_nothing(call)
         with pytest.raises(NavError):
             BAD_INPUT_CALLS[call](crowd, units, obstacle)
     assert np.array_equal(crowd.positions, before[0]) and crowd.agents.alive_count == before[1]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_crowd_in_a_forked_process_says_why_it_cannot_tick():
+    """A process forked after rtsnav's parallel kernels ran was ended by numba at its first
+    crowd tick ("fork() called from a process already using GNU OpenMP": SIGTERM, and a
+    ``multiprocessing.Pool`` waited for good). The tick now refuses with a ``NavError`` saying
+    to start workers with ``spawn`` / ``forkserver`` (or, with another threading layer, runs)."""
+    import os
+
+    def tick(crowd: Crowd) -> None:
+        crowd.update(1 / 30)
+
+    crowd = Crowd(Grid(np.ones((64, 64), dtype=bool)), cache_dir=None)
+    crowd.add_agents(np.random.default_rng(0).uniform(1, 63, (6000, 2)), avoidance=True)
+    tick(crowd)                                                 # the parallel kernels have run here
+    pid = os.fork()
+    if pid == 0:                                                # the child: report by exit status only
+        try:
+            tick(crowd)
+            os._exit(0)
+        except NavError as e:
+            os._exit(3 if "spawn" in str(e) else 4)
+        except BaseException:
+            os._exit(5)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) in (0, 3), os.waitstatus_to_exitcode(status)

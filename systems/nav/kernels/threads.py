@@ -28,7 +28,7 @@ from contextlib import contextmanager
 import numba
 import numpy as np
 
-__all__ = ["threads_for", "PARALLEL_ITEMS", "free_cores", "Choice", "MIN_FREE"]
+__all__ = ["threads_for", "PARALLEL_ITEMS", "free_cores", "Choice", "MIN_FREE", "refuse_after_fork", "FORKED_MESSAGE"]
 
 #: Items (agents, cells) below which a parallel kernel runs on one thread.
 PARALLEL_ITEMS = 5_000
@@ -55,6 +55,39 @@ class _Counters:
 
 
 _seen = _Counters()
+
+#: Set in a process forked after numba's GNU OpenMP threading layer started: a parallel kernel
+#: run here would make numba end the process (GNU OpenMP is not fork-safe), so it is refused.
+_forked_after_openmp = False
+FORKED_MESSAGE = ("rtsnav's parallel kernels cannot run in a process forked after they ran (numba's OpenMP "
+                  "threading layer is not fork-safe: the process would be terminated); start workers with "
+                  "multiprocessing.get_context('spawn') or 'forkserver', or set NUMBA_THREADING_LAYER=workqueue")
+
+
+def _after_fork_in_child() -> None:
+    global _forked_after_openmp
+    try:
+        from numba.np.ufunc import parallel
+
+        if parallel._is_initialized and numba.threading_layer() == "omp":   # noqa: SLF001 (no public flag)
+            from numba.np.ufunc import omppool
+
+            _forked_after_openmp = omppool.openmp_vendor == "GNU"
+    except (ImportError, AttributeError, ValueError):        # another numba, or no layer yet: nothing to guard
+        pass
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def refuse_after_fork() -> None:
+    """``NavError`` (``FORKED_MESSAGE``) in a process forked after numba's GNU OpenMP layer
+    started, before a parallel kernel would make numba terminate it; nothing otherwise."""
+    if _forked_after_openmp:
+        from ..errors import NavError
+
+        raise NavError(FORKED_MESSAGE)
 
 
 def _read() -> tuple[float, float, float] | None:
@@ -138,6 +171,7 @@ _choices: dict[str, Choice] = {}
 def threads_for(items: int, key: str | None = None) -> Iterator[None]:
     """Within the block, numba's parallel kernels use one thread for small work, for big work
     when the machine's cores are busy, and when ``key``'s call site measured one thread faster."""
+    refuse_after_fork()
     before = numba.get_num_threads()
     parallel = items >= PARALLEL_ITEMS and before > 1 and free_cores() >= MIN_FREE
     # one choice per call site and size (a doubling of the work is another case: a 4096² field
