@@ -70,7 +70,7 @@ def _after_fork_in_child() -> None:
         from numba.np.ufunc import parallel
 
         if parallel._is_initialized and numba.threading_layer() == "omp":   # noqa: SLF001 (no public flag)
-            from numba.np.ufunc import omppool
+            from numba.np.ufunc import omppool  # type: ignore[attr-defined]  # (a compiled module)
 
             _forked_after_openmp = omppool.openmp_vendor == "GNU"
     except (ImportError, AttributeError, ValueError):        # another numba, or no layer yet: nothing to guard
