@@ -11,7 +11,7 @@ from rtsnav import checks
 
 from ..errors import NavError
 from ..grid import finite_point
-from ..kernels.threads import refuse_after_fork
+from ..kernels.threads import FORKED_MESSAGE, forked_after_openmp
 from .config import CrowdConfig
 from .state import CrowdState
 
@@ -87,7 +87,8 @@ def check_tick(dt, movement: str, waypoints: bool = False, velocities: bool = Fa
     checks.choice(movement, "movement", ("rtsnav", "game"), error=NavError)
     checks.flag(waypoints, "waypoints", error=NavError)
     checks.flag(velocities, "velocities", error=NavError)
-    refuse_after_fork()                  # a forked child: a clear error, not a process ended by OpenMP
+    if forked_after_openmp():            # a forked child: a clear error, not a process ended by OpenMP
+        raise NavError(FORKED_MESSAGE)
     return seconds
 
 

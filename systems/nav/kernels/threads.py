@@ -28,7 +28,7 @@ from contextlib import contextmanager
 import numba
 import numpy as np
 
-__all__ = ["threads_for", "PARALLEL_ITEMS", "free_cores", "Choice", "MIN_FREE", "refuse_after_fork", "FORKED_MESSAGE"]
+__all__ = ["threads_for", "PARALLEL_ITEMS", "free_cores", "Choice", "MIN_FREE", "forked_after_openmp", "FORKED_MESSAGE"]
 
 #: Items (agents, cells) below which a parallel kernel runs on one thread.
 PARALLEL_ITEMS = 5_000
@@ -81,13 +81,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def refuse_after_fork() -> None:
-    """``NavError`` (``FORKED_MESSAGE``) in a process forked after numba's GNU OpenMP layer
-    started, before a parallel kernel would make numba terminate it; nothing otherwise."""
-    if _forked_after_openmp:
-        from ..errors import NavError
-
-        raise NavError(FORKED_MESSAGE)
+def forked_after_openmp() -> bool:
+    """Whether this process was forked after numba's GNU OpenMP layer started: a parallel kernel
+    here would make numba terminate it (callers refuse with ``FORKED_MESSAGE`` instead)."""
+    return _forked_after_openmp
 
 
 def _read() -> tuple[float, float, float] | None:
@@ -171,7 +168,8 @@ _choices: dict[str, Choice] = {}
 def threads_for(items: int, key: str | None = None) -> Iterator[None]:
     """Within the block, numba's parallel kernels use one thread for small work, for big work
     when the machine's cores are busy, and when ``key``'s call site measured one thread faster."""
-    refuse_after_fork()
+    if _forked_after_openmp:            # the crowd's tick says so first (NavError); other callers get this
+        raise RuntimeError(FORKED_MESSAGE)
     before = numba.get_num_threads()
     parallel = items >= PARALLEL_ITEMS and before > 1 and free_cores() >= MIN_FREE
     # one choice per call site and size (a doubling of the work is another case: a 4096² field
