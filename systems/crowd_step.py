@@ -29,11 +29,12 @@ class CrowdProcessor(NavProcessor):
         ev = crowd.update(dt, movement=nav.movement, waypoints=events.has_handler(events.WAYPOINT_REACHED),
                           velocities=events.has_handler(events.VELOCITY_COMPUTED))
         id_of, exists, dispatch = nav.id_of, esper.entity_exists, esper.dispatch_event
-        before = world_mark(nav)
+        batch = len(ev.moving) > 0 and events.has_handler(events.VELOCITY_COMPUTED)
+        before = world_mark(nav) if batch else None          # (only the velocity batch needs the stamp)
         for kind, agent, entity, args in tick_signals(crowd, ev):
             if id_of.get(entity) == agent and exists(entity):      # (handlers before may have deleted it)
                 dispatch(kind, entity, *args)
-        if len(ev.moving) and events.has_handler(events.VELOCITY_COMPUTED):
+        if batch:
             owner = crowd.agents.owner[ev.moving]
             if before is None or world_mark(nav) != before:    # a handler changed the world: the units still there
                 keep = np.array([id_of.get(e) == a and exists(e) for e, a in zip(owner.tolist(), ev.moving.tolist())],

@@ -351,7 +351,7 @@ def test_random_esper_scenes_keep_their_promises(seed):
     assert random_esper_scene(seed) == []
 
 
-#: What ``random_handler_scene``'s handlers do, with their weights.
+#: What ``random_handler_scene``'s handlers do (one drawn, evenly, each time a handler runs).
 HANDLER_ACTIONS = ("new target", "delete", "strip agent", "spawn", "edit map", "setter", "strip position",
                    "replace agent", "process again")
 
