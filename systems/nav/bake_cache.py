@@ -18,6 +18,7 @@ import hmac
 import io
 import os
 import stat
+import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +34,13 @@ __all__ = ["grid_digest", "write_baked", "read_baked", "require", "check_indices
 
 #: Cache folders already reported unwritable (one warning each per process).
 _WARNED_UNWRITABLE: set[str] = set()
+
+
+def _scratch_name(path: Path, suffix: str) -> Path:
+    """A temporary name beside ``path`` that no other process *or thread* uses: two threads baking
+    the same file under one pid wrote into one temporary file (a torn bake, and the loser's rename
+    reported the folder as unwritable)."""
+    return path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}{suffix}")
 
 
 def default_cache_dir() -> Path:
@@ -70,8 +78,10 @@ def cache_key() -> bytes:
     try:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".cache-key.{os.getpid()}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            tmp = _scratch_name(path, ".tmp")
+            # O_EXCL, never O_TRUNC: a name shared with a key already linked into place would
+            # truncate the key itself
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as f:
                 f.write(os.urandom(32))
             try:
@@ -210,7 +220,7 @@ def load_or_bake(path: str | Path, load: Callable[[Path], T], bake: Callable[[],
             # damaged, forged or from another layout: bake again, and say so
             warnings.warn(f"rebaking {path.name}: {e}", RuntimeWarning, stacklevel=2)
     baked = bake()
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+    tmp = _scratch_name(path, ".tmp.npz")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         baked.save(tmp)                              # type: ignore[attr-defined]
