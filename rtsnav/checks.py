@@ -15,6 +15,7 @@ A new entry point gets the same checks and the same wording by calling these.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar, overload
@@ -27,7 +28,7 @@ from .names import unknown_name
 Raise = Callable[[str], BaseException]
 
 __all__ = ["Raise", "number", "whole_number", "flag", "point", "points", "indices", "cells", "choice", "known_keys", "as_float",
-           "float_array", "callback", "SetOnce"]
+           "float_array", "callback", "SetOnce", "snapshot_copy"]
 
 
 def as_float(value: Any) -> float:
@@ -210,6 +211,14 @@ def known_keys(keys: Iterable[str], allowed: Iterable[str], where: str, *,
 
 
 T = TypeVar("T")
+
+
+def snapshot_copy(obj: T) -> T:
+    """``__copy__`` for objects whose shallow copy would share mutable tables with the original
+    (a grid, a crowd): ``copy.copy`` gives a snapshot of its own, as ``copy.deepcopy`` does. A
+    shallow copy of a grid shared its cells, so the copy's edits closed cells of the original
+    behind the original's caches; one of a crowd ticked the original's agents."""
+    return copy.deepcopy(obj)
 
 
 class SetOnce(Generic[T]):

@@ -1,14 +1,18 @@
 """Hardening, ninth campaign: what a game shares — one cache folder baked into from several threads,
-(more below as found). Each test failed on the code before its fix."""
+copies of grids and crowds (saved games, rollbacks), two crowds rebuilding at once. Each test failed on the code before its fix."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import threading
 import warnings
 
+import numba
 import numpy as np
+import pytest
 
-from rtsnav.systems.nav import Grid
+from rtsnav.systems.nav import Crowd, Grid, find_path
 from rtsnav.systems.nav.search.jps_plus import JumpTable
 
 
@@ -39,3 +43,85 @@ def test_threads_baking_one_cache_file_neither_tear_it_nor_call_the_folder_unwri
     with warnings.catch_warnings():
         warnings.simplefilter("error")                   # the file in place loads without a rebake
         JumpTable.cached(grid, tmp_path)
+
+
+def _walled_grid(size: int = 40) -> Grid:
+    passable = np.ones((size, size), dtype=bool)
+    passable[5:35, 20] = False
+    return Grid(passable)
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_a_copied_grid_is_a_map_of_its_own(how):
+    """``copy.copy(grid)`` shared the cell arrays: walling off the copy closed the original's cells
+    too, behind its caches, and the original's JPS+ still walked through the new wall."""
+    grid = _walled_grid()
+    assert find_path(grid, (2, 2), (37, 37), "jps+").found
+    other = _copy(grid, how)
+    other.set_passable(np.array([[30, y] for y in range(40)]), False)
+    assert grid.passable[:, 30].all() and not other.passable[:, 30].any()
+    with pytest.raises(ValueError):
+        other.passable[0, 0] = False                 # read-only like the original's (copies came back writable)
+    assert find_path(grid, (2, 2), (37, 37), "jps+").found
+    assert not find_path(other, (2, 2), (37, 37), "jps+").found
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_a_copied_crowd_ticks_on_its_own_and_exactly_as_the_original_would(how):
+    """``copy.copy(crowd)`` was a second view: ticking it moved the original's units. Copies are
+    snapshots (a saved game, a rollback) that go on exactly as the original does."""
+    crowd = Crowd(_walled_grid(), cache_dir=None)
+    ids = crowd.add_agents(np.array([[2.5, 2.5], [3.5, 30.5], [4.5, 12.5]]))
+    crowd.move(ids, (37.5, 20.5))
+    for _ in range(20):
+        crowd.update(1 / 30)
+    before = crowd.positions.copy()
+    other = _copy(crowd, how)
+    for _ in range(40):
+        other.update(1 / 30)
+    assert np.array_equal(crowd.positions, before)
+    for _ in range(40):
+        crowd.update(1 / 30)
+    assert np.array_equal(crowd.positions, other.positions) and not np.array_equal(crowd.positions, before)
+
+
+def _copy(obj, how: str):
+    return {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": lambda o: pickle.loads(pickle.dumps(o))}[how](obj)
+
+
+def _edited_navmesh_crowd() -> Crowd:
+    crowd = Crowd(_walled_grid(), cache_dir=None)
+    crowd.move(crowd.add_agents(np.array([[2.5, 2.5]])), (37.5, 20.5), "navmesh")
+    crowd.update(1 / 30)                                        # the crowd bakes its navmesh
+    crowd.grid.set_passable(np.array([[10, 10], [11, 10]]), False)
+    crowd.cells_changed(np.array([[10, 10], [11, 10]]))         # its rebuild goes to the worker
+    return crowd
+
+
+@pytest.mark.parametrize("copy_first", [True, False])
+def test_a_crowd_copied_with_a_rebuild_in_flight_and_its_original_both_get_the_rebuild(copy_first):
+    """A copy held the original's tickets with the rebuild worker, which answers a ticket once:
+    whichever of the two asked second kept its stale navmesh for good."""
+    crowd = _edited_navmesh_crowd()
+    other = pickle.loads(pickle.dumps(crowd))
+    for first in ((other, crowd) if copy_first else (crowd, other)):
+        first.finish_rebuilds(timeout=60)
+        assert first.level.rebuilds.stale == set()
+        assert first.level.structure("navmesh").polygon_at((10.5, 10.5)) < 0     # the edit is in it
+
+
+def test_two_crowds_rebuilding_at_once_give_numba_its_threads_back():
+    """Each crowd saved numba's thread count when its rebuild started: the second saved the first's
+    one thread, and restored it last — every parallel kernel kept to one core for good."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here: nothing to give back")
+    before = numba.get_num_threads()
+    numba.set_num_threads(2)                             # the suite's workers run on one
+    try:
+        first, second = _edited_navmesh_crowd(), _edited_navmesh_crowd()
+        assert numba.get_num_threads() == 1              # the worker bakes on the other core meanwhile
+        first.finish_rebuilds(timeout=60)
+        second.finish_rebuilds(timeout=60)
+        assert numba.get_num_threads() == 2
+    finally:
+        numba.set_num_threads(before)

@@ -132,10 +132,14 @@ class Grid:
                                  "set_layers (every cache and search follows them); another map is a new Grid")
         object.__setattr__(self, name, value)
 
+    __copy__ = checks.snapshot_copy          # a grid of its own: a shallow copy shared the cells
+
     def __setstate__(self, state) -> None:
         """Unpickled or copied (the rebuild worker's copies): the fields as they were, past the guard."""
         extra, slots = state if isinstance(state, tuple) else (state, None)
         for name, value in {**(extra or {}), **(slots or {})}.items():
+            if name in _FIXED and isinstance(value, np.ndarray) and (value.flags.writeable or not value.flags.owndata):
+                value = frozen(value)        # copies and pickles come back writable: edits go through the methods
             object.__setattr__(self, name, value)
 
     def __init__(self, passable: np.ndarray, cost: np.ndarray | None = None,

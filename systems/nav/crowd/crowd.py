@@ -63,6 +63,7 @@ class Crowd:
 
     grid: checks.SetOnce[Grid] = checks.SetOnce()           # its parts hold both from the start: never replaced
     config: checks.SetOnce[CrowdConfig] = checks.SetOnce()
+    __copy__ = checks.snapshot_copy          # a crowd of its own (saved games, rollback), never a second view
 
     def __init__(self, grid: Grid, config: CrowdConfig | None = None, *, navmesh=None, waypoint_graph=None,
                  hierarchy=None, cache_dir: str | Path | None = None) -> None:
@@ -165,8 +166,7 @@ class Crowd:
         self.agents.paused[agent_ids(self.agents, ids)] = checks.flag(paused, "paused", error=NavError)
 
     def set_speed(self, ids, max_speed) -> None:
-        """Change the agents' top speed (world units / s, > 0; one value, or one per id); their
-        orders go on."""
+        """Change the agents' top speed (world units / s, > 0; one value or one per id); orders go on."""
         ids = agent_ids(self.agents, ids)
         self.agents.max_speed[ids] = check_speeds(max_speed, len(ids), self.grid.cell_size, self.config)
 

@@ -44,6 +44,32 @@ __all__ = ["RebuildWorker", "first_query", "StructureRebuilds", "bake_structure"
 
 KINDS = ("hierarchy", "navmesh", "waypoints")     # rebuilt in this order: quickest first
 
+#: Per calling thread (numba's thread count is the thread's own): how many crowds wait on the
+#: worker, and the count to give back when the last is done. One count per crowd let two
+#: crowds rebuilding at once leave numba on one thread for good (the second saved the first's 1).
+_HOLDS: dict[int, list[int]] = {}
+_HOLDS_LOCK = threading.Lock()
+
+
+def _hold_one_core() -> None:
+    """While the worker bakes on one core, this thread's parallel kernels keep to the other."""
+    with _HOLDS_LOCK:
+        hold = _HOLDS.setdefault(threading.get_ident(), [0, numba.get_num_threads()])
+        if hold[0] == 0:
+            hold[1] = numba.get_num_threads()
+            numba.set_num_threads(1)
+        hold[0] += 1
+
+
+def _release_core(thread: int) -> None:
+    with _HOLDS_LOCK:
+        hold = _HOLDS.get(thread)
+        if hold is None or hold[0] == 0:
+            return
+        hold[0] -= 1
+        if hold[0] == 0 and thread == threading.get_ident():
+            numba.set_num_threads(hold[1])
+
 
 def waypoint_seed(grid: Grid) -> tuple[int, int]:
     """The flood seed of the crowd's waypoint graph: the open cell of the largest region
@@ -283,14 +309,23 @@ class StructureRebuilds:
         self.in_flight: dict[str, tuple[int, int]] = {}     # kind -> (ticket, grid version asked for)
         self.errors: list[str] = []           # rebuilds that failed (the kind stays on the grid)
         self.swapped = 0                      # structures swapped in so far
-        self._threads: int | None = None      # numba's thread count to restore when none are in flight
+        self._holding: int | None = None      # the thread holding a core for this crowd's rebuilds
+        self._resubmit: set[str] = set()      # a copy's kinds whose rebuilds the original holds
+
+    def __getstate__(self) -> dict:
+        """A copy (``pickle``, ``deepcopy``: a saved game, a rollback) asks for its own rebuilds: the
+        worker answers a ticket once, so a copy holding the original's tickets left one of the two
+        with stale structures for good."""
+        state = dict(self.__dict__)
+        state.update(in_flight={}, _holding=None, _resubmit=set(self.in_flight) | self._resubmit)
+        return state
 
     def __del__(self) -> None:
         # a crowd dropped with rebuilds in flight must not leave numba on one thread
-        threads = getattr(self, "_threads", None)
-        if threads is not None:
+        holding = getattr(self, "_holding", None)
+        if holding is not None:
             try:
-                numba.set_num_threads(threads)
+                _release_core(holding)
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 
@@ -356,15 +391,19 @@ class StructureRebuilds:
             self.use_worker = False
             self.errors.append(f"rebuild worker unavailable ({exc}); rebuilding on finish_rebuilds()")
             return
-        if not self.in_flight and self._threads is None:
+        if self._holding is None:
             # the worker takes one core: parallel kernels here keep to the other meanwhile, else
             # their threads wait on the busy core (flocking 50 units went 0.1 -> 8 ms a tick)
-            self._threads = numba.get_num_threads()
-            numba.set_num_threads(1)
+            _hold_one_core()
+            self._holding = threading.get_ident()
         self.in_flight[kind] = (ticket, self._level.grid.version)
 
     def take(self, wait: float | None = 0.0) -> list[str]:
         """Swap in the rebuilds that arrived (waiting up to ``wait`` s each); returns their kinds."""
+        for kind in sorted(self._resubmit):
+            if self.use_worker and kind not in self.in_flight:
+                self._submit(kind)
+        self._resubmit.clear()
         done = []
         for kind, (ticket, version) in list(self.in_flight.items()):
             reply = RebuildWorker.shared().result(ticket, wait)
@@ -379,9 +418,9 @@ class StructureRebuilds:
             else:
                 self.install(kind, built)
                 done.append(kind)
-        if not self.in_flight and self._threads is not None:
-            numba.set_num_threads(self._threads)
-            self._threads = None
+        if not self.in_flight and self._holding is not None:
+            _release_core(self._holding)
+            self._holding = None
         return done
 
     def install(self, kind: str, built) -> None:
@@ -413,7 +452,7 @@ class StructureRebuilds:
                 done.append(kind)
             return done
         done = []
-        while self.in_flight:
+        while self.in_flight or self._resubmit:
             done += self.take(wait=timeout)
             if timeout is not None:
                 break
