@@ -50,8 +50,7 @@ def register(nav, entity: int, parts) -> None:
         old = nav.components[agent_id]
     for before, now in zip(old, components):
         if before is not now:
-            if before is not None:
-                before.unbind()
+            _let_go(before, crowd_state, agent_id)
             if now is not None:
                 now.bind(crowd_state, agent_id)
     if components[2] is not old[2]:
@@ -76,11 +75,18 @@ def unregister(nav, entity: int) -> None:
     agent_id = nav.id_of.pop(entity)
     nav.crowd.agents.row_of.pop(entity, None)
     for component in nav.components.pop(agent_id):
-        if component is not None:
-            component.unbind()
+        _let_go(component, nav.crowd.agents, agent_id)
     if nav.external.pop(agent_id, None) is not None:
         nav.external_changed()
     nav.crowd.remove([agent_id])
+
+
+def _let_go(component, store, row: int) -> None:
+    """Give ``component`` its values back if it still reads ``store``'s ``row``: a component the
+    game moved to another world's entity (or to another unit) before this registry saw it leave
+    is bound there now, and unbinding it here detached it from the unit it now belongs to."""
+    if component is not None and component.bound_to(store) and component.row == row:
+        component.unbind()
 
 
 def warn_unreadable(processor, entity: int) -> None:
@@ -104,7 +110,9 @@ def shared_with(nav, entity: int, parts) -> tuple[str, int] | None:
     for component in parts[:3]:
         if component is not None and component.bound_to(store) and component.row != mine:
             owner = int(store.owner[component.row])
-            if owner != entity and nav.id_of.get(owner) == component.row:
+            # the owner still holding it (one moved to this entity this frame is not shared)
+            if (owner != entity and nav.id_of.get(owner) == component.row
+                    and esper.try_component(owner, type(component)) is component):
                 return type(component).__name__, owner
     return None
 

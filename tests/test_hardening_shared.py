@@ -1,5 +1,5 @@
 """Hardening, ninth campaign: what a game shares — one cache folder baked into from several threads,
-copies of grids and crowds (saved games, rollbacks), two crowds rebuilding at once. Each test failed on the code before its fix."""
+copies of grids and crowds (saved games, rollbacks), two crowds rebuilding at once, units moved between esper worlds. Each test failed on the code before its fix."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ import pickle
 import threading
 import warnings
 
+import esper
 import numba
 import numpy as np
 import pytest
 
+from rtsnav.components import NavigationAgent, Position, Velocity
+from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav import Crowd, Grid, find_path
 from rtsnav.systems.nav.search.jps_plus import JumpTable
 
@@ -125,3 +128,44 @@ def test_two_crowds_rebuilding_at_once_give_numba_its_threads_back():
         assert numba.get_num_threads() == 2
     finally:
         numba.set_num_threads(before)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("same_world", [False, True])
+def test_a_unit_moved_to_another_entity_keeps_its_components_live(same_world):
+    """A game moving a unit to another level (another esper world, one ``Navigation`` each) takes
+    its components off one entity and puts them on a new one. The first world's registry, seeing
+    the departure a frame later, gave the components "their values back" — detaching them from
+    the second world's row: the unit walked on there while its ``Position`` stood still. Within
+    one world the move was refused for a frame with a warning that the new entity shared its
+    components with the old one (which no longer had them)."""
+    names = ("moved from", "moved to")
+    try:
+        navs = []
+        for name, size in zip(names, (20, 30)):
+            esper.switch_world(name)
+            navs.append(Navigation(Grid(np.ones((size, size), dtype=bool))))
+            install(navs[-1], prepare=False)
+        esper.switch_world(names[0])
+        position, agent = Position(2.5, 2.5, 0.0), NavigationAgent(target_position=(15.5, 15.5, 0.0))
+        entity = esper.create_entity(position, Velocity(), agent)
+        for _ in range(10):
+            esper.process(1 / 30)
+        for kind in (NavigationAgent, Position, Velocity):
+            esper.remove_component(entity, kind)
+        there = names[0] if same_world else names[1]
+        esper.switch_world(there)
+        agent.target_position = (12.5, 18.5, 0.0)
+        esper.create_entity(position, Velocity(), agent)
+        for _ in range(200):
+            for name in (there, names[1] if same_world else names[0]):
+                esper.switch_world(name)
+                esper.process(1 / 30)
+        nav = navs[0] if same_world else navs[1]
+        (row,) = nav.id_of.values()
+        assert np.allclose((position.x, position.y), nav.crowd.positions[row, :2])
+        assert np.hypot(position.x - 12.5, position.y - 18.5) < 1.5               # it got there, and says so
+    finally:
+        esper.switch_world("default")
+        for name in names:
+            esper.delete_world(name)
