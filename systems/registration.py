@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import esper
+import numpy as np
 
 from rtsnav.components import Flock, NavState, Position, Velocity
 
@@ -59,6 +60,7 @@ def register(nav, entity: int, parts) -> None:
         has_target = bool(crowd_state.has_target[agent_id])
         crowd_state.target_dirty[agent_id] = has_target
         crowd_state.nav_state[agent_id] = NavState.PLANNING if has_target else NavState.IDLE
+        crowd_state.asked_x[agent_id] = np.nan           # no plan of its old self is kept
     if components[3] is None and old[3] is not None:
         crowd_state.flock_group[agent_id] = -1          # left its flock
     nav.components[agent_id] = tuple(components)

@@ -289,13 +289,16 @@ def test_a_tiny_neighbour_distance_keeps_the_spatial_hash_small():
 def test_units_waiting_for_their_plans_are_reported_stuck():
     """With a planning budget far too small for the orders (``planning_units=1``: 100 A* plans
     served round robin one expansion a tick), every unit waited for its plan for good without
-    an event. Each is now reported ``stuck`` every ``stuck_after`` it waits, with no recovery
-    (its plan stays queued), and a big enough budget later lets them all arrive."""
+    an event. Each is now reported ``stuck`` every ``stuck_after`` it waits standing, with no
+    recovery (its plan stays queued), and a big enough budget later lets them all arrive. (With
+    ``quick_steps`` they walk short routes toward the target meanwhile: not stuck while that
+    brings them nearer.)"""
     from rtsnav.systems.nav.crowd import CrowdConfig
 
     passable = np.ones((64, 64), dtype=bool)
     passable[5:60, 32] = False
-    crowd = Crowd(Grid(passable), CrowdConfig(planning_units=1, rebuild_worker=False), cache_dir=None)
+    crowd = Crowd(Grid(passable), CrowdConfig(planning_units=1, rebuild_worker=False, quick_steps=False),
+                  cache_dir=None)
     ids = crowd.add_agents([(3.5 + i % 10, 3.5 + i // 10) for i in range(30)])
     for i in ids.tolist():
         crowd.move([i], (60.5, 60.5), "astar")

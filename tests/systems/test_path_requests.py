@@ -12,7 +12,7 @@ from rtsnav.components import NavigationAgent, NavState, Position, Velocity
 from rtsnav.levels import load_movingai_map, load_movingai_scenarios
 from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav import CrowdConfig, find_path
-from rtsnav.systems.nav.crowd.planners import GridJob, PlanQueue
+from rtsnav.systems.nav.crowd.planners import UNITS, GridJob, PlanQueue
 from rtsnav.systems.nav.search.sliced import WorkspacePool
 
 _cape = {}
@@ -66,7 +66,7 @@ def test_sliced_requests_at_200_units_match_one_shot_exactly(method, monkeypatch
 
 def test_requests_are_served_fairly_round_robin():
     grid, longs = cape()
-    queue, pool = _queue(grid, 400, 4, quantum=100)
+    queue, pool = _queue(grid, 400 + 2 * UNITS["job"], 4, quantum=100)          # (each job's fixed cost too)
     s = longs[0]
     queue.submit(1, _job(grid, pool, s.start, s.goal))                       # very long
     short_goal = (s.start[0] + 3, s.start[1]) if grid.passable[s.start[1], s.start[0] + 3] else s.start

@@ -32,6 +32,10 @@ __all__ = ["Orders", "ORDERS_PER_TICK"]
 BUSY = 0.5
 #: Single units' orders whose plans are queued in one tick (the rest wait a tick or more).
 ORDERS_PER_TICK = 150
+#: A walking unit whose new target lies this near its path's end (cells, or this share of its
+#: distance to the target) walks on while it plans (``Orders._keep_their_plans``).
+NEAR_END_CELLS = 2.0
+NEAR_END_SHARE = 0.25
 
 
 class Orders:
@@ -41,6 +45,8 @@ class Orders:
                  planning: Planning, groups: GroupSteering, level: LevelCache) -> None:
         self._agents, self._grid, self._config, self._queue = agents, grid, config, queue
         self._outcomes, self._planning, self._groups, self._level = outcomes, planning, groups, level
+        self._round = 0                                  # order-taking rounds (one a tick)
+        self._version = grid.version                     # the map as of the last round
 
     def park_far_agents(self) -> tuple[np.ndarray, np.ndarray]:
         """Agents standing more than one map size off the map (a finite but absurd position: a
@@ -95,23 +101,30 @@ class Orders:
         plans queued a tick; the rest stand PLANNING for the next ticks)."""
         s = self._agents
         n = s.size
+        self._round += 1
         if s.replans:
             self._plan_again()
         dirty = np.flatnonzero(s.target_dirty[:n] & s.alive[:n])
         if len(dirty) == 0:
             return
+        dirty = self._oldest_first(dirty)
         # queueing a single unit's plan costs ~12 µs of Python: beyond ORDERS_PER_TICK of them
-        # the rest wait (planning, standing) for the next ticks — 500 at once cost an 8 ms tick
-        single = ~np.isin(s.agent_method[dirty, 0], FLOW_CODES)
-        later = dirty[single][ORDERS_PER_TICK:]
-        if len(later):
-            for i in later.tolist():                    # a plan for an older order must not land
-                self._queue.cancel(("agent", i))
-            s.nav_state[later, 0] = NavState.PLANNING
-            s.velocity[later] = 0.0
-            s.path_len[later] = 0
-            s.mode[later] = Mode.NONE
-            dirty = np.setdiff1d(dirty, later, assume_unique=True)
+        # the rest wait for the next ticks (standing, PLANNING) — 500 at once cost an 8 ms tick
+        # (units re-targeted near where they head keep their plans: no new one queued, not counted;
+        # a walker's next plan is queued when its last one landed, at most one each)
+        near = self._keep_their_plans(dirty)
+        waits = np.zeros(len(dirty), dtype=bool)
+        waits[np.flatnonzero(~np.isin(s.agent_method[dirty, 0], FLOW_CODES) & ~near)[ORDERS_PER_TICK:]] = True
+        s.order_waits[dirty] = waits
+        later = dirty[waits]
+        for i in later.tolist():                        # a plan for an older order must not land
+            self._queue.cancel(("agent", i))
+        s.nav_state[later, 0] = NavState.PLANNING
+        s.velocity[later] = 0.0
+        s.path_len[later] = 0
+        s.mode[later] = Mode.NONE
+        self._plan_while_walking(dirty[near])
+        dirty = dirty[~waits & ~near]
         s.target_dirty[dirty] = False
         s.best_distance[dirty] = np.inf
         s.best_togo[dirty] = np.inf
@@ -128,6 +141,68 @@ class Orders:
             s.unreachable.pop(i, None)
             s.replans.discard(i)
         self.order(dirty)
+
+    def _oldest_first(self, ids: np.ndarray) -> np.ndarray:
+        """``ids`` with those waiting longest for a plan first (then by id), each stamped with the
+        round it began waiting. Taken in id order, a game re-targeting 300 chasers every frame
+        had the same 150 (``ORDERS_PER_TICK``, then the budget) planned every tick and the other
+        150 stand for good; a new order keeps the wait its unit already had."""
+        s = self._agents
+        waiting = (s.nav_state[ids, 0] == NavState.PLANNING) | s.order_waits[ids]
+        since = np.where(waiting, s.planning_since[ids], self._round)
+        s.planning_since[ids] = since
+        return ids[np.argsort(since, kind="stable")]
+
+    def _keep_their_plans(self, ids: np.ndarray) -> np.ndarray:
+        """Which of ``ids`` keep the plan they have or wait for: their new target is near the point it
+        heads for — the end of the path they walk, or the point their queued plan was asked for —
+        within ``NEAR_END_CELLS`` cells or ``NEAR_END_SHARE`` of their distance to it, on an open
+        cell of the map. A chase re-targeted every frame, an order repeated a little off. None
+        after a map edit (the crowd's own re-plans take the order afresh)."""
+        s, grid = self._agents, self._grid
+        edited, self._version = grid.version != self._version, grid.version
+        keep = s.has_target[ids] & ~group_planned(s.agent_method[ids, 0])
+        if edited or not keep.any():                     # after a map edit everyone plans afresh
+            return np.zeros(len(ids), dtype=bool)
+        state = s.nav_state[ids, 0]
+        walking = (state == NavState.FOLLOWING) & (s.mode[ids] == Mode.PATH) & (s.path_len[ids] > 0)
+        waiting = (state == NavState.PLANNING) & np.isfinite(s.asked_x[ids])
+        keep &= walking | waiting
+        if s.unreachable:
+            keep &= ~np.isin(ids, np.fromiter(s.unreachable, dtype=np.int64))
+        k = np.flatnonzero(keep)
+        if len(k) == 0:
+            return keep
+        units = ids[k]
+        target = s.target[units, :2]
+        cells = grid.world_to_cells(np.nan_to_num(target, nan=-1e9))
+        inside = (cells >= 0).all(axis=1) & (cells[:, 0] < grid.width) & (cells[:, 1] < grid.height)
+        open_cell = np.zeros(len(k), dtype=bool)
+        open_cell[inside] = grid.passable[cells[inside, 1], cells[inside, 0]]
+        ends = np.column_stack((s.asked_x[units], s.asked_y[units]))
+        on_path = walking[k]
+        ends[on_path] = s.paths.points[s.path_start[units[on_path]] + s.path_len[units[on_path]] - 1, :2]
+        gap = np.hypot(*(target - ends).T)
+        reach = np.maximum(NEAR_END_CELLS * grid.cell_size, NEAR_END_SHARE * np.hypot(*(target - s.position[units, :2]).T))
+        keep[k] = open_cell & (gap <= reach)
+        keep[k[~on_path]] &= np.array([("agent", i) in self._queue for i in units[~on_path].tolist()], dtype=bool)
+        return keep
+
+    def _plan_while_walking(self, ids: np.ndarray) -> None:
+        """``ids`` walk on along their path while a plan to their new target is made (one plan at
+        a time, as for a target set again), or wait on for the plan they were promised: a chase
+        re-targeted every frame stopped every unit each frame until its plan landed (half of them
+        stood at any moment) and restarted every plan still queued (one longer than a tick's
+        budget never landed)."""
+        s = self._agents
+        s.target_dirty[ids] = False
+        s.order_waits[ids] = False                       # its progress is measured on as before
+        for i in ids.tolist():
+            s.failure.pop(i, None)
+            s.replans.discard(i)
+            if ("agent", i) not in self._queue:
+                self._queue.submit(("agent", i), self._planning.job(i, Planner(int(s.agent_method[i, 0])),
+                                                                    self._grid.world_to_cell(*s.position[i, :2])))
 
     def _plan_again(self) -> None:
         """Targets set again to the same point (Godot queries a new path each time): a walking
@@ -157,8 +232,9 @@ class Orders:
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) == 0:
             return
+        ids = self._oldest_first(ids)                    # their plans are queued in this order
+        every = ids
         for i in ids.tolist():
-            self._queue.cancel(("agent", i))
             s.links.pop(i, None)
         s.path_len[ids] = 0
         s.path_idx[ids] = 0
@@ -195,7 +271,15 @@ class Orders:
                     methods[k] = Planner.ASTAR
                     s.mode[i] = Mode.PATH
             single |= instead
+        asked = s.target[ids, :2].copy()
+        for k, end in ends.items():
+            asked[k] = end[:2]
+        s.asked_x[ids], s.asked_y[ids] = asked[:, 0], asked[:, 1]
         goals = goals.tolist()
+        # a plan queued for an older order must not land: replaced in its place in line (a unit
+        # re-ordered while it waits keeps its turn), or cancelled
+        for i in np.setdiff1d(every, ids[single]).tolist():
+            self._queue.cancel(("agent", i))
         for k, (i, code) in enumerate(zip(ids.tolist(), methods.tolist())):
             if single[k]:
                 self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k]),
@@ -385,6 +469,7 @@ class Orders:
             if goal_cells is not None or instead is not None:
                 target[:2] = grid.cell_to_world(*goal)[:2]
             start = grid.world_to_cell(*s.position[i, :2])
+            s.asked_x[i], s.asked_y[i] = target[0], target[1]
             seen = grid.masked(int(s.agent_layers[i, L_NAVIGATION_LAYERS]))
             if s.nav_state[i, 0] != NavState.FOLLOWING:
                 s.clear_path(i)

@@ -39,9 +39,12 @@ if TYPE_CHECKING:
 __all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS", "UNIT_RATES"]
 
 #: Calibrated cost of one step, in work units (one unit ≈ one A* expansion on a uniform grid,
-#: ~0.12 µs here). Grids with terrain costs or heights cost more per expansion (measured: 0.37 µs
+#: ~0.12 µs here). ``job`` is what any plan costs besides its steps, charged when it finishes:
+#: setting up, smoothing and handing over a short A* took ~150 µs (2,000 short plans on arena
+#: measured 150-270 µs each for ~30 expansions; most of it smoothing and landing), so a budget of
+#: 20,000 units spent on 300 chasers' re-plans ran 45 ms ticks. Grids with terrain costs or heights cost more per expansion (measured: 0.37 µs
 #: on the highlands level). ``smoothing_per_cell`` is the hierarchy's joining of its legs (O(n)).
-UNITS: dict[str, int] = {"navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
+UNITS: dict[str, int] = {"job": 1_000, "navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
                          "smoothing_per_cell": 4, "expansion_costed": 3, "dstar_first": 20_000, "dstar_repair": 1_000,
                          "tiles_update": 20_000, "tiles_build_step": 300,
                          "sector_field": 500}
@@ -353,7 +356,9 @@ class HierarchyJob(Job):
 
 class PlanQueue:
     """Jobs keyed by who asked (an agent id or a group key), served round robin under one budget
-    of ``units_per_tick`` work units; a new job for a key replaces the pending one."""
+    of ``units_per_tick`` work units; a new job for a key replaces the pending one in its place
+    in line (one asking again keeps its turn: sent to the back, units re-ordered every frame
+    behind a full queue waited for good)."""
 
     def __init__(self, units_per_tick: int = 20_000, quantum: int | None = None) -> None:
         if not units_per_tick >= 1:
@@ -370,8 +375,10 @@ class PlanQueue:
         return key in self._jobs
 
     def submit(self, key, job: Job) -> None:
-        self.cancel(key)
-        self._jobs[key] = job
+        old = self._jobs.get(key)
+        if old is not None:
+            old.release()
+        self._jobs[key] = job                   # an existing key keeps its place
 
     def cancel(self, key) -> None:
         job = self._jobs.pop(key, None)
@@ -401,6 +408,8 @@ class PlanQueue:
                     used = _failed(job, e)
                 if used == 0:
                     continue                        # waiting for scratch memory
+                if job.done:                        # its fixed cost, within what is left of the tick
+                    used += min(UNITS["job"], max(0, budget - used))
                 first = False
                 budget -= used
                 progress = True

@@ -130,6 +130,14 @@ def _in_moving_queue(s: CrowdState, old: np.ndarray, fresh: np.ndarray, cell_siz
     return waiting
 
 
+@njit(cache=True, inline="always")
+def _nearer(px, py, ax, ay, tx, ty, progress_distance):
+    """Moved ``progress_distance`` from the anchor ``(ax, ay)`` and that much nearer the target."""
+    was = math.sqrt((tx - ax) ** 2 + (ty - ay) ** 2)
+    now = math.sqrt((tx - px) ** 2 + (ty - py) ** 2)
+    return now <= was - progress_distance and (px - ax) ** 2 + (py - ay) ** 2 >= progress_distance ** 2
+
+
 @njit(cache=True, parallel=True)
 def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still_for, best, togo, best_togo,
            recoveries, mode, path_start, path_len, path_idx, points, path_best, unplanned_for, dt,
@@ -138,7 +146,14 @@ def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still
         if not alive[a] or paused[a]:
             continue
         if nav_state[a] == 1:
-            # waiting for its plan (or its group's field): reported each stuck_after it waits
+            # waiting for its plan (or its group's field): reported each stuck_after it waits,
+            # unless its quick route (mode 6) brings it nearer its target meanwhile
+            if mode[a] == 6 and _nearer(position[a, 0], position[a, 1], anchor_x[a], anchor_y[a], target[a, 0],
+                                        target[a, 1], progress_distance):
+                anchor_x[a] = position[a, 0]
+                anchor_y[a] = position[a, 1]
+                unplanned_for[a] = 0.0
+                continue
             unplanned_for[a] += dt
             if unplanned_for[a] >= stuck_after:
                 unplanned_for[a] = 0.0
@@ -156,8 +171,15 @@ def _watch(alive, nav_state, paused, position, target, anchor_x, anchor_y, still
             left = (path_len[a] - path_idx[a]) * _WAYPOINT_WORTH + math.sqrt(
                 (points[k, 0] - px) ** 2 + (points[k, 1] - py) ** 2)
             if math.isinf(path_best[a]):
-                path_best[a] = left                  # a new path: measured from here, not progress
-                still_for[a] += dt
+                # a new path: measured from here; progress only if it came nearer its target since
+                # its anchor (a chase re-targeted every frame gets a new path every few ticks)
+                path_best[a] = left
+                if _nearer(px, py, anchor_x[a], anchor_y[a], target[a, 0], target[a, 1], progress_distance):
+                    anchor_x[a] = px
+                    anchor_y[a] = py
+                    still_for[a] = 0.0
+                else:
+                    still_for[a] += dt
             elif left <= path_best[a] - progress_distance and _moved_on(
                     px - anchor_x[a], py - anchor_y[a], points[k, 0] - anchor_x[a], points[k, 1] - anchor_y[a],
                     progress_distance):

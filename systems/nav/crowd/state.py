@@ -85,6 +85,10 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "anchor_y": ("f8", 0.0),
     "still_for": ("f8", 0.0),             # seconds since then
     "unplanned_for": ("f8", 0.0),         # seconds it has waited for a plan (PLANNING)
+    "planning_since": ("i8", 0),          # the order-taking round it began waiting (the oldest waiter plans first)
+    "order_waits": ("?", False),          # its new order was left for a later round (``ORDERS_PER_TICK``)
+    "asked_x": ("f8", np.nan),            # the point its queued plan heads for (a PLANNING unit's)
+    "asked_y": ("f8", np.nan),
     "best_distance": ("f8", np.inf),      # closest it came to its target on this order
     "togo": ("f8", np.nan),               # cost to go on its group's field (NaN: not measured)
     "best_togo": ("f8", np.inf),          # the lowest cost to go it reached on this order
@@ -200,6 +204,10 @@ class CrowdState:
     anchor_y: np.ndarray
     still_for: np.ndarray
     unplanned_for: np.ndarray
+    planning_since: np.ndarray
+    order_waits: np.ndarray
+    asked_x: np.ndarray
+    asked_y: np.ndarray
     best_distance: np.ndarray
     togo: np.ndarray
     best_togo: np.ndarray
