@@ -225,3 +225,24 @@ def test_many_short_plans_keep_to_the_planning_budget():
     ran 45 ms ticks. A plan's fixed cost (``UNITS["job"]``) now counts against the budget."""
     _, _, _, most_plans, crowd = _chase("astar", 60)
     assert most_plans <= crowd.queue.budget // UNITS["job"] + 1
+
+
+def test_a_unit_grown_on_its_way_plans_again_for_its_new_size():
+    """A game growing a unit (an upgrade: radius 0.3 -> 1.4 cells) on its way kept the plan made
+    for its old size, through a one-cell gap it no longer fits: it stood before the gap for ~30 s
+    until its recoveries ran out ("no progress"). It now plans again for its size at once and
+    says why it cannot pass, walking to the closest point it can reach."""
+    passable = np.ones((30, 40), dtype=bool)
+    passable[:, 20] = False
+    passable[14, 20] = True                                  # a one-cell gap
+    crowd = Crowd(Grid(passable), cache_dir=None)
+    (unit,) = crowd.add_agents([(3.5, 14.5)], radius=0.3)
+    crowd.move([unit], (35.5, 14.5))
+    reasons = []
+    for tick in range(120):
+        if tick == 30:
+            crowd.agents.radius[unit] = 1.4
+        events = crowd.update(1 / 30)
+        reasons += events.reasons
+    assert len(reasons) == 1 and "too narrow" in reasons[0] and "radius 1.4" in reasons[0]
+    assert crowd.positions[unit, 0] < 19.0
