@@ -17,6 +17,7 @@ import pytest
 
 from rtsnav.components import NavigationAgent, Position, Velocity
 from rtsnav.levels import load_movingai_map
+from rtsnav.names import L_NAVIGATION_LAYERS, NavState
 from rtsnav.systems import Navigation, install
 from rtsnav.systems.nav import Crowd, Grid, find_path
 from rtsnav.systems.nav.crowd.planners import UNITS
@@ -246,3 +247,26 @@ def test_a_unit_grown_on_its_way_plans_again_for_its_new_size():
         reasons += events.reasons
     assert len(reasons) == 1 and "too narrow" in reasons[0] and "radius 1.4" in reasons[0]
     assert crowd.positions[unit, 0] < 19.0
+
+
+def test_a_unit_barred_from_a_layer_on_its_way_plans_again_around_it():
+    """Godot's ``navigation_layers`` setter re-paths the agent; rtsnav's unit kept its plan and
+    walked on through the gap its new layers bar it from."""
+    passable = np.ones((30, 40), dtype=bool)
+    passable[:, 20] = False
+    passable[14, 20] = passable[2, 20] = True                 # two gaps: the near one on layer 2 only
+    grid = Grid(passable)
+    grid.set_layers(np.array([[20, 14]]), 2)
+    crowd = Crowd(grid, cache_dir=None)
+    (unit,) = crowd.add_agents([(3.5, 14.5)])
+    crowd.agents.agent_layers[unit, L_NAVIGATION_LAYERS] = 3
+    crowd.move([unit], (35.5, 14.5))
+    crossings = []
+    for tick in range(400):
+        if tick == 30:
+            crowd.agents.agent_layers[unit, L_NAVIGATION_LAYERS] = 1
+        crowd.update(1 / 30)
+        if 19.5 < crowd.positions[unit, 0] < 20.5:
+            crossings.append(crowd.positions[unit, 1])
+    assert crossings and max(crossings) < 4.0                 # through the layer-1 gap at y = 2
+    assert crowd.states[unit] == NavState.FINISHED

@@ -146,16 +146,19 @@ class Orders:
         self.order(dirty)
 
     def _resized(self, n: int) -> np.ndarray:
-        """Units on their way whose radius changed since their order was planned, either side wider
-        than half a cell (a unit grown on an upgrade): they take their order afresh, on their
-        new size's grid (one grown to 1.4 cells stood before a one-cell gap its plan took,
-        ~30 s, until its recoveries ran out with "no progress")."""
+        """Units on their way whose size or navigation layers changed since their order was planned
+        (either radius wider than half a cell: a unit grown on an upgrade; a unit barred from a
+        road, as Godot's ``navigation_layers`` setter re-paths): they take their order afresh on
+        their new grid. One grown to 1.4 cells stood before a one-cell gap its plan took, ~30 s,
+        until its recoveries ran out ("no progress"); one barred from a layer walked on through it."""
         s, limit = self._agents, WIDE * self._grid.cell_size
-        planned = s.planned_radius[:n]
-        resized = np.flatnonzero((s.radius[:n] != planned) & (planned == planned))     # (NaN: never ordered)
+        planned, layers = s.planned_radius[:n], s.agent_layers[:n, L_NAVIGATION_LAYERS]
+        resized = np.flatnonzero((planned == planned) & (  # (NaN: never ordered)
+            (s.radius[:n] != planned) | (layers != s.planned_layers[:n])))
         if len(resized):
             radius, planned, state = s.radius[resized], planned[resized], s.nav_state[resized, 0]
-            resized = resized[s.alive[resized] & s.has_target[resized] & ((radius > limit) | (planned > limit))
+            relayered = s.agent_layers[resized, L_NAVIGATION_LAYERS] != s.planned_layers[resized]
+            resized = resized[s.alive[resized] & s.has_target[resized] & ((radius > limit) | (planned > limit) | relayered)
                               & ((state == NavState.FOLLOWING) | (state == NavState.PLANNING))]
         if len(resized):
             s.target_dirty[resized] = True
@@ -297,6 +300,7 @@ class Orders:
             asked[k] = end[:2]
         s.asked_x[ids], s.asked_y[ids] = asked[:, 0], asked[:, 1]
         s.planned_radius[ids] = s.radius[ids]
+        s.planned_layers[ids] = s.agent_layers[ids, L_NAVIGATION_LAYERS]
         goals = goals.tolist()
         # a plan queued for an older order must not land: replaced in its place in line (a unit
         # re-ordered while it waits keeps its turn), or cancelled

@@ -90,6 +90,7 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "asked_x": ("f8", np.nan),            # the point its queued plan heads for (a PLANNING unit's)
     "asked_y": ("f8", np.nan),
     "planned_radius": ("f8", np.nan),     # the radius its order was planned for (a wide unit's class)
+    "planned_layers": ("i8", -1),         # the navigation layers it was planned for (-1: never ordered)
     "best_distance": ("f8", np.inf),      # closest it came to its target on this order
     "togo": ("f8", np.nan),               # cost to go on its group's field (NaN: not measured)
     "best_togo": ("f8", np.inf),          # the lowest cost to go it reached on this order
@@ -210,6 +211,7 @@ class CrowdState:
     asked_x: np.ndarray
     asked_y: np.ndarray
     planned_radius: np.ndarray
+    planned_layers: np.ndarray
     best_distance: np.ndarray
     togo: np.ndarray
     best_togo: np.ndarray
