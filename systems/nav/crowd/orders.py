@@ -24,6 +24,7 @@ from .placement import free_walled_in
 from .planners import PlanQueue, Route
 from .planning import Planning
 from .quick_steps import quick_routes
+from .retargets import Retargets
 from .state import CrowdState, Mode, NavState
 
 __all__ = ["Orders", "ORDERS_PER_TICK"]
@@ -32,12 +33,6 @@ __all__ = ["Orders", "ORDERS_PER_TICK"]
 BUSY = 0.5
 #: Single units' orders whose plans are queued in one tick (the rest wait a tick or more).
 ORDERS_PER_TICK = 150
-#: A walking unit whose new target lies this near its path's end (cells, or this share of its
-#: distance to the target) walks on while it plans (``Orders._keep_their_plans``).
-NEAR_END_CELLS = 2.0
-#: Rounds between looks for units whose radius changed on their way (~0.1 ms at 100,000 agents).
-RESIZE_CHECK_EVERY = 4
-NEAR_END_SHARE = 0.25
 
 
 class Orders:
@@ -47,8 +42,7 @@ class Orders:
                  planning: Planning, groups: GroupSteering, level: LevelCache) -> None:
         self._agents, self._grid, self._config, self._queue = agents, grid, config, queue
         self._outcomes, self._planning, self._groups, self._level = outcomes, planning, groups, level
-        self._round = 0                                  # order-taking rounds (one a tick)
-        self._version = grid.version                     # the map as of the last round
+        self._retargets = Retargets(agents, grid, queue, planning, level)
 
     def park_far_agents(self) -> tuple[np.ndarray, np.ndarray]:
         """Agents standing more than one map size off the map (a finite but absurd position: a
@@ -101,21 +95,18 @@ class Orders:
     def take(self) -> None:
         """Start the orders given since the last tick (at most ``ORDERS_PER_TICK`` single units'
         plans queued a tick; the rest stand PLANNING for the next ticks)."""
-        s = self._agents
+        s, again = self._agents, self._retargets
         n = s.size
-        self._round += 1
-        if s.replans:
-            self._plan_again()
-        resized = self._resized(n) if self._round % RESIZE_CHECK_EVERY == 0 else np.zeros(0, dtype=np.int64)
+        resized = again.next_round()
         dirty = np.flatnonzero(s.target_dirty[:n] & s.alive[:n])
         if len(dirty) == 0:
             return
-        dirty = self._oldest_first(dirty)
+        dirty = again.oldest_first(dirty)
         # queueing a single unit's plan costs ~12 µs of Python: beyond ORDERS_PER_TICK of them
         # the rest wait for the next ticks (standing, PLANNING) — 500 at once cost an 8 ms tick
         # (units re-targeted near where they head keep their plans: no new one queued, not counted;
         # a walker's next plan is queued when its last one landed, at most one each)
-        near = self._keep_their_plans(dirty) & ~np.isin(dirty, resized)
+        near = again.keep_their_plans(dirty) & ~np.isin(dirty, resized)
         waits = np.zeros(len(dirty), dtype=bool)
         waits[np.flatnonzero(~np.isin(s.agent_method[dirty, 0], FLOW_CODES) & ~near)[ORDERS_PER_TICK:]] = True
         s.order_waits[dirty] = waits
@@ -126,7 +117,7 @@ class Orders:
         s.velocity[later] = 0.0
         s.path_len[later] = 0
         s.mode[later] = Mode.NONE
-        self._plan_while_walking(dirty[near])
+        again.plan_while_walking(dirty[near])
         dirty = dirty[~waits & ~near]
         s.target_dirty[dirty] = False
         s.best_distance[dirty] = np.inf
@@ -145,110 +136,6 @@ class Orders:
             s.replans.discard(i)
         self.order(dirty)
 
-    def _resized(self, n: int) -> np.ndarray:
-        """Units on their way whose size or navigation layers changed since their order was planned
-        (either radius wider than half a cell: a unit grown on an upgrade; a unit barred from a
-        road, as Godot's ``navigation_layers`` setter re-paths): they take their order afresh on
-        their new grid. One grown to 1.4 cells stood before a one-cell gap its plan took, ~30 s,
-        until its recoveries ran out ("no progress"); one barred from a layer walked on through it."""
-        s, limit = self._agents, WIDE * self._grid.cell_size
-        planned, layers = s.planned_radius[:n], s.agent_layers[:n, L_NAVIGATION_LAYERS]
-        resized = np.flatnonzero((planned == planned) & (  # (NaN: never ordered)
-            (s.radius[:n] != planned) | (layers != s.planned_layers[:n])))
-        if len(resized):
-            radius, planned, state = s.radius[resized], planned[resized], s.nav_state[resized, 0]
-            relayered = s.agent_layers[resized, L_NAVIGATION_LAYERS] != s.planned_layers[resized]
-            resized = resized[s.alive[resized] & s.has_target[resized] & ((radius > limit) | (planned > limit) | relayered)
-                              & ((state == NavState.FOLLOWING) | (state == NavState.PLANNING))]
-        if len(resized):
-            s.target_dirty[resized] = True
-            for radius_now in np.unique(s.radius[resized]).tolist():
-                self._level.ready_for_radius(radius_now)
-        return resized
-
-    def _oldest_first(self, ids: np.ndarray) -> np.ndarray:
-        """``ids`` with those waiting longest for a plan first (then by id), each stamped with the
-        round it began waiting. Taken in id order, a game re-targeting 300 chasers every frame
-        had the same 150 (``ORDERS_PER_TICK``, then the budget) planned every tick and the other
-        150 stand for good; a new order keeps the wait its unit already had."""
-        s = self._agents
-        waiting = (s.nav_state[ids, 0] == NavState.PLANNING) | s.order_waits[ids]
-        since = np.where(waiting, s.planning_since[ids], self._round)
-        s.planning_since[ids] = since
-        return ids[np.argsort(since, kind="stable")]
-
-    def _keep_their_plans(self, ids: np.ndarray) -> np.ndarray:
-        """Which of ``ids`` keep the plan they have or wait for: their new target is near the point it
-        heads for — the end of the path they walk, or the point their queued plan was asked for —
-        within ``NEAR_END_CELLS`` cells or ``NEAR_END_SHARE`` of their distance to it, on an open
-        cell of the map. A chase re-targeted every frame, an order repeated a little off. None
-        after a map edit (the crowd's own re-plans take the order afresh)."""
-        s, grid = self._agents, self._grid
-        edited, self._version = grid.version != self._version, grid.version
-        keep = s.has_target[ids] & ~group_planned(s.agent_method[ids, 0])
-        if edited or not keep.any():                     # after a map edit everyone plans afresh
-            return np.zeros(len(ids), dtype=bool)
-        state = s.nav_state[ids, 0]
-        walking = (state == NavState.FOLLOWING) & (s.mode[ids] == Mode.PATH) & (s.path_len[ids] > 0)
-        waiting = (state == NavState.PLANNING) & np.isfinite(s.asked_x[ids])
-        keep &= walking | waiting
-        if s.unreachable:
-            keep &= ~np.isin(ids, np.fromiter(s.unreachable, dtype=np.int64))
-        k = np.flatnonzero(keep)
-        if len(k) == 0:
-            return keep
-        units = ids[k]
-        target = s.target[units, :2]
-        cells = grid.world_to_cells(np.nan_to_num(target, nan=-1e9))
-        inside = (cells >= 0).all(axis=1) & (cells[:, 0] < grid.width) & (cells[:, 1] < grid.height)
-        open_cell = np.zeros(len(k), dtype=bool)
-        open_cell[inside] = grid.passable[cells[inside, 1], cells[inside, 0]]
-        ends = np.column_stack((s.asked_x[units], s.asked_y[units]))
-        on_path = walking[k]
-        ends[on_path] = s.paths.points[s.path_start[units[on_path]] + s.path_len[units[on_path]] - 1, :2]
-        gap = np.hypot(*(target - ends).T)
-        reach = np.maximum(NEAR_END_CELLS * grid.cell_size, NEAR_END_SHARE * np.hypot(*(target - s.position[units, :2]).T))
-        keep[k] = open_cell & (gap <= reach)
-        keep[k[~on_path]] &= np.array([("agent", i) in self._queue for i in units[~on_path].tolist()], dtype=bool)
-        return keep
-
-    def _plan_while_walking(self, ids: np.ndarray) -> None:
-        """``ids`` walk on along their path while a plan to their new target is made (one plan at
-        a time, as for a target set again), or wait on for the plan they were promised: a chase
-        re-targeted every frame stopped every unit each frame until its plan landed (half of them
-        stood at any moment) and restarted every plan still queued (one longer than a tick's
-        budget never landed)."""
-        s = self._agents
-        s.target_dirty[ids] = False
-        s.order_waits[ids] = False                       # its progress is measured on as before
-        for i in ids.tolist():
-            s.failure.pop(i, None)
-            s.replans.discard(i)
-            if ("agent", i) not in self._queue:
-                self._queue.submit(("agent", i), self._planning.job(i, Planner(int(s.agent_method[i, 0])),
-                                                                    self._grid.world_to_cell(*s.position[i, :2])))
-
-    def _plan_again(self) -> None:
-        """Targets set again to the same point (Godot queries a new path each time): a walking
-        unit plans again while it walks on (one plan at a time); a standing one takes the order
-        afresh."""
-        s = self._agents
-        again = np.fromiter(s.replans, dtype=np.int64)
-        s.replans.clear()
-        again = again[(again < s.size)]
-        again = again[s.alive[again] & s.has_target[again] & ~s.target_dirty[again]]
-        state = s.nav_state[again, 0]
-        walking = again[(state == NavState.FOLLOWING) & (s.mode[again] == Mode.PATH)]
-        for i in walking.tolist():
-            if ("agent", i) not in self._queue:
-                goal = s.unreachable.get(i)
-                self._queue.submit(("agent", i), self._planning.job(
-                    i, Planner(int(s.agent_method[i, 0])) if goal is None else Planner.ASTAR,
-                    self._grid.world_to_cell(*s.position[i, :2]), goal,
-                    None if goal is None else self._grid.cell_to_world(*goal)))
-        standing = again[(state == NavState.FINISHED) | (state == NavState.FAILED) | (state == NavState.IDLE)]
-        s.target_dirty[standing] = True
-
     def order(self, ids: np.ndarray) -> None:
         """Start planning for ``ids`` from where they stand (new orders and re-plans): checked
         and reset as arrays; Python runs per agent only to queue its planner's job."""
@@ -256,7 +143,7 @@ class Orders:
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) == 0:
             return
-        ids = self._oldest_first(ids)                    # their plans are queued in this order
+        ids = self._retargets.oldest_first(ids)          # their plans are queued in this order
         every = ids
         for i in ids.tolist():
             s.links.pop(i, None)
@@ -300,6 +187,7 @@ class Orders:
             asked[k] = end[:2]
         s.asked_x[ids], s.asked_y[ids] = asked[:, 0], asked[:, 1]
         s.planned_radius[ids] = s.radius[ids]
+        s.ordered_x[ids], s.ordered_y[ids] = s.target[ids, 0], s.target[ids, 1]
         s.planned_layers[ids] = s.agent_layers[ids, L_NAVIGATION_LAYERS]
         goals = goals.tolist()
         # a plan queued for an older order must not land: replaced in its place in line (a unit

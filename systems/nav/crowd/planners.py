@@ -39,12 +39,12 @@ if TYPE_CHECKING:
 __all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS", "UNIT_RATES"]
 
 #: Calibrated cost of one step, in work units (one unit ≈ one A* expansion on a uniform grid,
-#: ~0.12 µs here). ``job`` is what any plan costs besides its steps, charged when it finishes:
-#: setting up, smoothing and handing over a short A* took ~150 µs (2,000 short plans on arena
-#: measured 150-270 µs each for ~30 expansions; most of it smoothing and landing), so a budget of
-#: 20,000 units spent on 300 chasers' re-plans ran 45 ms ticks. Grids with terrain costs or heights cost more per expansion (measured: 0.37 µs
+#: ~0.12 µs here). ``job`` is what any plan costs besides its steps (``job_start`` of it at its
+#: first step, the rest when it finishes): setting up, smoothing and handing over a short A* took
+#: ~150 µs (2,000 short plans on arena measured 150-270 µs each for ~30 expansions), so a budget
+#: of 20,000 units spent on 300 chasers' re-plans ran 45 ms ticks. Grids with terrain costs or heights cost more per expansion (measured: 0.37 µs
 #: on the highlands level). ``smoothing_per_cell`` is the hierarchy's joining of its legs (O(n)).
-UNITS: dict[str, int] = {"job": 1_000, "navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
+UNITS: dict[str, int] = {"job": 1_000, "job_start": 600, "navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
                          "smoothing_per_cell": 4, "expansion_costed": 3, "dstar_first": 20_000, "dstar_repair": 1_000,
                          "tiles_update": 20_000, "tiles_build_step": 300,
                          "sector_field": 500}
@@ -104,6 +104,8 @@ class Job:
     value: object = None
     #: units the next step will take at least (jobs that know it in advance say so)
     step_units: int = 1
+    #: whether it took its first step (its set-up was charged)
+    started: bool = False
 
     def advance(self, units: int) -> int:  # pragma: no cover - interface
         raise NotImplementedError
@@ -408,8 +410,11 @@ class PlanQueue:
                     used = _failed(job, e)
                 if used == 0:
                     continue                        # waiting for scratch memory
-                if job.done:                        # its fixed cost, within what is left of the tick
-                    used += min(UNITS["job"], max(0, budget - used))
+                # its fixed cost, within what is left of the tick: the set-up at its first step (a
+                # job replaced before it finishes did that much), the hand-over when it finishes
+                fixed = (0 if job.started else UNITS["job_start"]) + (UNITS["job"] - UNITS["job_start"] if job.done else 0)
+                job.started = True
+                used += min(fixed, max(0, budget - used))
                 first = False
                 budget -= used
                 progress = True

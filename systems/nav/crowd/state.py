@@ -89,6 +89,8 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "order_waits": ("?", False),          # its new order was left for a later round (``ORDERS_PER_TICK``)
     "asked_x": ("f8", np.nan),            # the point its queued plan heads for (a PLANNING unit's)
     "asked_y": ("f8", np.nan),
+    "ordered_x": ("f8", np.nan),          # the target of its last order taken (an unreachable one's too)
+    "ordered_y": ("f8", np.nan),
     "planned_radius": ("f8", np.nan),     # the radius its order was planned for (a wide unit's class)
     "planned_layers": ("i8", -1),         # the navigation layers it was planned for (-1: never ordered)
     "best_distance": ("f8", np.inf),      # closest it came to its target on this order
@@ -210,6 +212,8 @@ class CrowdState:
     order_waits: np.ndarray
     asked_x: np.ndarray
     asked_y: np.ndarray
+    ordered_x: np.ndarray
+    ordered_y: np.ndarray
     planned_radius: np.ndarray
     planned_layers: np.ndarray
     best_distance: np.ndarray
