@@ -19,7 +19,7 @@ from rtsnav.components import NavigationAgent, Position, Velocity
 from rtsnav.levels import load_movingai_map
 from rtsnav.names import L_NAVIGATION_LAYERS, NavState
 from rtsnav.systems import Navigation, install
-from rtsnav.systems.nav import Crowd, Grid, find_path
+from rtsnav.systems.nav import Crowd, Grid, NavError, find_path
 from rtsnav.systems.nav.crowd.planners import UNITS
 from rtsnav.systems.nav.search.jps_plus import JumpTable
 
@@ -293,3 +293,22 @@ def test_units_chasing_a_target_over_water_walk_the_shore_quietly():
     assert not (crowd.states[units] == NavState.FAILED).any()
     assert told < 30 * 300 and stuck == 0, (told, stuck)
     assert np.median(np.hypot(*(crowd.positions[units, :2] - 32.0).T)) < 17.0      # at the shore (12-17)
+
+
+@pytest.mark.parametrize("call", ["targets", "speeds", "velocities", "obstacles"])
+def test_values_given_one_per_agent_name_each_agent_once(call):
+    """``move([0, 0], [[5, 5], [9, 9]])`` (a formation with two slots for one unit), per-id speeds,
+    velocity inputs or obstacle places with an id twice: NumPy kept the last value, silently."""
+    crowd = Crowd(Grid(np.ones((20, 20), dtype=bool)), cache_dir=None)
+    units = crowd.add_agents([(2.5, 2.5), (3.5, 2.5)])
+    obstacles = crowd.inputs.add_obstacles([(9.5, 9.5), (12.5, 9.5)], radius=0.5)
+    before = crowd.agents.target.copy(), crowd.agents.max_speed.copy(), crowd.positions.copy()
+    act = {"targets": lambda: crowd.move([units[0], units[0]], np.array([[5.5, 5.5], [9.5, 9.5]])),
+           "speeds": lambda: crowd.set_speed([units[1], units[1]], [2.0, 5.0]),
+           "velocities": lambda: crowd.inputs.set_velocity([units[0], units[0]], np.array([[1.0, 0.0], [0.0, 1.0]])),
+           "obstacles": lambda: crowd.inputs.move_obstacles([obstacles[0], obstacles[0]], [(5.5, 5.5), (6.5, 6.5)])}
+    with pytest.raises(NavError, match="named 2 times"):
+        act[call]()
+    assert np.array_equal(crowd.agents.target, before[0], equal_nan=True)
+    assert np.array_equal(crowd.agents.max_speed, before[1]) and np.array_equal(crowd.positions, before[2])
+    crowd.move([units[0], units[0], units[1]], (15.5, 15.5))            # one value for all: fine

@@ -15,7 +15,7 @@ from ..kernels.threads import FORKED_MESSAGE, forked_after_openmp
 from .config import CrowdConfig
 from .state import CrowdState
 
-__all__ = ["agent_ids", "one_agent", "check_group", "check_settings", "check_targets", "check_tick", "layer_masks"]
+__all__ = ["agent_ids", "one_agent", "check_group", "check_settings", "check_targets", "check_tick", "layer_masks", "each_once"]
 
 
 def agent_ids(agents: CrowdState, ids) -> np.ndarray:
@@ -63,8 +63,12 @@ def check_settings(positions, cell_size: float, config: CrowdConfig, **settings:
     return pos
 
 
-def check_speeds(max_speed, count: int, cell_size: float, config: CrowdConfig) -> np.ndarray:
-    """``max_speed`` (one number, or one per agent) as ``count`` speeds in range, else ``NavError``."""
+def check_speeds(max_speed, ids: np.ndarray, cell_size: float, config: CrowdConfig) -> np.ndarray:
+    """``max_speed`` (one number, or one per agent, each named once) as ``len(ids)`` speeds in
+    range, else ``NavError``."""
+    count = len(ids)
+    if np.ndim(max_speed) and np.size(max_speed) > 1:
+        each_once(ids, "speeds")
     try:
         speeds = np.broadcast_to(checks.float_array(max_speed), (count,)) if np.ndim(max_speed) else None
     except (TypeError, ValueError):
@@ -93,11 +97,22 @@ def check_tick(dt, movement: str, waypoints: bool = False, velocities: bool = Fa
 
 
 
-def check_targets(target, count: int) -> np.ndarray:
-    """``(count, 3)`` world targets from one point or one per agent (``(count, 2|3)``: a
-    formation); a missing z is 0."""
+def each_once(ids: np.ndarray, what: str) -> None:
+    """``NavError`` when ``ids`` name an agent twice for values given one per agent (which one
+    would it get? NumPy keeps the last, silently: a formation's two slots for one unit)."""
+    if len(ids) > 1 and len(np.unique(ids)) != len(ids):
+        values, counts = np.unique(ids, return_counts=True)
+        raise NavError(f"{what} are given one per agent, but agent {int(values[counts > 1][0])} is named "
+                       f"{int(counts.max())} times in ids; name each agent once")
+
+
+def check_targets(target, ids: np.ndarray) -> np.ndarray:
+    """``(len(ids), 3)`` world targets from one point or one per agent (``(len(ids), 2|3)``: a
+    formation, each agent named once); a missing z is 0."""
+    count = len(ids)
     out = np.zeros((count, 3))
     if np.ndim(target) == 2:
+        each_once(ids, "per-agent targets")
         try:
             per = checks.float_array(target)
         except (TypeError, ValueError, OverflowError):

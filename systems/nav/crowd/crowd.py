@@ -146,7 +146,7 @@ class Crowd:
         if name not in PLANNERS:
             raise NavError(unknown_name("planner", planner, PLANNERS))
         s = self.agents
-        s.target[ids] = check_targets(target, len(ids))
+        s.target[ids] = check_targets(target, ids)
         s.agent_method[ids, 0] = PLANNERS.index(name)
         if group is not None:
             check_group(group)
@@ -168,7 +168,7 @@ class Crowd:
     def set_speed(self, ids, max_speed) -> None:
         """Change the agents' top speed (world units / s, > 0; one value or one per id); orders go on."""
         ids = agent_ids(self.agents, ids)
-        self.agents.max_speed[ids] = check_speeds(max_speed, len(ids), self.grid.cell_size, self.config)
+        self.agents.max_speed[ids] = check_speeds(max_speed, ids, self.grid.cell_size, self.config)
 
     def status(self, ids) -> AgentStatus:
         """What the agents ``ids`` were ordered and with which settings (``AgentStatus``: target,

@@ -10,7 +10,7 @@ import numpy as np
 from rtsnav import checks
 
 from ..errors import NavError
-from .agent_checks import agent_ids
+from .agent_checks import agent_ids, each_once
 from .state import CrowdState
 
 __all__ = ["SteeringInputs", "OBSTACLE_PRIORITY"]
@@ -42,6 +42,8 @@ class SteeringInputs:
                            f"got {velocity!r:.100}") from None
         if v.ndim == 1:
             v = np.broadcast_to(v, (len(ids), v.shape[0]))
+        elif v.ndim == 2 and len(v) > 1:
+            each_once(ids, "velocities")
         if v.ndim != 2 or v.shape[0] != len(ids) or v.shape[1] not in (2, 3) or not np.isfinite(v).all():
             raise NavError(f"velocity must be one finite (x, y[, z]) or one per agent ({len(ids)}), "
                            f"got an array of shape {v.shape}")
@@ -85,6 +87,7 @@ class SteeringInputs:
         if len(pos) != len(ids) or len(vel) != len(ids):
             raise NavError(f"move_obstacles: {len(ids)} obstacles need as many positions and velocities, got "
                            f"{len(pos)} positions and {len(vel)} velocities")
+        each_once(ids, "obstacle positions")
         if len(ids) == 0:
             return
         s.position[ids, : pos.shape[1]] = pos
