@@ -312,3 +312,24 @@ def test_values_given_one_per_agent_name_each_agent_once(call):
     assert np.array_equal(crowd.agents.target, before[0], equal_nan=True)
     assert np.array_equal(crowd.agents.max_speed, before[1]) and np.array_equal(crowd.positions, before[2])
     crowd.move([units[0], units[0], units[1]], (15.5, 15.5))            # one value for all: fine
+
+
+def test_units_given_the_target_they_stand_at_arrive_again_at_once():
+    """A game setting every unit's target each frame (Godot's pattern) re-planned the ones already
+    standing there: at any moment most of them were "not finished", and they planned all the
+    time. Ordered to where it stands, a unit has arrived again that tick (Godot re-emits
+    ``target_reached`` and ``navigation_finished``), with no plan."""
+    crowd = Crowd(Grid(np.ones((40, 40), dtype=bool)), cache_dir=None)
+    rng = np.random.default_rng(4)
+    units = crowd.add_agents(rng.uniform(2, 38, (100, 2)))
+    targets = rng.uniform(2, 38, (100, 2))
+    crowd.move(units, targets)
+    for _ in range(600):
+        crowd.update(1 / 30)
+    assert (crowd.states[units] == NavState.FINISHED).all()
+    here = crowd.positions[units, :2].copy()
+    for _ in range(30):
+        crowd.move(units, here)
+        events = crowd.update(1 / 30)
+        assert (crowd.states[units] == NavState.FINISHED).all()
+        assert np.array_equal(np.sort(events.reached), np.sort(units)) and len(crowd.queue) == 0

@@ -42,7 +42,7 @@ class Orders:
                  planning: Planning, groups: GroupSteering, level: LevelCache) -> None:
         self._agents, self._grid, self._config, self._queue = agents, grid, config, queue
         self._outcomes, self._planning, self._groups, self._level = outcomes, planning, groups, level
-        self._retargets = Retargets(agents, grid, queue, planning, level)
+        self._retargets = Retargets(agents, grid, queue, planning, level, outcomes)
 
     def park_far_agents(self) -> tuple[np.ndarray, np.ndarray]:
         """Agents standing more than one map size off the map (a finite but absurd position: a
@@ -102,6 +102,10 @@ class Orders:
         if len(dirty) == 0:
             return
         dirty = again.oldest_first(dirty)
+        there = again.already_there(dirty)
+        if there.any():
+            self._arrive_again(dirty[there])
+            dirty = dirty[~there]
         # queueing a single unit's plan costs ~12 µs of Python: beyond ORDERS_PER_TICK of them
         # the rest wait for the next ticks (standing, PLANNING) — 500 at once cost an 8 ms tick
         # (units re-targeted near where they head keep their plans: no new one queued, not counted;
@@ -135,6 +139,20 @@ class Orders:
             s.unreachable.pop(i, None)
             s.replans.discard(i)
         self.order(dirty)
+
+    def _arrive_again(self, ids: np.ndarray) -> None:
+        """``ids`` were ordered to where they stand: arrived, no plan (``Retargets.already_there``)."""
+        s = self._agents
+        s.target_dirty[ids] = False
+        s.order_waits[ids] = False
+        s.velocity[ids] = 0.0
+        s.path_len[ids] = 0
+        for i in ids.tolist():
+            self._queue.cancel(("agent", i))
+            s.failure.pop(i, None)
+            s.unreachable.pop(i, None)
+            s.replans.discard(i)
+        self._outcomes.arrive(ids)
 
     def order(self, ids: np.ndarray) -> None:
         """Start planning for ``ids`` from where they stand (new orders and re-plans): checked
@@ -335,7 +353,8 @@ class Orders:
             # it walked a quick route meanwhile: it joins the plan at the plan's point nearest it
             k = int(np.argmin(np.hypot(*(points[:, :2] - s.position[i, :2]).T)))
             points = np.concatenate([s.position[i:i + 1], points[max(k, 1):]])
-        s.set_path(i, points, 1 if len(points) > 1 else 0)
+        # (a plan from the waypoint ahead of a walker starts there: it walks to it first)
+        s.set_path(i, points, 1 if len(points) > 1 and not job.from_ahead else 0)
         if route.links:
             s.links[i] = dict(route.links)
         s.nav_state[i, 0] = NavState.FOLLOWING

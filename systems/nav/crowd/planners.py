@@ -106,6 +106,8 @@ class Job:
     step_units: int = 1
     #: whether it took its first step (its set-up was charged)
     started: bool = False
+    #: planned from the waypoint ahead of a walking unit (``Retargets``): its route starts there
+    from_ahead: bool = False
 
     def advance(self, units: int) -> int:  # pragma: no cover - interface
         raise NotImplementedError

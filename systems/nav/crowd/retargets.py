@@ -11,6 +11,8 @@ from rtsnav.names import L_NAVIGATION_LAYERS, Planner
 
 from ..flow.clearance import WIDE
 from ..grid import Grid
+from ..grid_sight import world_segments_clear
+from .events import Outcomes
 from .groups import group_planned
 from .level_cache import LevelCache
 from .planners import PlanQueue
@@ -33,8 +35,10 @@ class Retargets:
     and the map version it last saw; reads and writes the agent table's order columns
     (``planning_since``, ``order_waits``, ``asked_*``, ``ordered_*``, ``planned_*``)."""
 
-    def __init__(self, agents: CrowdState, grid: Grid, queue: PlanQueue, planning: Planning, level: LevelCache) -> None:
+    def __init__(self, agents: CrowdState, grid: Grid, queue: PlanQueue, planning: Planning, level: LevelCache,
+                 outcomes: Outcomes) -> None:
         self._agents, self._grid, self._queue, self._planning, self._level = agents, grid, queue, planning, level
+        self._outcomes = outcomes
         self.round = 0                                   # order-taking rounds (one a tick)
         self._version = grid.version                     # the map as of the last round
 
@@ -68,6 +72,18 @@ class Retargets:
             for radius_now in np.unique(s.radius[resized]).tolist():
                 self._level.ready_for_radius(radius_now)
         return resized
+
+    def already_there(self, ids: np.ndarray) -> np.ndarray:
+        """Which of ``ids`` (ordered this round, single planners) stand within their
+        ``target_desired_distance`` of the new target: they arrive again at once, with no plan, as
+        Godot re-emits ``target_reached`` and ``navigation_finished`` in that frame. Planned, 280 of
+        300 units standing at targets set every frame were "not finished" at any moment, each
+        re-planned all the time (and a chaser beside its prey stopped for a plan every frame)."""
+        s = self._agents
+        there = s.has_target[ids] & ~group_planned(s.agent_method[ids, 0])
+        # in 3D (a unit on a bridge ordered to the road beneath it is not there)
+        there &= np.linalg.norm(s.target[ids] - s.position[ids], axis=1) <= s.target_desired_distance[ids]
+        return there
 
     def oldest_first(self, ids: np.ndarray) -> np.ndarray:
         """``ids`` with those waiting longest for a plan first (then by id), each stamped with the
@@ -127,15 +143,44 @@ class Retargets:
         s = self._agents
         s.target_dirty[ids] = False
         s.order_waits[ids] = False                       # its progress is measured on as before
+        moved = self._move_path_ends(ids)
         for i in ids.tolist():
             s.failure.pop(i, None)
             s.replans.discard(i)
-            self._plan_from_here(i)
+        for i in ids[~moved].tolist():
+            self._plan_from_here(i, ahead=s.nav_state[i, 0] == NavState.FOLLOWING)
+
+    def _move_path_ends(self, ids: np.ndarray) -> np.ndarray:
+        """Which of ``ids`` (walking or waiting) walk a path whose last leg reaches the new target in
+        a straight clear line: the path's end moves there and nothing is planned (Detour's
+        ``moveTargetPosition``). Re-planned from where they stood, some chasers flipped between
+        two ways round a pillar with every plan. Units of the plain grid only (narrow, default
+        layers, one surface, no off-mesh link on the path)."""
+        s, grid = self._agents, self._grid
+        ok = ((s.nav_state[ids, 0] == NavState.FOLLOWING) & (s.mode[ids] == Mode.PATH) & (s.path_len[ids] > 0)
+              & (s.radius[ids] <= WIDE * grid.cell_size) & (self._level.surface is None))
+        for k in np.flatnonzero(ok).tolist():
+            i = int(ids[k])
+            ok[k] = i not in s.links and i not in s.unreachable and grid.masked(
+                int(s.agent_layers[i, L_NAVIGATION_LAYERS])) is grid
+        walkers = ids[ok]
+        if len(walkers) == 0:
+            return ok
+        end = s.path_start[walkers] + s.path_len[walkers] - 1
+        on_last_leg = s.path_idx[walkers] >= s.path_len[walkers] - 1
+        before = np.where(on_last_leg[:, None], s.position[walkers, :2], s.paths.points[np.maximum(end - 1, 0), :2])
+        clear = world_segments_clear(grid.passable, grid.cell_size, grid.origin[0], grid.origin[1],
+                                     np.ascontiguousarray(before), np.ascontiguousarray(s.target[walkers, :2]))
+        s.paths.points[end[clear], :2] = s.target[walkers[clear], :2]
+        for i in walkers[clear].tolist():
+            self._outcomes.path_changed(i)
+        ok[np.flatnonzero(ok)[~clear]] = False
+        return ok
 
     def _plan_again(self) -> None:
         """Targets set again to the same point (Godot queries a new path each time): a walking
         unit plans again while it walks on (one plan at a time); a standing one takes the order
-        afresh."""
+        afresh (``already_there`` if it stands at it)."""
         s = self._agents
         again = np.fromiter(s.replans, dtype=np.int64)
         s.replans.clear()
@@ -148,13 +193,22 @@ class Retargets:
         standing = again[(state == NavState.FINISHED) | (state == NavState.FAILED) | (state == NavState.IDLE)]
         s.target_dirty[standing] = True
 
-    def _plan_from_here(self, i: int) -> None:
+    def _plan_from_here(self, i: int, ahead: bool = False) -> None:
         """Queue a plan for ``i`` from where it stands unless one is queued (one at a time); for
-        the point nearest an unreachable target, by A*."""
+        the point nearest an unreachable target, by A*. ``ahead``: from the waypoint it walks to,
+        which it reaches first (``job.from_ahead``: a walker keeps its way round the next corner
+        instead of flipping between two ways with every plan)."""
         if ("agent", i) in self._queue:
             return
         s, grid = self._agents, self._grid
         goal = s.unreachable.get(i)
-        self._queue.submit(("agent", i), self._planning.job(
-            i, Planner(int(s.agent_method[i, 0])) if goal is None else Planner.ASTAR,
-            grid.world_to_cell(*s.position[i, :2]), goal, None if goal is None else grid.cell_to_world(*goal)))
+        here = s.position[i, :2]
+        if ahead and s.path_len[i] > 0 and s.path_idx[i] < s.path_len[i]:
+            waypoint = s.paths.points[s.path_start[i] + s.path_idx[i], :2]
+            cell = grid.world_to_cell(*waypoint)
+            ahead = bool(grid.in_bounds(*cell) and grid.passable[cell[1], cell[0]])
+            here = waypoint if ahead else here
+        job = self._planning.job(i, Planner(int(s.agent_method[i, 0])) if goal is None else Planner.ASTAR,
+                                 grid.world_to_cell(*here), goal, None if goal is None else grid.cell_to_world(*goal))
+        job.from_ahead = bool(ahead)
+        self._queue.submit(("agent", i), job)
