@@ -148,6 +148,29 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
      "    def pause(self, ids, paused: bool = True) -> None:",
      '    def halt(self, ids) -> None:\n        """Stop (a new public call with no fuzz case)."""\n        self.stop(ids)\n\n'
      "    def pause(self, ids, paused: bool = True) -> None:", "a new public crowd call without a fuzz case"),
+    # ninth campaign: what games do with what they share (tests/test_hardening_games.py)
+    ("test_hardening_games.py::test_threads_baking_one_cache_file_neither_tear_it_nor_call_the_folder_unwritable",
+     "systems/nav/bake_cache.py", "{os.getpid()}.{threading.get_ident()}{suffix}", "{os.getpid()}{suffix}",
+     "threads of one process bake into one temporary file"),
+    ("test_hardening_games.py::test_a_crowd_copied_with_a_rebuild_in_flight_and_its_original_both_get_the_rebuild",
+     "systems/nav/crowd/rebuild.py", "state.update(in_flight={}, _holding=None, ", "state.update(",
+     "a copied crowd holds its original's rebuild tickets"),
+    ("test_hardening_games.py::test_a_unit_moved_to_another_entity_keeps_its_components_live", "systems/registration.py",
+     "    if component is not None and component.bound_to(store) and component.row == row:",
+     "    if component is not None:", "the old world's registry detaches a unit moved to another world"),
+    ("test_hardening_games.py::test_many_short_plans_keep_to_the_planning_budget", "systems/nav/crowd/planners.py",
+     "                used += min(fixed, max(0, budget - used))", "                used += 0",
+     "a plan's fixed cost is not charged to the budget"),
+    ("test_hardening_games.py::test_units_given_the_target_they_stand_at_arrive_again_at_once",
+     "systems/nav/crowd/retargets.py", "        return there\n", "        return there & False\n",
+     "a unit ordered to where it stands plans (not finished meanwhile)"),
+    ("test_hardening_games.py::test_values_given_one_per_agent_name_each_agent_once", "systems/nav/crowd/agent_checks.py",
+     "    if len(ids) > 1 and len(np.unique(ids)) != len(ids):", "    if False:",
+     "values given one per agent take the last of an agent named twice"),
+    ("test_hardening_games.py::test_units_chasing_a_moving_target_all_chase_it", "systems/nav/crowd/planners.py",
+     "        self._jobs[key] = job                   # an existing key keeps its place",
+     "        self._jobs.pop(key, None)\n        self._jobs[key] = job",
+     "a unit asking again for a plan goes to the back of the line"),
 ]
 
 
