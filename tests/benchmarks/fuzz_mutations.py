@@ -167,10 +167,13 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_hardening_games.py::test_values_given_one_per_agent_name_each_agent_once", "systems/nav/crowd/agent_checks.py",
      "    if len(ids) > 1 and len(np.unique(ids)) != len(ids):", "    if False:",
      "values given one per agent take the last of an agent named twice"),
-    ("test_hardening_games.py::test_units_chasing_a_moving_target_all_chase_it", "systems/nav/crowd/planners.py",
-     "        self._jobs[key] = job                   # an existing key keeps its place",
+    ("systems/test_path_requests.py::test_a_new_request_for_the_same_agent_keeps_its_place_in_line",
+     "systems/nav/crowd/planners.py", "        self._jobs[key] = job                   # an existing key keeps its place",
      "        self._jobs.pop(key, None)\n        self._jobs[key] = job",
      "a unit asking again for a plan goes to the back of the line"),
+    ("test_hardening_games.py::test_units_chasing_a_moving_target_all_chase_it", "systems/nav/crowd/orders.py",
+     "        near = again.keep_their_plans(dirty) & ~np.isin(dirty, resized)",
+     "        near = np.zeros(len(dirty), dtype=bool)", "a chaser re-targeted every frame stops and plans again"),
 ]
 
 

@@ -89,6 +89,19 @@ def test_a_new_request_for_the_same_agent_replaces_the_pending_one():
     assert job.goal == b.goal and job.search.result().cost == find_path(grid, b.start, b.goal).cost
 
 
+def test_a_new_request_for_the_same_agent_keeps_its_place_in_line():
+    """Units re-ordered every frame while they wait must not go to the back each time (behind a
+    full queue they waited for good): a replaced job is served where the old one stood."""
+    grid, longs = cape()
+    queue, pool = _queue(grid, 1, 4)                       # one expansion a tick: one job served
+    for key in (1, 2, 3):
+        queue.submit(key, _job(grid, pool, longs[key].start, longs[key].goal))
+    queue.submit(1, _job(grid, pool, longs[4].start, longs[4].goal))
+    assert queue.keys() == [1, 2, 3]
+    queue.service()
+    assert queue.keys()[-1] == 1                          # served first, then round robin
+
+
 def test_more_requests_than_workspaces_wait_in_order():
     grid, longs = cape()
     queue, pool = _queue(grid, 10**9, 1)
