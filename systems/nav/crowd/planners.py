@@ -42,12 +42,13 @@ __all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "Pla
 #: ~0.12 µs here). ``job`` is what any plan costs besides its steps (``job_start`` of it at its
 #: first step, the rest when it finishes): setting up, smoothing and handing over a short A* took
 #: ~150 µs (2,000 short plans on arena measured 150-270 µs each for ~30 expansions), so a budget
-#: of 20,000 units spent on 300 chasers' re-plans ran 45 ms ticks. Grids with terrain costs or heights cost more per expansion (measured: 0.37 µs
-#: on the highlands level). ``smoothing_per_cell`` is the hierarchy's joining of its legs (O(n)).
-UNITS: dict[str, int] = {"job": 1_000, "job_start": 600, "navmesh": 8_000, "waypoints": 20_000, "hierarchy_plan": 4_000, "hierarchy_leg": 1_000,
-                         "smoothing_per_cell": 4, "expansion_costed": 3, "dstar_first": 20_000, "dstar_repair": 1_000,
-                         "tiles_update": 20_000, "tiles_build_step": 300,
-                         "sector_field": 500}
+#: of 20,000 units spent on 300 chasers' re-plans ran 45 ms ticks. Grids with terrain costs or
+#: heights cost more per expansion (measured: 0.37 µs on the highlands level).
+#: ``smoothing_per_cell`` is the hierarchy's joining of its legs (O(n)).
+UNITS: dict[str, int] = {"job": 1_000, "job_start": 600, "navmesh": 8_000, "waypoints": 20_000,
+                         "hierarchy_plan": 4_000, "hierarchy_leg": 1_000, "smoothing_per_cell": 4,
+                         "expansion_costed": 3, "dstar_first": 20_000, "dstar_repair": 1_000,
+                         "tiles_update": 20_000, "tiles_build_step": 300, "sector_field": 500}
 #: Work units per cell of a build (fractional: a field's cell is cheaper than an expansion).
 #: A precise smoothing is charged per cell its sight tests examine (measured 1.3-9 ns a cell); a
 #: navmesh crossing-point search per unit of its ``work`` (an expansion plus the crossing points it
@@ -414,7 +415,8 @@ class PlanQueue:
                     continue                        # waiting for scratch memory
                 # its fixed cost, within what is left of the tick: the set-up at its first step (a
                 # job replaced before it finishes did that much), the hand-over when it finishes
-                fixed = (0 if job.started else UNITS["job_start"]) + (UNITS["job"] - UNITS["job_start"] if job.done else 0)
+                fixed = ((0 if job.started else UNITS["job_start"])
+                         + (UNITS["job"] - UNITS["job_start"] if job.done else 0))
                 job.started = True
                 used += min(fixed, max(0, budget - used))
                 first = False
