@@ -134,10 +134,7 @@ class Orders:
         s.still_for[dirty] = 0.0
         s.anchor_x[dirty] = s.position[dirty, 0]
         s.anchor_y[dirty] = s.position[dirty, 1]
-        for i in dirty.tolist():
-            s.failure.pop(i, None)
-            s.unreachable.pop(i, None)
-            s.replans.discard(i)
+        s.forget_order_notes(dirty)
         self.order(dirty)
 
     def _arrive_again(self, ids: np.ndarray) -> None:
@@ -149,9 +146,7 @@ class Orders:
         s.path_len[ids] = 0
         for i in ids.tolist():
             self._queue.cancel(("agent", i))
-            s.failure.pop(i, None)
-            s.unreachable.pop(i, None)
-            s.replans.discard(i)
+        s.forget_order_notes(ids)
         self._outcomes.arrive(ids)
 
     def order(self, ids: np.ndarray) -> None:

@@ -144,9 +144,7 @@ class Retargets:
         s.target_dirty[ids] = False
         s.order_waits[ids] = False                       # its progress is measured on as before
         moved = self._move_path_ends(ids)
-        for i in ids.tolist():
-            s.failure.pop(i, None)
-            s.replans.discard(i)
+        s.forget_order_notes(ids, unreachable=False)     # (it still walks to the point it had)
         for i in ids[~moved].tolist():
             self._plan_from_here(i, ahead=s.nav_state[i, 0] == NavState.FOLLOWING)
 
@@ -159,10 +157,13 @@ class Retargets:
         s, grid = self._agents, self._grid
         ok = ((s.nav_state[ids, 0] == NavState.FOLLOWING) & (s.mode[ids] == Mode.PATH) & (s.path_len[ids] > 0)
               & (s.radius[ids] <= WIDE * grid.cell_size) & (self._level.surface is None))
-        for k in np.flatnonzero(ok).tolist():
-            i = int(ids[k])
-            ok[k] = i not in s.links and i not in s.unreachable and grid.masked(
-                int(s.agent_layers[i, L_NAVIGATION_LAYERS])) is grid
+        for notes in (s.links, s.unreachable):
+            if notes:
+                ok &= ~np.isin(ids, np.fromiter(notes, dtype=np.int64))
+        masks = s.agent_layers[ids, L_NAVIGATION_LAYERS]
+        for mask in np.unique(masks[ok]).tolist():
+            if grid.masked(mask) is not grid:            # its layers' own grid: planned there
+                ok &= masks != mask
         walkers = ids[ok]
         if len(walkers) == 0:
             return ok

@@ -307,6 +307,15 @@ class CrowdState:
             self.replans.discard(i)
         self._free.extend(ids.tolist())
 
+    def forget_order_notes(self, ids: np.ndarray, unreachable: bool = True) -> None:
+        """Drop what an older order left about ``ids``: its failure reason, a pending re-plan of the
+        same target and (``unreachable``) the closest reachable cell it walked to instead."""
+        for i in np.asarray(ids, dtype=np.int64).tolist():
+            self.failure.pop(i, None)
+            self.replans.discard(i)
+            if unreachable:
+                self.unreachable.pop(i, None)
+
     def reset_rows(self, ids: np.ndarray) -> None:
         """Every column of ``ids`` back to its default (a fresh or a freed row)."""
         for name, (_, _, default) in COLUMNS.items():
