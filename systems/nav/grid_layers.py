@@ -14,7 +14,7 @@ from .grid_edits import frozen, write_cells
 
 Grid = Any  # a ``grid.Grid`` (not imported: grid imports this module)
 
-__all__ = ["set_cell_layers", "masked_grid"]
+__all__ = ["set_cell_layers", "masked_grid", "effective_mask"]
 
 
 def set_cell_layers(grid: Grid, cells: np.ndarray, layers: int) -> None:
@@ -36,7 +36,7 @@ def masked_grid(grid: Grid, navigation_layers: int) -> Grid:
     if (isinstance(navigation_layers, (bool, np.bool_)) or not isinstance(navigation_layers, (int, np.integer))
             or not 0 <= navigation_layers <= 0xFFFFFFFF):
         raise NavError(f"navigation_layers must be an int bit mask 0 .. 2**32 - 1, got {navigation_layers!r}")
-    mask = int(navigation_layers)
+    mask = effective_mask(grid, int(navigation_layers))
     if grid.layers is None and mask & 1:
         return grid
     # the answer is kept per grid version: planners and path following ask for every agent's
@@ -63,3 +63,16 @@ def masked_grid(grid: Grid, navigation_layers: int) -> Grid:
             derived._invalidate(None)
     grid._masked[mask] = (grid.version, derived, derived)
     return derived
+
+
+def effective_mask(grid: Grid, navigation_layers: int) -> int:
+    """``navigation_layers`` less the bits no open cell of ``grid`` is on: masks that see the same
+    cells share one derived grid (and one navmesh, hierarchy, …). A game using high bits as team
+    flags gave each of 100 masks its own copy of the map and its own bakes."""
+    if grid.layers is None:
+        return int(navigation_layers) & 1
+    used_at, used = grid._masked.get(-1, (-1, 0))
+    if used_at != grid.version:
+        used = int(np.bitwise_or.reduce(grid.layers[grid.passable], initial=np.uint32(0)))
+        grid._masked[-1] = (grid.version, used)
+    return int(navigation_layers) & used

@@ -24,6 +24,7 @@ from ..flow.field import FlowField
 from ..flow.potential import PotentialField
 from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid
+from ..grid_layers import effective_mask
 from .config import CrowdConfig
 from .planners import UNIT_RATES, UNITS, CallJob, PlanQueue, TilesOrderJob
 from .rebuild import StructureRebuilds, waypoint_seed
@@ -83,7 +84,7 @@ class LevelCache:
         grid = self.grid.masked(navigation_layers)
         if grid is self.grid:
             return self
-        mask = int(navigation_layers) & 0xFFFFFFFF
+        mask = effective_mask(self.grid, int(navigation_layers))     # (masks seeing the same cells share)
         level = self._layered.get(mask)
         if level is None:
             level = self._layered[mask] = LevelCache(grid, self.config, self._queue, self.cache_dir)
