@@ -6,7 +6,9 @@ hitches, many unit sizes.) Each test failed on the code before its fix."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from rtsnav.names import NavState
 from rtsnav.systems.nav import Crowd, Grid
 
 
@@ -47,3 +49,30 @@ def test_a_unit_without_progress_is_not_turned_aside_by_traffic_far_off():
     assert not turned(hurried=True, far=12.0)
     assert turned(hurried=False, far=12.0)
     assert turned(hurried=True, far=2.0)
+
+
+@pytest.mark.slow
+def test_units_in_a_dead_stop_give_way_and_all_arrive():
+    """150 avoiding units sent across ``random-64-64-20`` (a 20% clutter of rocks), then on to a
+    second target: pairs side by side before a one-cell gap, each held by walls and the other
+    with the crowd pressing behind, stood for good and 8 orders failed ("no progress for 4 s
+    after 6 recoveries"). A knot in a dead stop now gives way to its front unit (the others back
+    off from it for ``GIVE_WAY_SECONDS``): every unit arrives."""
+    from rtsnav.levels import load_movingai_map
+
+    grid = load_movingai_map("random-64-64-20.map")
+    rng = np.random.default_rng(2)
+    free = np.argwhere(grid.passable)[:, ::-1] + 0.5
+    crowd = Crowd(grid, cache_dir=None)
+    units = crowd.add_agents(free[rng.integers(0, len(free), 150)], avoidance=True)
+    crowd.move(units, free[rng.integers(0, len(free))])
+    for _ in range(600):
+        crowd.update(1 / 30)
+    crowd.move(units, free[rng.integers(0, len(free))])
+    reasons: list[str] = []
+    for _ in range(1800):
+        reasons += crowd.update(1 / 30).reasons
+        if (crowd.states[units] == NavState.FINISHED).all():
+            break
+    assert reasons == []
+    assert (crowd.states[units] == NavState.FINISHED).all()

@@ -31,7 +31,7 @@ from .config import CrowdConfig
 from .level_cache import LevelCache
 from .state import CrowdState, Mode, NavState
 
-__all__ = ["Motion", "LEAD_CELLS", "STALLED"]
+__all__ = ["Motion", "LEAD_CELLS", "STALLED", "GIVE_WAY_SECONDS", "GIVE_WAY_AFTER", "GIVE_WAY_CELLS"]
 
 #: Near walls, between two walking units heading the same way, the one ``LEAD_CELLS`` nearer its
 #: target takes e times less of their avoidance (measured at the practice level's one-cell gap,
@@ -60,6 +60,14 @@ NEWCOMER_CELLS = 3
 #: corner, that sidestep and the unit's way stepped it back and forth over one line for good,
 #: each step counted as movement, so it stood without a ``stuck`` event.
 LANE_PATIENCE = 1.5
+#: Units in a dead stop (reported frozen ``GIVE_WAY_AFTER`` times, nobody close by progressing: two
+#: units side by side before a one-cell gap, each held by walls and the other) give way: every
+#: stalled walker within ``GIVE_WAY_CELLS`` of one, but the one nearest its target, backs off
+#: from it at half speed for ``GIVE_WAY_SECONDS`` while it goes. Without it such pairs stood for
+#: good and their orders failed ("no progress … after 6 recoveries").
+GIVE_WAY_SECONDS = 1.5
+GIVE_WAY_AFTER = 2
+GIVE_WAY_CELLS = 3.0
 
 
 def near_cells(points: np.ndarray, around: np.ndarray, grid: Grid, cells: int) -> np.ndarray:
@@ -140,6 +148,7 @@ class Motion:
         # unit: a waiting crowd makes way for the flow coming out of a passage
         priority = np.where(walking & ~self._stalled(n), 1.0, cfg.idle_priority)
         preferred = s.velocity[:n, :2].copy()
+        self._give_way(n, preferred, priority)
         previous = self._last_velocity if len(self._last_velocity) == n else preferred
         if s.forced:                                    # ``set_velocity_forced``: seen at once
             previous = previous.copy()
@@ -247,6 +256,18 @@ class Motion:
         group[alone] = -1 - np.flatnonzero(alone)
         return group
 
+    def _give_way(self, n: int, preferred: np.ndarray, priority: np.ndarray) -> None:
+        """Walkers giving way (``GIVE_WAY_SECONDS``) back off from the unit they make room for,
+        at half their speed, as moving units (not yielding ones)."""
+        s = self._agents
+        away = np.flatnonzero((s.give_way[:n] > 0.0) & (s.nav_state[:n, 0] == NavState.FOLLOWING) & ~s.paused[:n])
+        if len(away) == 0:
+            return
+        off = s.position[away, :2] - np.column_stack((s.way_x[away], s.way_y[away]))
+        length = np.maximum(np.hypot(off[:, 0], off[:, 1]), 1e-9)
+        preferred[away] = off / length[:, None] * (0.5 * s.max_speed[away])[:, None]
+        priority[away] = 1.0
+
     def _stalled(self, n: int) -> np.ndarray:
         """Agents that moved slower than ``STALLED`` of their speed last tick (none on the first)."""
         v = self._last_pace
@@ -265,6 +286,7 @@ class Motion:
         if still.any():
             vel[still] = 0.0
         pos = s.position[:n] if movement == "rtsnav" else s.position[:n].copy()
+        s.give_way[:n] = np.maximum(s.give_way[:n] - dt, 0.0)
         # hard contacts act on flock mates (``contacts``) or on avoiding units (``team_contacts``)
         contacts = movement == "rtsnav" and (self._config.contacts or (
             self._config.team_contacts and bool(s.avoidance[:n].any())))

@@ -19,6 +19,7 @@ from .config import CrowdConfig
 from .events import Outcomes
 from .groups import FLOW_CODES, GroupSteering, group_planned
 from .level_cache import LevelCache
+from .motion import GIVE_WAY_AFTER, GIVE_WAY_CELLS, GIVE_WAY_SECONDS
 from .path_limits import limit_path
 from .placement import free_walled_in
 from .planners import PlanQueue, Route
@@ -439,6 +440,9 @@ class Orders:
         for i in give_up[~there].tolist():
             self._outcomes.fail(i, f"no progress for {self._config.stuck_after:g} s after {self._config.max_recoveries} recoveries")
         live = frozen[tries <= self._config.max_recoveries]
+        # a dead stop (nobody close by progresses either), again: the knot gives way to its front
+        dead = live if held is None else np.setdiff1d(live, held, assume_unique=True)
+        self._give_way(dead[s.recoveries[dead] >= GIVE_WAY_AFTER])
         free_walled_in(self._agents, self._grid, live)
         # an own A* path around the jams (another passage if one is near enough; else the same
         # way, the clock restarted); a frozen unit's third try: the nearest reachable point
@@ -446,6 +450,27 @@ class Orders:
         nearest = live[s.recoveries[live] >= 3]
         if len(nearest):
             self._walk_alone(nearest, np.array([self._nearest_reachable(i) for i in nearest.tolist()]))
+
+    def _give_way(self, ids: np.ndarray) -> None:
+        """Each of ``ids`` (in dead stops) and the walkers stalled within ``GIVE_WAY_CELLS`` of it
+        are a knot: all but the one nearest its target back off from it for
+        ``GIVE_WAY_SECONDS`` (``Motion``). Rare (units reported again in a dead stop): a loop."""
+        if len(ids) == 0:
+            return
+        s, cell = self._agents, self._grid.cell_size
+        n = s.size
+        stalled = np.flatnonzero(s.alive[:n] & (s.nav_state[:n, 0] == NavState.FOLLOWING) & ~s.paused[:n]
+                                 & (s.still_for[:n] > 0.5))
+        pos = s.position[stalled, :2]
+        togo = np.hypot(*(s.target[stalled, :2] - pos).T)
+        for i in ids.tolist():
+            knot = np.hypot(*(pos - s.position[i, :2]).T) <= GIVE_WAY_CELLS * cell
+            if knot.sum() < 2:
+                continue
+            front = stalled[knot][np.argmin(togo[knot])]
+            back = stalled[knot][stalled[knot] != front]
+            s.give_way[back] = GIVE_WAY_SECONDS
+            s.way_x[back], s.way_y[back] = s.position[front, 0], s.position[front, 1]
 
     def _held_off_by_arrivals(self, ids: np.ndarray) -> np.ndarray:
         """Which of ``ids`` stand at the edge of the agents that already arrived at their target

@@ -98,6 +98,9 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "best_togo": ("f8", np.inf),          # the lowest cost to go it reached on this order
     "path_best": ("f8", np.inf),          # the least path left it reached on its path (``progress.py``)
     "recoveries": ("i4", 0),              # stuck recoveries tried on this order
+    "give_way": ("f8", 0.0),              # seconds it still backs off in a dead stop (Motion)
+    "way_x": ("f8", np.nan),              # ... from this point (the unit it gives way to)
+    "way_y": ("f8", np.nan),
     "slot": ("i8", -1),                   # arrival slot in its group order (-1: none yet)
     "home_x": ("f8", np.nan),             # where that slot is (a settled unit returns there)
     "home_y": ("f8", np.nan),
@@ -221,6 +224,9 @@ class CrowdState:
     best_togo: np.ndarray
     path_best: np.ndarray
     recoveries: np.ndarray
+    give_way: np.ndarray
+    way_x: np.ndarray
+    way_y: np.ndarray
     slot: np.ndarray
     home_x: np.ndarray
     home_y: np.ndarray
