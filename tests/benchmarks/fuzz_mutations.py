@@ -174,6 +174,15 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_hardening_games.py::test_units_chasing_a_moving_target_all_chase_it", "systems/nav/crowd/orders.py",
      "        near = again.keep_their_plans(dirty) & ~np.isin(dirty, resized)",
      "        near = np.zeros(len(dirty), dtype=bool)", "a chaser re-targeted every frame stops and plans again"),
+    ("test_hardening_variety.py::test_layer_masks_that_see_the_same_cells_share_one_derived_map",
+     "systems/nav/grid_layers.py", "    return int(navigation_layers) & used\n", "    return int(navigation_layers)\n",
+     "every layer mask gets its own copy of the map"),
+    ("test_hardening_variety.py::test_a_unit_without_progress_is_not_turned_aside_by_traffic_far_off",
+     "systems/nav/steering/lanes.py", "        if oncoming > 0.0 and not (hurried[i] and",
+     "        if oncoming > 0.0 and not (False and", "a stuck unit is turned aside by traffic far off"),
+    ("test_hardening_variety.py::test_units_in_a_dead_stop_give_way_and_all_arrive",
+     "systems/nav/crowd/orders.py", "        self._give_way(dead[s.recoveries[dead] >= GIVE_WAY_AFTER])\n", "",
+     "a knot in a dead stop never gives way"),
 ]
 
 
