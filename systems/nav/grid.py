@@ -211,7 +211,8 @@ class Grid:
         self.name: str = name or ""
         #: ``uint32 [H, W]`` navigation layer bits per cell (``set_layers``), or None: all on layer 1.
         self.layers: np.ndarray | None = None
-        self._masked: dict[int, tuple] = {}     # layer mask -> (version, the grid it sees, its derived grid)
+        # layer mask -> (version, the grid it sees, its derived grid); -1 -> (version, the bits open cells are on)
+        self._masked: dict[int, tuple] = {}
         self.version: int = 0   # bumped by every edit; caches key on it
         # (version after the edit, cells or None for an edit structures cannot follow), newest last
         self._edits: list[tuple[int, np.ndarray | None]] = []

@@ -257,10 +257,11 @@ class Motion:
         return group
 
     def _give_way(self, n: int, preferred: np.ndarray, priority: np.ndarray) -> None:
-        """Walkers giving way (``GIVE_WAY_SECONDS``) back off from the unit they make room for,
-        at half their speed, as moving units (not yielding ones)."""
+        """Avoiding walkers giving way (``GIVE_WAY_SECONDS``) back off from the unit they make room
+        for, at half their speed, as moving units (not yielding ones)."""
         s = self._agents
-        away = np.flatnonzero((s.give_way[:n] > 0.0) & (s.nav_state[:n, 0] == NavState.FOLLOWING) & ~s.paused[:n])
+        away = np.flatnonzero((s.give_way[:n] > 0.0) & (s.nav_state[:n, 0] == NavState.FOLLOWING) & ~s.paused[:n]
+                              & s.avoidance[:n])
         if len(away) == 0:
             return
         off = s.position[away, :2] - np.column_stack((s.way_x[away], s.way_y[away]))

@@ -460,7 +460,7 @@ class Orders:
         s, cell = self._agents, self._grid.cell_size
         n = s.size
         stalled = np.flatnonzero(s.alive[:n] & (s.nav_state[:n, 0] == NavState.FOLLOWING) & ~s.paused[:n]
-                                 & (s.still_for[:n] > 0.5))
+                                 & s.avoidance[:n] & (s.still_for[:n] > 0.5))
         pos = s.position[stalled, :2]
         togo = np.hypot(*(s.target[stalled, :2] - pos).T)
         for i in ids.tolist():
