@@ -24,6 +24,7 @@ from .path_limits import limit_path
 from .placement import free_walled_in
 from .planners import PlanQueue, Route
 from .planning import Planning
+from .progress import FRESH
 from .quick_steps import quick_routes
 from .retargets import Retargets
 from .state import CrowdState, Mode, NavState
@@ -460,7 +461,7 @@ class Orders:
         s, cell = self._agents, self._grid.cell_size
         n = s.size
         stalled = np.flatnonzero(s.alive[:n] & (s.nav_state[:n, 0] == NavState.FOLLOWING) & ~s.paused[:n]
-                                 & s.avoidance[:n] & (s.still_for[:n] > 0.5))
+                                 & s.avoidance[:n] & (s.still_for[:n] > FRESH))   # not just progressed
         pos = s.position[stalled, :2]
         togo = np.hypot(*(s.target[stalled, :2] - pos).T)
         for i in ids.tolist():

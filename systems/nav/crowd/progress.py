@@ -34,7 +34,7 @@ from ..kernels.threads import threads_for
 from ..steering.proximity_grid import near_any, near_any_in_group
 from .state import CrowdState
 
-__all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS"]
+__all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS", "FRESH"]
 
 #: What passing a waypoint is worth in the path progress measure (more than any leg's length).
 _WAYPOINT_WORTH = 1e9
