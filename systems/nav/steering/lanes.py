@@ -52,9 +52,8 @@ LANE_SLACK = 0.25
 ONE_LANE = 2.0
 ASIDE_SPEED = 0.3
 #: A unit that made no progress for a while (``hurried``) keeps its course in a passage of two
-#: lanes, and in the open, while no traffic comes against it in the first this many look-ahead
-#: blocks (~5 world units): at a corner the other flow far off in the passage stepped it to and
-#: fro for good; at a door's corner a unit alone was turned into the corner until its order failed.
+#: lanes while no traffic comes against it in the first this many look-ahead blocks (~5 world
+#: units): at a corner the other flow far off in the passage stepped it to and fro for good.
 NEAR_SAMPLES = 3
 
 
@@ -66,10 +65,10 @@ def keep_right(position: np.ndarray, preferred: np.ndarray, walking: np.ndarray,
     level's narrow passages (``LevelCache.passages``) over the grid ``view``: inside one or
     about to enter it, the traffic that counts is the passage's own, and a unit keeps to the
     right half of it (see the module docs). ``hurried`` (bool per agent): units that made no
-    progress for a while keep their course in a passage of two lanes, and in the open, while
-    nobody comes at them close ahead (a lane's sidestep for traffic far off must not hold a unit
-    in place; with the other flow near, the lanes are what lets both pass; a one-lane passage is
-    still taken in turns). Returns how many turned."""
+    progress for a while keep their course in a passage of two lanes while nobody comes at them
+    close ahead (a lane's sidestep for traffic far off must not hold a unit in place; with the
+    other flow near, the lanes are what lets both pass; a one-lane passage is still taken in
+    turns, and the open keeps right). Returns how many turned."""
     if not walking.any():
         return 0
     if hurried is None:
@@ -117,11 +116,7 @@ def _keep_right(pos, pref, walking, radius, cell, ahead, full, most, labels, wid
             continue                                         # a flow alone keeps the whole width
         oncoming = _oncoming(pos, hx, hy, i, ahead, ahead.shape[0], cell, east, west, north, south, ox, oy, size, cols,
                              rows)
-        # a unit without progress keeps its course while nobody comes at it close ahead, as in a
-        # passage: at a door's corner a unit alone, turned right by traffic far off, pressed into
-        # the corner and stood there, jittering, until its order failed
-        if oncoming > 0.0 and not (hurried[i] and _oncoming(pos, hx, hy, i, ahead, NEAR_SAMPLES, cell, east, west, north,
-                                                            south, ox, oy, size, cols, rows) == 0.0):
+        if oncoming > 0.0:
             _turn(pref, i, -most * min(oncoming / full, 1.0), 1.0)   # negative: clockwise, to the right
             turned += 1
     return turned
