@@ -71,9 +71,34 @@ class BatchLists:
         key = tuple(id(a) for part in parts for a in part)
         if key != self._key:
             # the lists hold the arrays, so their ids cannot be reused while the key is kept
-            self._lists = tuple(typed.List(part) for part in parts)
+            self._lists = tuple(typed_list(part) for part in parts)
             self._key = key
         return self._lists
+
+
+def typed_list(arrays: list) -> typed.List:
+    """A numba typed list of ``arrays`` (all of one dtype, rank and layout), made by cached kernels:
+    ``typed.List(arrays)`` compiles the list's methods in every process that makes one (about
+    0.5 s per item type and 2 s more the first time, numba caches none of it), which an unprepared
+    crowd would pay inside its first flow-field tick."""
+    if not arrays:
+        return typed.List()
+    items = _list_of(arrays[0])
+    for array in arrays[1:]:
+        _append(items, array)
+    return items
+
+
+@njit(cache=True)
+def _list_of(first):
+    items = typed.List()
+    items.append(first)
+    return items
+
+
+@njit(cache=True)
+def _append(items, item) -> None:
+    items.append(item)
 
 
 class OrderMaps(NamedTuple):
