@@ -9,6 +9,13 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import pytest
+
+from rtsnav.names import NavState
+from rtsnav.systems.nav import Crowd, Grid, find_path
+from rtsnav.systems.nav.search.grid_goal_tree import GridGoalTree
+
 _FIRST_TICKS = textwrap.dedent("""
     import json
 
@@ -52,3 +59,45 @@ def test_an_unprepared_crowd_compiles_nothing_in_its_first_flow_field_ticks():
     fills it) a fresh process compiles nothing inside a tick."""
     _compiled_in_ticks()                       # fills numba's cache if this checkout has not yet
     assert _compiled_in_ticks() == []
+
+
+def test_a_grid_goal_tree_gives_every_start_a_path_of_a_stars_cost():
+    """The shared search from a goal (A* toward up to 48 of the starts) settles any start — one
+    of its anchors or not — with a legal path of the cost A* finds, on a map with terrain costs."""
+    rng = np.random.default_rng(5)
+    grid = Grid(rng.random((60, 70)) > 0.25, cost=rng.uniform(1.0, 5.0, (60, 70)))
+    free = np.argwhere(grid.passable)[:, ::-1]
+    goal = tuple(int(v) for v in free[rng.integers(len(free))])
+    starts = free[rng.choice(len(free), 120, replace=False)]
+    tree = GridGoalTree(grid, goal, starts[::2])                 # half of them guide the search
+    for start in map(tuple, starts.tolist()):
+        while not tree.settled(start):
+            tree.step(500)
+        mine, own = tree.path(start), find_path(grid, start, goal)
+        assert mine.found == own.found
+        if own.found:
+            assert mine.cost == pytest.approx(own.cost, abs=1e-6)
+            cells = mine.cells
+            assert tuple(cells[0]) == start and tuple(cells[-1]) == goal
+            assert grid.passable[cells[:, 1], cells[:, 0]].all() and np.abs(np.diff(cells, axis=0)).max() == 1
+
+
+def test_units_of_one_order_sent_to_one_goal_share_one_search():
+    """1,000 units ordered across AcrosstheCape by the default planner each searched alone under
+    the budget: after 10 s 52 had a path. Units of one order sent to one cell now share one search
+    from it: here 200 units have their plans in 61 ticks instead of 123 (the rest is each path's
+    smoothing)."""
+    rng = np.random.default_rng(11)
+    passable = rng.random((160, 160)) > 0.3
+    passable[:, 70:72] = False
+    passable[75:85, 70:72] = True
+    grid = Grid(passable)
+    crowd = Crowd(grid, cache_dir=None)
+    free = np.argwhere(grid.passable & (np.arange(160)[None, :] < 60))[:, ::-1] + 0.5
+    ids = crowd.add_agents(free[rng.choice(len(free), 200, replace=False)])
+    crowd.move(ids, (150.5, 20.5))
+    ticks = 0
+    while (crowd.states[ids] == NavState.PLANNING).any():
+        crowd.update(1 / 30)
+        ticks += 1
+    assert ticks <= 90

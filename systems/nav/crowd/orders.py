@@ -209,10 +209,12 @@ class Orders:
         # re-ordered while it waits keeps its turn), or cancelled
         for i in np.setdiff1d(every, ids[single]).tolist():
             self._queue.cancel(("agent", i))
-        for k, (i, code) in enumerate(zip(ids.tolist(), methods.tolist())):
-            if single[k]:
-                self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k]),
-                                                                    ends.get(k)))
+        trees = self._planning.shared_trees(ids[single], methods[single], np.asarray(starts)[single],
+                                            np.asarray(goals)[single])
+        for n, (k, i, code) in enumerate(zip(np.flatnonzero(single).tolist(), ids[single].tolist(),
+                                             methods[single].tolist())):
+            self._queue.submit(("agent", i), self._planning.job(i, Planner(code), tuple(starts[k]), tuple(goals[k]),
+                                                                ends.get(k), trees.get(n)))
         if self._config.quick_steps and single.any():
             self._quick_steps(ids[single], np.asarray(starts)[single], np.asarray(goals)[single])
 

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import NavError
 from ..grid import Grid
 from ..result import PathResult, PathStatus
+from ..search.grid_goal_tree import GridGoalTree
 from ..search.jps_plus import JumpTable
 from ..search.paths import PathSmoother, smooth_path
 from ..search.region import GoalRegion
@@ -36,7 +37,7 @@ from ..waypoints.coarse_route import finished_result, rough_smoothing, smoothed_
 if TYPE_CHECKING:
     from ..navmesh.query import MeshQuery
 
-__all__ = ["Route", "Job", "GridJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS", "UNIT_RATES"]
+__all__ = ["Route", "Job", "GridJob", "TreeJob", "CallJob", "MeshJob", "HierarchyJob", "PlanQueue", "UNITS", "UNIT_RATES"]
 
 #: Calibrated cost of one step, in work units (one unit ≈ one A* expansion on a uniform grid,
 #: ~0.12 µs here). ``job`` is what any plan costs besides its steps (``job_start`` of it at its
@@ -148,6 +149,7 @@ class GridJob(Job):
         self.search: SlicedSearch | None = None
         self.workspace: SearchWorkspace | None = None
         self.smoother: PathSmoother | None = None
+        self.found: PathResult | None = None                  # the search's answer, once it has one
         costed = not grid.is_uniform or grid.heights is not None
         self.per_expansion = UNITS["expansion_costed"] if costed else 1
         #: set when ``goal`` stands in for an unreachable target: the route is PARTIAL, saying this
@@ -169,8 +171,8 @@ class GridJob(Job):
         if self.smoother is not None:                         # the last steps: smoothing
             finished, used = _smoothing_step(self.smoother, units)
             if finished:
-                assert self.search is not None
-                self.route = self._answer(route_from_cells(self.grid, self.search.result(), self.smoothing,
+                assert self.found is not None
+                self.route = self._answer(route_from_cells(self.grid, self.found, self.smoothing,
                                                            self.target, self.smoother.result()))
                 self.done = True
             return used
@@ -194,19 +196,55 @@ class GridJob(Job):
         used = max(1, self.search.work - before) * self.per_expansion
         if self.search.done:
             self.release()
-            result = self.search.result()
-            if self.smoothing and result.found and len(result.cells) > 2:
-                self.smoother = PathSmoother(self.grid, result.cells, self.smoothing)
-                self.step_units = 1
-            else:
-                self.route = self._answer(route_from_cells(self.grid, result, self.smoothing, self.target))
-                self.done = True
+            self._searched(self.search.result())
         return int(used)
+
+    def _searched(self, result: PathResult) -> None:
+        """The search's answer: smoothed in the next steps, or the route now."""
+        self.found = result
+        if self.smoothing and result.found and len(result.cells) > 2:
+            self.smoother = PathSmoother(self.grid, result.cells, self.smoothing)
+            self.step_units = 1
+        else:
+            self.route = self._answer(route_from_cells(self.grid, result, self.smoothing, self.target))
+            self.done = True
 
     def release(self) -> None:
         if self.workspace is not None:
             self.pool.release(self.workspace)
             self.workspace = None
+
+
+class TreeJob(GridJob):
+    """A grid plan of one of many units sent to one goal cell, read from the order's shared
+    ``GridGoalTree``: the job advances the tree under the budget until its start is settled,
+    then reads its path and smooths it as ``GridJob`` does (the same cost as its own A*). After
+    a map edit the tree is stale: the unit searches on its own."""
+
+    def __init__(self, tree: GridGoalTree, grid: Grid, start, goal, method: str, target, smoothing: str | None,
+                 pool: WorkspacePool, weight: float = 1.5) -> None:
+        super().__init__(grid, start, goal, method, target, smoothing, pool, weight)
+        self.tree: GridGoalTree | None = tree
+
+    def advance(self, units: int) -> int:
+        tree = self.tree
+        if tree is None or self.smoother is not None or self.search is not None:
+            return super().advance(units)
+        if tree.stale or tree.grid is not self.grid:
+            self.tree = None                               # edited since: its own search
+            return super().advance(units)
+        used = 0
+        if not tree.settled(self.start):
+            before = tree.expanded
+            tree.step(max(1, units // self.per_expansion))
+            used = (tree.expanded - before) * self.per_expansion
+            if not tree.settled(self.start):
+                self.step_units = 1
+                return max(1, used)
+        result = tree.path(self.start)
+        self.tree = None
+        self._searched(result)
+        return max(1, used + len(result.cells))
 
 
 class TilesOrderJob(Job):

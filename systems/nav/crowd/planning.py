@@ -15,18 +15,23 @@ from rtsnav.names import GRID_PLANNERS, L_NAVIGATION_LAYERS, S_POSTPROCESSING, P
 from ..flow.clearance import WIDE
 from ..grid import Grid
 from ..result import PathStatus
+from ..search.grid_goal_tree import GridGoalTree
 from ..search.paths import smooth_path
 from ..search.region import GoalRegion
 from ..search.sliced import WorkspacePool
 from .config import CrowdConfig
 from .level_cache import LevelCache
-from .planners import UNITS, CallJob, GridJob, HierarchyJob, Job, MeshJob, Route, route_from_cells
+from .planners import UNITS, CallJob, GridJob, HierarchyJob, Job, MeshJob, Route, TreeJob, route_from_cells
 from .state import CrowdState, NavState
 
 __all__ = ["Planning"]
 
 #: Planners whose structure a map edit can make stale (then they plan by A* until it is rebuilt).
 _STRUCTURE = {Planner.NAVMESH: "navmesh", Planner.WAYPOINTS: "waypoints", Planner.HIERARCHY: "hierarchy"}
+#: Units of one order planning by a grid planner to one goal cell that share one search from the
+#: goal (``GridGoalTree``) instead of a search each.
+SHARE_GOAL_AFTER = 16
+_GRID_CODES = np.array([int(p) for p in Planner if p.label in GRID_PLANNERS])
 
 
 class Planning:
@@ -44,11 +49,38 @@ class Planning:
             Planner.HIERARCHY: self._hierarchy_job, Planner.NAVMESH: self._mesh_job,
             Planner.WAYPOINTS: self._waypoint_job, Planner.DSTAR_LITE: self._dstar_job}
 
+    def shared_trees(self, ids: np.ndarray, methods: np.ndarray, starts: np.ndarray,
+                     goals: np.ndarray) -> dict[int, GridGoalTree]:
+        """The searches the units of one order share: for each goal cell that at least
+        ``SHARE_GOAL_AFTER`` of ``ids`` (planners ``methods``, cells ``starts`` to ``goals``) plan to
+        by a grid planner on one navigation-layer map, one ``GridGoalTree``; returns index in
+        ``ids`` -> its tree (units wider than half a cell plan on their class's grid, alone)."""
+        s, grid = self._agents, self._grid
+        ids, starts, goals = np.asarray(ids), np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
+        use = (np.isin(methods, _GRID_CODES) & (s.radius[ids] <= WIDE * grid.cell_size)
+               & (goals[:, 0] >= 0) & (goals[:, 0] < grid.width) & (goals[:, 1] >= 0) & (goals[:, 1] < grid.height))
+        if use.sum() < SHARE_GOAL_AFTER:
+            return {}
+        keys = np.column_stack([goals, s.agent_layers[ids, L_NAVIGATION_LAYERS]])
+        picked = np.flatnonzero(use)
+        kinds, which, counts = np.unique(keys[picked], axis=0, return_inverse=True, return_counts=True)
+        trees: dict[int, GridGoalTree] = {}
+        for kind in np.flatnonzero(counts >= SHARE_GOAL_AFTER).tolist():
+            gx, gy, mask = (int(v) for v in kinds[kind])
+            level = self._level.for_layers(mask)
+            if level.surface is not None or not level.grid.passable[gy, gx]:
+                continue
+            members = picked[which.ravel() == kind]
+            tree = GridGoalTree(level.grid, (gx, gy), starts[members])
+            trees.update(dict.fromkeys(members.tolist(), tree))
+        return trees
+
     def job(self, i: int, planner: Planner, start: tuple[int, int] | None = None,
-            goal: tuple[int, int] | None = None, end=None) -> Job:
+            goal: tuple[int, int] | None = None, end=None, tree: GridGoalTree | None = None) -> Job:
         """The plan job of agent ``i`` with ``planner`` from cell ``start`` to cell ``goal``
         (default: where it stands, its target); ``end``: the world point the path ends at
-        instead of its target (the closest reachable point of an unreachable one)."""
+        instead of its target (the closest reachable point of an unreachable one); ``tree``:
+        the search its order shares (``shared_trees``), read when it still applies."""
         s, grid = self._agents, self._grid
         target = s.target[i].copy()
         if end is not None:
@@ -68,6 +100,8 @@ class Planning:
         if planner in (Planner.HIERARCHY, Planner.DSTAR_LITE) or planner.label in GRID_PLANNERS:
             start = start if start is not None else grid.world_to_cell(*s.position[i, :2])
             goal = goal if goal is not None else grid.world_to_cell(*target[:2])
+        if tree is not None and planner.label in GRID_PLANNERS and tree.grid is level.grid and tree.goal == goal:
+            return self._grid_job(i, planner, start, goal, target, level, tree)
         job = self._table[planner](i, planner, start, goal, target, level)
         if job is None:                   # over the cap of D* Lite agents: A*
             job = self._grid_job(i, Planner.ASTAR, start, goal, target, level)
@@ -105,10 +139,13 @@ class Planning:
         self._dstar.clear()
 
     # Each job factory plans on ``level``: the crowd's, or that of the agent's navigation layers.
-    def _grid_job(self, i, planner: Planner, start, goal, target, level: LevelCache) -> Job:
+    def _grid_job(self, i, planner: Planner, start, goal, target, level: LevelCache,
+                  tree: GridGoalTree | None = None) -> Job:
         cfg = self._config
         # Godot's path_postprocessing: the level's smoothing, or the cell centres as searched
         smoothing = cfg.smoothing if self._agents.path_settings[i, S_POSTPROCESSING] == 0 else None
+        if tree is not None:
+            return TreeJob(tree, level.grid, start, goal, planner.label, target, smoothing, self.pool, cfg.weight)
         return GridJob(level.grid, start, goal, planner.label, target, smoothing, self.pool, cfg.weight)
 
     def _hierarchy_job(self, i, planner: Planner, start, goal, target, level: LevelCache) -> Job:
