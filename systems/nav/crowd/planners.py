@@ -203,11 +203,14 @@ class GridJob(Job):
         """The search's answer: smoothed in the next steps, or the route now."""
         self.found = result
         if self.smoothing and result.found and len(result.cells) > 2:
-            self.smoother = PathSmoother(self.grid, result.cells, self.smoothing)
+            self.smoother = self._smoother(result.cells, self.smoothing)
             self.step_units = 1
         else:
             self.route = self._answer(route_from_cells(self.grid, result, self.smoothing, self.target))
             self.done = True
+
+    def _smoother(self, cells: np.ndarray, mode: str) -> PathSmoother:
+        return PathSmoother(self.grid, cells, mode)
 
     def release(self) -> None:
         if self.workspace is not None:
@@ -218,16 +221,25 @@ class GridJob(Job):
 class TreeJob(GridJob):
     """A grid plan of one of many units sent to one goal cell, read from the order's shared
     ``GridGoalTree``: the job advances the tree under the budget until its start is settled,
-    then reads its path and smooths it as ``GridJob`` does (the same cost as its own A*). After
-    a map edit the tree is stale: the unit searches on its own."""
+    then reads its path and smooths it as ``GridJob`` does (the same cost as its own A*), the
+    tree's trunk once for all its units (``smooth_precise_slice``'s ``shared``). After a map
+    edit the tree is stale: the unit searches on its own."""
 
     def __init__(self, tree: GridGoalTree, grid: Grid, start, goal, method: str, target, smoothing: str | None,
                  pool: WorkspacePool, weight: float = 1.5) -> None:
         super().__init__(grid, start, goal, method, target, smoothing, pool, weight)
         self.tree: GridGoalTree | None = tree
+        self._read_from: GridGoalTree | None = None          # the tree its path came from
+
+    def _smoother(self, cells: np.ndarray, mode: str) -> PathSmoother:
+        tree = self._read_from
+        shared = tree.smoothing_table() if tree is not None and mode == "precise" else None
+        return PathSmoother(self.grid, cells, mode, shared)
 
     def advance(self, units: int) -> int:
         tree = self.tree
+        if self.smoother is not None and self._read_from is not None and self._read_from.stale:
+            self.smoother.shared = None                     # the map changed under the shared table
         if tree is None or self.smoother is not None or self.search is not None:
             return super().advance(units)
         if tree.stale or tree.grid is not self.grid:
@@ -242,7 +254,7 @@ class TreeJob(GridJob):
                 self.step_units = 1
                 return max(1, used)
         result = tree.path(self.start)
-        self.tree = None
+        self.tree, self._read_from = None, tree
         self._searched(result)
         return max(1, used + len(result.cells))
 

@@ -48,6 +48,7 @@ class GridGoalTree:
         self.expanded = 0
         self.exhausted = False
         self._wp = grid.width + 2
+        self._smoothing: np.ndarray | None = None
         starts = np.asarray(starts, dtype=np.float64).reshape(-1, 2)
         every = max(1, math.ceil(len(starts) / MAX_ANCHORS))
         anchors = starts[::every] if len(starts) else np.array([self.goal], dtype=np.float64)
@@ -59,6 +60,13 @@ class GridGoalTree:
         astar_begin(self._ws.arrays, self._flat(gx, gy), -1, self._wp, ANCHORS, 1.0, self._table)
         if not grid.passable[gy, gx]:
             self.exhausted = True
+
+    def smoothing_table(self) -> np.ndarray:
+        """The precise smoothing's shared table of the paths read from this tree (see
+        ``smooth_precise_slice``), made on first use: 4 bytes a cell."""
+        if self._smoothing is None:
+            self._smoothing = np.zeros(len(self._ws.g), dtype=np.int32)
+        return self._smoothing
 
     @property
     def stale(self) -> bool:

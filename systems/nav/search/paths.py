@@ -123,9 +123,12 @@ class PathSmoother:
     examines about ``budget`` cells of sight lines; ``result()`` is exactly ``smooth_path``'s
     answer. The fast mode (one O(n) sweep) finishes in the first step."""
 
-    def __init__(self, grid: Grid, cells: np.ndarray, mode: str = "precise") -> None:
+    def __init__(self, grid: Grid, cells: np.ndarray, mode: str = "precise", shared: np.ndarray | None = None) -> None:
         from .smoothing import smooth_fast, smooth_precise_begin
 
+        #: a goal tree's table of next kept cells (``smooth_precise_slice``'s ``shared``) for a
+        #: path read from that tree; set to None to stop using it (the tree went stale)
+        self.shared = shared
         self._cells = _checked_cells(grid, cells, mode)
         (self._passable, self._cost), self._wp = grid.padded()
         self._result: np.ndarray | None = None
@@ -147,10 +150,11 @@ class PathSmoother:
 
     def step(self, budget: int) -> bool:
         """Examine about ``budget`` more cells; True when done."""
-        from .smoothing import smooth_precise_slice
+        from .smoothing import NOT_SHARED, smooth_precise_slice
 
         if self._result is None and smooth_precise_slice(self._passable, self._cost, self._wp, self._cells,
-                                                         self._keep, self._prefix, self._state, max(1, budget)):
+                                                         self._keep, self._prefix, self._state, max(1, budget),
+                                                         NOT_SHARED if self.shared is None else self.shared):
             self._result = self._cells[self._keep].copy()
         return self._result is not None
 

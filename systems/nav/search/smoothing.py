@@ -20,7 +20,11 @@ from numba import njit
 
 from ..grid import line_max_cost
 
-__all__ = ["smooth_fast", "smooth_precise", "smooth_precise_begin", "smooth_precise_slice", "smooth_fast_via", "polyline_cost"]
+__all__ = ["NOT_SHARED", "smooth_fast", "smooth_precise", "smooth_precise_begin", "smooth_precise_slice", "smooth_fast_via", "polyline_cost"]
+
+
+#: ``smooth_precise_slice``'s ``shared`` for a path that is not read from a goal tree.
+NOT_SHARED = np.zeros(1, dtype=np.int32)
 
 
 @njit(cache=True)
@@ -64,7 +68,8 @@ def smooth_precise(passable, cost, wp, cells):
     if n <= 2:
         return cells.copy()
     keep, prefix_min, state = smooth_precise_begin(n)
-    smooth_precise_slice(passable, cost, wp, cells, keep, prefix_min, state, np.iinfo(np.int64).max)
+    smooth_precise_slice(passable, cost, wp, cells, keep, prefix_min, state, np.iinfo(np.int64).max,
+                         np.zeros(1, dtype=np.int32))          # not shared (a global would be read-only)
     return cells[keep].copy()
 
 
@@ -77,18 +82,31 @@ def smooth_precise_begin(n):
 
 
 @njit(cache=True)
-def smooth_precise_slice(passable, cost, wp, cells, keep, prefix_min, state, budget):
+def smooth_precise_slice(passable, cost, wp, cells, keep, prefix_min, state, budget, shared):
     """Continue a precise smoothing until about ``budget`` cells were examined, pausing between
     two sight tests; ``state``: the anchor, the cells examined so far, the next far cell to test
     from the anchor (0: the anchor's scan has not started). True when done: ``cells[keep]`` is
-    then exactly ``smooth_precise``'s answer."""
+    then exactly ``smooth_precise``'s answer.
+
+    ``shared`` (int32 per padded flat cell, or a 1-element array: not used): for paths read from
+    one goal tree, where every suffix of a path is the path of its first cell. The farthest
+    visible cell from an anchor depends only on the cells after it, so each anchor's step along
+    the path to its next kept cell is kept there (0: not known yet) and read by the next path
+    through that cell: the tree's trunk is smoothed once, not once per unit."""
     n = cells.shape[0]
     anchor = state[0]
     j = state[2]
     examined = 0
+    use_shared = shared.shape[0] > 1
     while anchor < n - 1:
-        if j == 0:                                          # a new anchor: the stretch's cheapest cells
-            m = np.inf
+        here = (cells[anchor, 1] + 1) * wp + cells[anchor, 0] + 1
+        if j == 0:
+            if use_shared and shared[here] > 0 and anchor + shared[here] <= n - 1:
+                anchor += shared[here]
+                keep[anchor] = True
+                examined += 1
+                continue
+            m = np.inf                                      # a new anchor: the stretch's cheapest cells
             for k in range(anchor, n):
                 c = _cell_cost(cost, wp, cells, k)
                 if c < m:
@@ -109,6 +127,8 @@ def smooth_precise_slice(passable, cost, wp, cells, keep, prefix_min, state, bud
                 break
             j -= 1
         keep[nxt] = True
+        if use_shared:
+            shared[here] = nxt - anchor
         anchor = nxt
         j = 0
     state[0] = anchor
