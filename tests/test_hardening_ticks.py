@@ -16,6 +16,7 @@ from rtsnav.names import NavState
 from rtsnav.systems.nav import Crowd, Grid, find_path
 from rtsnav.systems.nav.search.grid_goal_tree import GridGoalTree
 from rtsnav.systems.nav.search.paths import PathSmoother, smooth_path
+from rtsnav.systems.nav.search.sliced import SlicedSearch
 
 _FIRST_TICKS = textwrap.dedent("""
     import json
@@ -111,8 +112,8 @@ def test_paths_read_from_one_goal_tree_smooth_as_each_alone_with_the_trunk_smoot
 def test_units_of_one_order_sent_to_one_goal_share_one_search():
     """1,000 units ordered across AcrosstheCape by the default planner each searched alone under
     the budget: after 10 s 52 had a path. Units of one order sent to one cell now share one search
-    from it, and its trunk is smoothed once: here 200 units have their plans in 27 ticks instead
-    of 123."""
+    from it (an order queued in batches too), and its trunk is smoothed once: here 200 units have
+    their plans in 22 ticks instead of 123."""
     rng = np.random.default_rng(11)
     passable = rng.random((160, 160)) > 0.3
     passable[:, 70:72] = False
@@ -126,4 +127,53 @@ def test_units_of_one_order_sent_to_one_goal_share_one_search():
     while (crowd.states[ids] == NavState.PLANNING).any():
         crowd.update(1 / 30)
         ticks += 1
-    assert ticks <= 60
+    assert ticks <= 50
+
+
+@pytest.mark.parametrize("method", ["astar", "dijkstra"])
+def test_a_search_goes_on_through_edits_away_from_it_and_stays_exact(method):
+    """A building placed every 10 ticks on AcrosstheCape restarted every long search in flight:
+    300 units sent across it were all still planning after 10 s. An exact search now goes on
+    when an edit touches nothing it has reached; its answer equals a fresh search on the map as
+    it ends, whatever was blocked and opened meanwhile or after it finished (near it or not)."""
+    rng = np.random.default_rng(21)
+    restarts = 0
+    for trial in range(40):
+        grid = Grid(rng.random((40, 50)) > 0.2)
+        free = np.argwhere(grid.passable)[:, ::-1]
+        start, goal = (tuple(int(v) for v in free[k]) for k in rng.choice(len(free), 2, replace=False))
+        search = SlicedSearch(grid, start, goal, method)
+        while not search.done:
+            search.step(int(rng.integers(1, 60)))
+            cells = rng.integers(0, [50, 40], size=(int(rng.integers(1, 4)), 2))
+            keep = ~((cells == start).all(axis=1) | (cells == goal).all(axis=1))
+            grid.set_passable(cells[keep], bool(rng.random() < 0.4))
+        for _ in range(int(rng.integers(0, 3))):               # and after it has finished
+            cells = rng.integers(0, [50, 40], size=(2, 2))
+            keep = ~((cells == start).all(axis=1) | (cells == goal).all(axis=1))
+            grid.set_passable(cells[keep], bool(rng.random() < 0.4))
+        mine = search.run()
+        restarts += search.restarts
+        fresh = find_path(grid, start, goal, method)
+        assert mine.found == fresh.found
+        if fresh.found:
+            assert mine.cost == pytest.approx(fresh.cost, abs=1e-9)
+            assert grid.passable[mine.cells[:, 1], mine.cells[:, 0]].all()
+    assert restarts > 0                        # edits near the searches did make them start over
+
+
+def test_a_long_search_finishes_while_buildings_go_up_away_from_it():
+    """A building every few slices, far from where the search has been: it used to start over at
+    each one and never finish."""
+    passable = np.ones((200, 200), dtype=bool)
+    passable[:180, 100] = False                                    # the way is round the bottom
+    grid = Grid(passable)
+    search = SlicedSearch(grid, (2, 100), (197, 100), "astar")
+    slices = 0
+    while not search.done and slices < 2000:
+        search.step(100)
+        slices += 1
+        corner = slices % 20
+        grid.set_passable(np.array([[190 + corner % 5, 2 + corner // 5]]), slices % 40 < 20)   # top right
+    assert search.done and search.restarts == 0
+    assert search.result().cost == pytest.approx(find_path(grid, (2, 100), (197, 100)).cost)

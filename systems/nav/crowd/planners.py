@@ -222,8 +222,8 @@ class TreeJob(GridJob):
     """A grid plan of one of many units sent to one goal cell, read from the order's shared
     ``GridGoalTree``: the job advances the tree under the budget until its start is settled,
     then reads its path and smooths it as ``GridJob`` does (the same cost as its own A*), the
-    tree's trunk once for all its units (``smooth_precise_slice``'s ``shared``). After a map
-    edit the tree is stale: the unit searches on its own."""
+    tree's trunk once for all its units (``smooth_precise_slice``'s ``shared``). A map edit
+    where the tree had reached moves its units to one new tree (``GridGoalTree.renewed``)."""
 
     def __init__(self, tree: GridGoalTree, grid: Grid, start, goal, method: str, target, smoothing: str | None,
                  pool: WorkspacePool, weight: float = 1.5) -> None:
@@ -238,13 +238,15 @@ class TreeJob(GridJob):
 
     def advance(self, units: int) -> int:
         tree = self.tree
-        if self.smoother is not None and self._read_from is not None and self._read_from.stale:
+        if self.smoother is not None and self._read_from is not None and not self._read_from.current():
             self.smoother.shared = None                     # the map changed under the shared table
         if tree is None or self.smoother is not None or self.search is not None:
             return super().advance(units)
-        if tree.stale or tree.grid is not self.grid:
-            self.tree = None                               # edited since: its own search
+        if tree.grid is not self.grid:
+            self.tree = None
             return super().advance(units)
+        if not tree.current():                             # an edit where it had reached: one new search for all
+            tree = self.tree = tree.renewed()
         used = 0
         if not tree.settled(self.start):
             before = tree.expanded

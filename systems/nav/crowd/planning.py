@@ -6,6 +6,7 @@ structure that a map edit made stale is stood in for by A* on the grid until its
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -43,36 +44,53 @@ class Planning:
         self._agents, self._grid, self._config, self._level = agents, grid, config, level
         self.pool = WorkspacePool(grid, config.max_searches)
         self._dstar: dict = {}                   # agent id -> its DStarLite search
+        #: (goal x, goal y, layer mask) -> the shared search its units' jobs still hold: an order
+        #: too big for one tick is queued in batches, and the later ones join the first's search
+        self._trees: weakref.WeakValueDictionary[tuple[int, int, int], GridGoalTree] = weakref.WeakValueDictionary()
         #: the planner table: each single-agent planner and its job factory
         self._table: dict[Planner, Callable[..., Job | None]] = {
             **{p: self._grid_job for p in Planner if p.label in GRID_PLANNERS},
             Planner.HIERARCHY: self._hierarchy_job, Planner.NAVMESH: self._mesh_job,
             Planner.WAYPOINTS: self._waypoint_job, Planner.DSTAR_LITE: self._dstar_job}
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_trees"] = {}                     # weak references do not pickle: a copy starts afresh
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._trees = weakref.WeakValueDictionary()
+
     def shared_trees(self, ids: np.ndarray, methods: np.ndarray, starts: np.ndarray,
                      goals: np.ndarray) -> dict[int, GridGoalTree]:
         """The searches the units of one order share: for each goal cell that at least
         ``SHARE_GOAL_AFTER`` of ``ids`` (planners ``methods``, cells ``starts`` to ``goals``) plan to
-        by a grid planner on one navigation-layer map, one ``GridGoalTree``; returns index in
-        ``ids`` -> its tree (units wider than half a cell plan on their class's grid, alone)."""
+        by a grid planner on one navigation-layer map, one ``GridGoalTree`` — or the one an earlier
+        batch's units still read, whatever the count; returns index in ``ids`` -> its tree (units
+        wider than half a cell plan on their class's grid, alone)."""
         s, grid = self._agents, self._grid
         ids, starts, goals = np.asarray(ids), np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
         use = (np.isin(methods, _GRID_CODES) & (s.radius[ids] <= WIDE * grid.cell_size)
                & (goals[:, 0] >= 0) & (goals[:, 0] < grid.width) & (goals[:, 1] >= 0) & (goals[:, 1] < grid.height))
-        if use.sum() < SHARE_GOAL_AFTER:
+        if use.sum() < SHARE_GOAL_AFTER and not self._trees:
             return {}
         keys = np.column_stack([goals, s.agent_layers[ids, L_NAVIGATION_LAYERS]])
         picked = np.flatnonzero(use)
         kinds, which, counts = np.unique(keys[picked], axis=0, return_inverse=True, return_counts=True)
         trees: dict[int, GridGoalTree] = {}
-        for kind in np.flatnonzero(counts >= SHARE_GOAL_AFTER).tolist():
+        for kind, count in enumerate(counts.tolist()):
             gx, gy, mask = (int(v) for v in kinds[kind])
             level = self._level.for_layers(mask)
-            if level.surface is not None or not level.grid.passable[gy, gx]:
+            live = self._trees.get((gx, gy, mask))
+            if live is not None and live.grid is level.grid:
+                tree = live.renewed()                     # an earlier batch's, still being read
+            elif count < SHARE_GOAL_AFTER or level.surface is not None or not level.grid.passable[gy, gx]:
                 continue
-            members = picked[which.ravel() == kind]
-            tree = GridGoalTree(level.grid, (gx, gy), starts[members])
-            trees.update(dict.fromkeys(members.tolist(), tree))
+            else:
+                tree = GridGoalTree(level.grid, (gx, gy), starts[picked[which.ravel() == kind]])
+            self._trees[(gx, gy, mask)] = tree
+            trees.update(dict.fromkeys(picked[which.ravel() == kind].tolist(), tree))
         return trees
 
     def job(self, i: int, planner: Planner, start: tuple[int, int] | None = None,

@@ -5,8 +5,8 @@ A grid's moves are symmetric (a diagonal needs both side cells free either way) 
 step's cost (its length times the mean of the two cells' terrain costs), so a search from the
 goal finds each cell's cost *to* the goal: a start's path read from the tree is a shortest path,
 of the cost A* finds (ties may pick another of the equal paths). The search is A* with a
-consistent heuristic, the straight-line distance to the nearest of up to 48 of the starts
-(``GoalRegion``'s anchors), so a settled cell's cost and parent links are final while the search
+consistent heuristic, the straight-line distance to the nearest of up to 16 of the starts
+(as ``GoalRegion``'s anchors), so a settled cell's cost and parent links are final while the search
 goes on for the others.
 
 1,000 units ordered across AcrosstheCape (768², 392,287 open cells), each planning its own A* of
@@ -27,19 +27,21 @@ from ..kernels.heap import CLOSED
 from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .goal_bounds import NO_BOUNDS
-from .region import MAX_ANCHORS
-from .workspace import EXPANDED, IN_PROGRESS, STAMP, SearchWorkspace
+from .workspace import EXPANDED, IN_PROGRESS, STAMP, SearchWorkspace, reached_near
 
 __all__ = ["GridGoalTree"]
 
 _NO_REGION = np.zeros(1, dtype=np.bool_)
+#: Starts the search heads for at most (each costs a distance per heuristic evaluation: with 48 an
+#: expansion cost 0.6 µs on AcrosstheCape, with 16 0.36 µs, as A*'s 0.3 µs).
+ANCHORS_AT_MOST = 16
 
 
 class GridGoalTree:
     """Costs to ``goal`` (a cell ``(x, y)``) of ``grid``, searched from the goal toward ``starts``
     (``(K, 2)`` cells; any other cell is settled too, later) by ``step`` under a budget of
-    expansions; ``path(start)`` once ``settled(start)``. Made for the grid as it is: ``stale``
-    once the grid is edited. Memory: a search workspace, 28 bytes a cell."""
+    expansions; ``path(start)`` once ``settled(start)``. Made for the grid as it is: ask
+    ``current()`` after an edit. Memory: a search workspace, 28 bytes a cell."""
 
     def __init__(self, grid: Grid, goal: tuple[int, int], starts: np.ndarray) -> None:
         self.grid = grid
@@ -50,8 +52,10 @@ class GridGoalTree:
         self._wp = grid.width + 2
         self._smoothing: np.ndarray | None = None
         starts = np.asarray(starts, dtype=np.float64).reshape(-1, 2)
-        every = max(1, math.ceil(len(starts) / MAX_ANCHORS))
+        every = max(1, math.ceil(len(starts) / ANCHORS_AT_MOST))
         anchors = starts[::every] if len(starts) else np.array([self.goal], dtype=np.float64)
+        self._anchors = anchors
+        self._successor: GridGoalTree | None = None
         # the ANCHORS heuristic's table: a slack of 0, then the anchors in padded coordinates
         self._table = np.concatenate([[0.0], (anchors + 1.0).ravel()])
         self._ws = SearchWorkspace.for_grid(grid)
@@ -68,10 +72,31 @@ class GridGoalTree:
             self._smoothing = np.zeros(len(self._ws.g), dtype=np.int32)
         return self._smoothing
 
-    @property
-    def stale(self) -> bool:
-        """True when the grid was edited after the tree was begun."""
-        return self.grid.version != self.version
+    def current(self) -> bool:
+        """True when the tree holds for the grid as it is now: not edited since, or edited only
+        where the search has not reached (``reached_near``: it goes on; the smoothing table,
+        whose sight lines may cross the edit, starts afresh). False: build a new one."""
+        if self.grid.version == self.version or self._successor is not None:
+            return self._successor is None
+        cells = self.grid.passability_edits_since(self.version)
+        if cells is None or reached_near(self._ws, self._wp, cells):
+            return False
+        self.version = self.grid.version
+        if self._smoothing is not None:
+            self._smoothing[:] = 0
+        return True
+
+    def renewed(self) -> GridGoalTree:
+        """The tree that replaces this one after an edit it did not survive (``current()`` is
+        False): one search for the same goal and starts on the grid as it is now, made once and
+        shared by every unit that shared this one."""
+        if self._successor is not None:
+            self._successor = self._successor.renewed()     # (the chain kept one link long)
+            return self._successor
+        if self.current():
+            return self
+        self._successor = GridGoalTree(self.grid, self.goal, self._anchors)
+        return self._successor
 
     def settled(self, start: tuple[int, int]) -> bool:
         """True when ``start``'s path can be read: its cell is settled, or the search is over."""

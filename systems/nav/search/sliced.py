@@ -38,7 +38,7 @@ from .jps_plus import JumpTable, jps_plus_query
 from .jump_search import jps_plus_run, jps_run
 from .paths import path_cost
 from .region import GoalRegion
-from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, MEET, WORK, SearchWorkspace
+from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, MEET, STAMP, WORK, SearchWorkspace, reached_near
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
@@ -133,8 +133,10 @@ class SlicedSearch:
             by the region's anchors). The result's last cell is the region cell reached.
 
     A grid edit while the search runs (the grid's version stamp moved) makes the next ``step``
-    start over on the edited map (``restarts`` counts it): the answer is never a path through a
-    closed cell.
+    start over on the edited map (``restarts`` counts it) — unless the search is ``"astar"`` or
+    ``"dijkstra"`` and the edit blocked or opened only cells it has not reached nor come next to
+    (what it knows then holds on the edited map, and it goes on): the answer is never a path
+    through a closed cell, and always exact on the map as it is.
     Bad input raises ``NavError`` at construction; blocked, unreachable and trivial queries are
     answered at construction too (``done`` is True at once, no expansions).
     """
@@ -199,6 +201,7 @@ class SlicedSearch:
         self.expanded = 0
         self.work = 0                      # budget units spent (expansions, plus scans for JPS)
         self._begun = False
+        self._stamp = -1                                # the workspace stamp of its labels (``_begin``)
         self._version = grid.version
         #: times the search started over because the grid was edited while it ran
         self.restarts = 0
@@ -220,7 +223,14 @@ class SlicedSearch:
             self._result = self._run_bstar()
             return self._result.status
         if self._begun and self.grid.version != self._version:
-            self._restart()                  # the map changed under the search: what it knew is stale
+            if self._edits_missed_search():   # what it knows holds on the edited map: it goes on
+                self._version = self.grid.version
+                self._result = self._trivial_answer()      # a blocked end, or the ends now apart
+                if self._result is not None:
+                    self._begun = False                    # answered without the search
+                    return self._result.status
+            else:
+                self._restart()              # the map changed under the search: what it knew is stale
         if not self._begun:
             self._begin()
         grid, ws = self.grid, self._ws
@@ -323,10 +333,25 @@ class SlicedSearch:
         return self.grid.kept("jps+", JumpTable.build).current()
 
     def _forget_if_edited(self) -> None:
-        """A finished answer for a grid edited since is stale: start over on the edited grid."""
+        """A finished answer for a grid edited since is stale — start over on the edited grid —
+        unless the search found it and the edits touched nothing it had reached."""
         if self._result is not None and self.grid.version != self._version:
+            if self._begun and self._edits_missed_search():
+                self._version = self.grid.version
+                return
             self._restart()
             self._version = self.grid.version
+
+    def _edits_missed_search(self) -> bool:
+        """True when the passability edits since the search began touch nothing it has reached
+        (``reached_near``): an exact search (``astar``, ``dijkstra``) then goes on instead of
+        starting over — with a building placed every few ticks on a big map, long searches that
+        started over at each edit never finished."""
+        ws = self._ws
+        if self.method not in ("astar", "dijkstra") or ws is None or ws.directions != 1 or ws.state[STAMP] != self._stamp:
+            return False                              # (its workspace served another search since)
+        cells = self.grid.passability_edits_since(self._version)
+        return cells is not None and not reached_near(ws, self.grid.width + 2, cells)
 
     def _restart(self) -> None:
         """Start over on the edited grid (its trivial answers and JPS+ table brought up to date)."""
@@ -354,6 +379,7 @@ class SlicedSearch:
             self._ws = grid.workspace("search", SearchWorkspace.for_grid)
         ws = self._ws
         ws.next_stamp()
+        self._stamp = int(ws.state[STAMP])             # its labels, until another search stamps the workspace
         if self._hmode == ANCHORS:
             assert self._region is not None                  # set together in __init__
             self._table = self._region.table

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "HEAP_SIZE_BACK", "MEET", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace"]
+__all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "HEAP_SIZE_BACK", "MEET", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace", "reached_near"]
 
 # Slots of the int64 ``state`` vector a resumable search carries between calls (WORK: budget
 # units spent, for searches whose expansions are not all alike; a bidirectional search also
@@ -79,3 +79,20 @@ class SearchWorkspace:
         """A workspace sized for ``grid``'s padded layout; ``directions=2``: both sides of a
         bidirectional search, each cell's two labels side by side."""
         return SearchWorkspace(directions * (grid.height + 2) * (grid.width + 2), directions)
+
+
+def reached_near(ws: SearchWorkspace, wp: int, cells: np.ndarray) -> bool:
+    """Whether the search in ``ws`` (one direction, padded row width ``wp``) has reached any of
+    ``cells`` (``(N, 2)`` x, y) or a cell next to one.
+
+    When it has not, an edit of those cells leaves what the search knows exact on the edited
+    map: a cell it never reached it never stepped on, nor cut past (a diagonal past a corner
+    starts from a cell next to it, which reaching would have reached the corner), and a cell
+    opened where nothing next to it was expanded offers no shorter way to a settled cell (with a
+    consistent heuristic every other way runs through the open list's frontier)."""
+    cells = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+    if len(cells) == 0:
+        return False
+    around = np.array([-wp - 1, -wp, -wp + 1, -1, 0, 1, wp - 1, wp, wp + 1], dtype=np.int64)
+    flat = ((cells[:, 1] + 1) * wp + cells[:, 0] + 1)[:, None] + around[None, :]
+    return bool((ws.stamp[flat.ravel()] == ws.state[STAMP]).any())

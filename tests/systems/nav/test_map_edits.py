@@ -204,7 +204,8 @@ def test_a_search_in_flight_when_the_map_changes_starts_over_and_never_answers_s
     while not search.done:
         search.step(200)
     result = search.result()
-    assert search.restarts == 1
+    # an exact search the wall missed goes on (it had expanded one cell); the jump searches start over
+    assert search.restarts == (0 if search.method in ("astar", "dijkstra") else 1)   # bidirectional: A* here
     assert grid.passable[result.cells[:, 1], result.cells[:, 0]].all()
     assert result.cost == pytest.approx(find_path(grid, (2, 30), (57, 30), method).cost)
 
