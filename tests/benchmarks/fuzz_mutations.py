@@ -180,6 +180,21 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ("test_hardening_variety.py::test_units_in_a_dead_stop_give_way_and_all_arrive",
      "systems/nav/crowd/orders.py", "        self._give_way(dead[s.recoveries[dead] >= GIVE_WAY_AFTER])\n", "",
      "a knot in a dead stop never gives way"),
+    ("test_hardening_ticks.py::test_an_unprepared_crowd_compiles_nothing_in_its_first_flow_field_ticks",
+     "systems/nav/flow/sector_build.py", "            self._lists = tuple(typed_list(part) for part in parts)",
+     "            self._lists = tuple(typed.List(part) for part in parts)", "sector fields' lists by typed.List"),
+    ("test_hardening_ticks.py::test_units_of_one_order_sent_to_one_goal_share_one_search",
+     "systems/nav/crowd/planning.py", "SHARE_GOAL_AFTER = 16\n", "SHARE_GOAL_AFTER = 10**9\n",
+     "units of one order never share a search"),
+    ("test_hardening_ticks.py::test_paths_read_from_one_goal_tree_smooth_as_each_alone_with_the_trunk_smoothed_once",
+     "systems/nav/search/smoothing.py", "        if use_shared:\n            shared[here] = nxt - anchor\n", "",
+     "a tree's paths each smoothed alone"),
+    ("test_hardening_ticks.py::test_a_long_search_finishes_while_buildings_go_up_away_from_it",
+     "systems/nav/search/sliced.py", "        return cells is not None and not reached_near(ws, self.grid.width + 2, cells)",
+     "        return False", "every edit restarts a search"),
+    ("test_hardening_ticks.py::test_a_search_goes_on_through_edits_away_from_it_and_stays_exact",
+     "systems/nav/search/workspace.py", "    around = np.array([-wp - 1, -wp, -wp + 1, -1, 0, 1, wp - 1, wp, wp + 1], dtype=np.int64)",
+     "    around = np.array([0], dtype=np.int64)", "an edit next to a reached cell is not seen"),
 ]
 
 
