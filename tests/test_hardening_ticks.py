@@ -123,8 +123,10 @@ def test_units_of_one_order_sent_to_one_goal_share_one_search():
     free = np.argwhere(grid.passable & (np.arange(160)[None, :] < 60))[:, ::-1] + 0.5
     ids = crowd.add_agents(free[rng.choice(len(free), 200, replace=False)])
     crowd.move(ids, (150.5, 20.5))
-    ticks = 0
-    while (crowd.states[ids] == NavState.PLANNING).any():
+    crowd.update(1 / 30)                                           # the order is taken
+    ticks = 1
+    assert (crowd.states[ids] == NavState.PLANNING).sum() > 100
+    while (crowd.states[ids] == NavState.PLANNING).any() and ticks < 500:
         crowd.update(1 / 30)
         ticks += 1
     assert ticks <= 50
