@@ -179,3 +179,22 @@ def test_a_long_search_finishes_while_buildings_go_up_away_from_it():
         grid.set_passable(np.array([[190 + corner % 5, 2 + corner // 5]]), slices % 40 < 20)   # top right
     assert search.done and search.restarts == 0
     assert search.result().cost == pytest.approx(find_path(grid, (2, 100), (197, 100)).cost)
+
+
+def test_shared_searches_keep_to_their_memory_bound(monkeypatch):
+    """A shared search holds 32 bytes a cell while its units read it: on a 2048² map 134 MB. Two
+    goals get two searches; with room for one only, the second goal's units search alone."""
+    from rtsnav.names import Planner
+    from rtsnav.systems.nav.crowd import planning
+
+    crowd = Crowd(Grid(np.ones((60, 60), dtype=bool)), cache_dir=None)
+    ids = crowd.add_agents([(1.5 + i % 20, 1.5 + i // 20) for i in range(40)])
+    methods = np.full(40, int(Planner.ASTAR))
+    starts = crowd.grid.world_to_cells(crowd.positions[ids, :2])
+    goals = np.array([(50, 50)] * 20 + [(55, 10)] * 20)
+    assert len({id(t) for t in crowd.planning.shared_trees(ids, methods, starts, goals).values()}) == 2
+    monkeypatch.setattr(planning, "SHARED_BYTES_AT_MOST", 1)
+    other = Crowd(Grid(np.ones((60, 60), dtype=bool)), cache_dir=None)
+    other.add_agents(crowd.positions[ids, :2])
+    trees = other.planning.shared_trees(ids, methods, starts, goals)
+    assert len(trees) == 20 and len({id(t) for t in trees.values()}) == 1

@@ -32,6 +32,9 @@ _STRUCTURE = {Planner.NAVMESH: "navmesh", Planner.WAYPOINTS: "waypoints", Planne
 #: Units of one order planning by a grid planner to one goal cell that share one search from the
 #: goal (``GridGoalTree``) instead of a search each.
 SHARE_GOAL_AFTER = 16
+#: Memory the live shared searches may take together (one always may): 32 bytes a cell each,
+#: 19 MB on AcrosstheCape (768²), 134 MB on a 2048² map.
+SHARED_BYTES_AT_MOST = 256 << 20
 _GRID_CODES = np.array([int(p) for p in Planner if p.label in GRID_PLANNERS])
 
 
@@ -85,13 +88,19 @@ class Planning:
             live = self._trees.get((gx, gy, mask))
             if live is not None and live.grid is level.grid:
                 tree = live.renewed()                     # an earlier batch's, still being read
-            elif count < SHARE_GOAL_AFTER or level.surface is not None or not level.grid.passable[gy, gx]:
+            elif (count < SHARE_GOAL_AFTER or level.surface is not None or not level.grid.passable[gy, gx]
+                  or not self._room_for_a_tree(level.grid)):
                 continue
             else:
                 tree = GridGoalTree(level.grid, (gx, gy), starts[picked[which.ravel() == kind]])
             self._trees[(gx, gy, mask)] = tree
             trees.update(dict.fromkeys(picked[which.ravel() == kind].tolist(), tree))
         return trees
+
+    def _room_for_a_tree(self, grid: Grid) -> bool:
+        """Whether one more shared search fits in ``SHARED_BYTES_AT_MOST`` beside the live ones."""
+        live = len(self._trees)
+        return live == 0 or (live + 1) * 32 * (grid.width + 2) * (grid.height + 2) <= SHARED_BYTES_AT_MOST
 
     def job(self, i: int, planner: Planner, start: tuple[int, int] | None = None,
             goal: tuple[int, int] | None = None, end=None, tree: GridGoalTree | None = None) -> Job:
