@@ -25,10 +25,18 @@ import numpy as np
 
 from ..errors import NavError
 
-__all__ = ["GoalRegion"]
+__all__ = ["GoalRegion", "NO_REGION", "anchor_table"]
 
 #: Anchors a region keeps at most (the heuristic looks at each one per evaluation).
 MAX_ANCHORS = 48
+#: ``astar_run``'s region argument for a search without a goal region.
+NO_REGION = np.zeros(1, dtype=np.bool_)
+
+
+def anchor_table(anchors: np.ndarray, slack: float) -> np.ndarray:
+    """The kernels' ANCHORS heuristic table: ``slack``, then ``anchors`` (``(K, 2)`` cells) in
+    padded coordinates; the estimate is the distance to the nearest anchor less the slack."""
+    return np.concatenate([[float(slack)], (np.asarray(anchors, dtype=np.float64) + 1.0).ravel()])
 
 
 class GoalRegion:
@@ -58,8 +66,7 @@ class GoalRegion:
         padded[1:-1, 1:-1] = mask
         #: the mask in the kernels' padded flat layout
         self.flat = padded.ravel()
-        # the kernels' heuristic table: slack, then the anchors in padded coordinates
-        self.table = np.concatenate([[self.slack], (anchors + 1.0).ravel()])
+        self.table = anchor_table(anchors, self.slack)
 
     @classmethod
     def around_path(cls, mask: np.ndarray, path_cells: np.ndarray, width: float) -> "GoalRegion":

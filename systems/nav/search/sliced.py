@@ -37,7 +37,7 @@ from .jps import expand_jumps
 from .jps_plus import JumpTable, jps_plus_query
 from .jump_search import jps_plus_run, jps_run
 from .paths import path_cost
-from .region import GoalRegion
+from .region import NO_REGION, GoalRegion
 from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, MEET, STAMP, WORK, SearchWorkspace, reached_near
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
@@ -53,7 +53,6 @@ JUMPING = ("jps", "jps+")
 
 
 #: "No goal region" for the A* kernel.
-_NO_REGION = np.zeros(1, dtype=np.bool_)
 
 
 class WorkspacePool:
@@ -248,7 +247,7 @@ class SlicedSearch:
             region = self._region
             status = astar_run(grid.move_masks(), cost, wp, grid.is_uniform, ws.arrays, self._hmode, self._hweight,
                                self._table, budget, self._bounds, self._use_bounds,
-                               _NO_REGION if region is None else region.flat, region is not None)
+                               NO_REGION if region is None else region.flat, region is not None)
         self.expanded = int(ws.state[EXPANDED])
         self.work = int(ws.state[WORK]) if self.method in JUMPING else self.expanded
         if status == IN_PROGRESS:
