@@ -198,3 +198,19 @@ def test_shared_searches_keep_to_their_memory_bound(monkeypatch):
     other.add_agents(crowd.positions[ids, :2])
     trees = other.planning.shared_trees(ids, methods, starts, goals)
     assert len(trees) == 20 and len({id(t) for t in trees.values()}) == 1
+
+
+def test_units_whose_layer_masks_differ_only_in_team_flags_share_one_search():
+    """Masks differing in bits no cell is on see one map (issue 38's tenth campaign): two teams'
+    flags in the high bits, sent to one cell, share one search, not one each."""
+    from rtsnav.names import L_NAVIGATION_LAYERS, Planner
+
+    grid = Grid(np.ones((60, 60), dtype=bool))
+    grid.set_layers(np.array([[x, y] for x in range(30, 32) for y in range(60)]), 0b10)     # a road
+    crowd = Crowd(grid, cache_dir=None)
+    ids = crowd.add_agents([(1.5 + i % 20, 1.5 + i // 20) for i in range(40)])
+    crowd.agents.agent_layers[ids[:20], L_NAVIGATION_LAYERS] = 1 | 1 << 8         # as the esper setter writes it
+    crowd.agents.agent_layers[ids[20:], L_NAVIGATION_LAYERS] = 1 | 2 << 8
+    starts = grid.world_to_cells(crowd.positions[ids, :2])
+    trees = crowd.planning.shared_trees(ids, np.full(40, int(Planner.ASTAR)), starts, np.array([(50, 50)] * 40))
+    assert len(trees) == 40 and len({id(t) for t in trees.values()}) == 1

@@ -15,6 +15,7 @@ from rtsnav.names import GRID_PLANNERS, L_NAVIGATION_LAYERS, S_POSTPROCESSING, P
 
 from ..flow.clearance import WIDE
 from ..grid import Grid
+from ..grid_layers import effective_mask
 from ..result import PathStatus
 from ..search.grid_goal_tree import GridGoalTree
 from ..search.paths import smooth_path
@@ -78,7 +79,11 @@ class Planning:
                & (goals[:, 0] >= 0) & (goals[:, 0] < grid.width) & (goals[:, 1] >= 0) & (goals[:, 1] < grid.height))
         if use.sum() < SHARE_GOAL_AFTER and not self._trees:
             return {}
-        keys = np.column_stack([goals, s.agent_layers[ids, L_NAVIGATION_LAYERS]])
+        # masks seeing the same cells (team flags in high bits) plan on one map: one search
+        masks = s.agent_layers[ids, L_NAVIGATION_LAYERS].astype(np.int64)
+        for mask in np.unique(masks).tolist():
+            masks[masks == mask] = effective_mask(grid, mask)
+        keys = np.column_stack([goals, masks])
         picked = np.flatnonzero(use)
         kinds, which, counts = np.unique(keys[picked], axis=0, return_inverse=True, return_counts=True)
         trees: dict[int, GridGoalTree] = {}
