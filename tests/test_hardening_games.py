@@ -99,8 +99,9 @@ def _copy(obj, how: str):
 
 def _edited_navmesh_crowd() -> Crowd:
     crowd = Crowd(_walled_grid(), cache_dir=None)
+    crowd.level.navmesh()                                       # baked at load
     crowd.move(crowd.add_agents(np.array([[2.5, 2.5]])), (37.5, 20.5), "navmesh")
-    crowd.update(1 / 30)                                        # the crowd bakes its navmesh
+    crowd.update(1 / 30)
     crowd.grid.set_passable(np.array([[10, 10], [11, 10]]), False)
     crowd.cells_changed(np.array([[10, 10], [11, 10]]))         # its rebuild goes to the worker
     return crowd

@@ -20,7 +20,8 @@ import os
 import stat
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,7 +31,7 @@ from .errors import NavError
 from .grid import Grid
 
 __all__ = ["grid_digest", "write_baked", "read_baked", "require", "check_indices", "check_offsets", "load_or_bake",
-           "default_cache_dir", "cache_key"]
+           "default_cache_dir", "cache_key", "loading_only", "NotBaked"]
 
 #: Cache folders already reported unwritable (one warning each per process).
 _WARNED_UNWRITABLE: set[str] = set()
@@ -207,6 +208,26 @@ def check_offsets(path: str | Path, kind: str, name: str, start: np.ndarray, row
         raise NavError(f"{path}: {kind} cache's {name} is no offset array of {rows} rows over {entries} entries")
 
 
+class NotBaked(NavError):
+    """Inside ``loading_only()``: the file a bake would be loaded from is missing or unusable."""
+
+
+_LOADING_ONLY = threading.local()
+
+
+@contextmanager
+def loading_only() -> Iterator[None]:
+    """Within it, ``load_or_bake`` on this thread loads but never bakes: where there is no usable
+    file it raises ``NotBaked`` (a crowd in a tick loads a cached bake, and leaves baking to its
+    worker)."""
+    before = getattr(_LOADING_ONLY, "on", False)
+    _LOADING_ONLY.on = True
+    try:
+        yield
+    finally:
+        _LOADING_ONLY.on = before
+
+
 def load_or_bake(path: str | Path, load: Callable[[Path], T], bake: Callable[[], T]) -> T:
     """``load(path)`` if that works; otherwise ``bake()``, saved to ``path`` (a corrupt, forged,
     stale or incomplete file is rebuilt, with one ``RuntimeWarning`` saying why). The write is
@@ -219,6 +240,8 @@ def load_or_bake(path: str | Path, load: Callable[[Path], T], bake: Callable[[],
         except (NavError, KeyError, ValueError, IndexError, TypeError) as e:
             # damaged, forged or from another layout: bake again, and say so
             warnings.warn(f"rebaking {path.name}: {e}", RuntimeWarning, stacklevel=2)
+    if getattr(_LOADING_ONLY, "on", False):
+        raise NotBaked(f"no usable bake at {path}")
     baked = bake()
     tmp = _scratch_name(path, ".tmp.npz")
     try:

@@ -98,8 +98,10 @@ class CrowdConfig:
             answered in the tick it is given. False: it stands until its plan lands.
         rebuild_worker: after a map edit the crowd's navmesh, waypoint graph and hierarchy are
             rebuilt in a worker process while the game goes on (their agents plan on the grid
-            meanwhile; see ``crowd/rebuild.py``). False: no process; they are rebuilt when
-            ``Crowd.finish_rebuilds`` is called (a loading screen), on the grid until then.
+            meanwhile; see ``crowd/rebuild.py``); one no ``prepare`` made (nor ``cache_dir``
+            holds) is baked there too when an order first needs it. False: no process; they are
+            rebuilt when ``Crowd.finish_rebuilds`` is called (a loading screen), on the grid
+            until then, and a first bake is made in the tick that needs it.
         dstar_agents: ``"dstar"`` agents that may hold D* Lite state at once, ≥ 0. Each keeps
             40 bytes per cell (10.5 MB on a 512² map, 42 MB at 1024²) and repairs its path
             after map edits instead of searching again; agents over the cap plan by A*.

@@ -18,6 +18,7 @@ from scipy.ndimage import distance_transform_edt, label, maximum_filter  # at lo
 
 from rtsnav import checks
 
+from ..bake_cache import NotBaked, loading_only
 from ..errors import NavError
 from ..flow.clearance import WIDE
 from ..flow.field import FlowField
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from ..waypoints.graph import WaypointGraph
     from ..waypoints.hierarchy import Hierarchy
 
-__all__ = ["LevelCache", "TILES_ABOVE_CELLS"]
+__all__ = ["LevelCache", "TILES_ABOVE_CELLS", "wanted_in_tick"]
 
 #: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
 #: map takes more than a few milliseconds, too long for one planning step.
@@ -405,6 +406,29 @@ class LevelCache:
             self._waypoints = built
         else:
             self._hierarchy = built
+
+
+def wanted_in_tick(level: LevelCache, kind: str) -> None:
+    """The ``"navmesh"``, ``"waypoints"`` or ``"hierarchy"`` of ``level`` is wanted inside a tick
+    and not made yet (no ``prepare``): loaded now when ``cache_dir`` holds a usable bake; else baked
+    by the rebuild worker (``bake_new``: its agents plan on the grid until it lands, and it is saved
+    to ``cache_dir``) — never in the tick (AcrosstheCape's waypoint graph took 6.4 s there, its
+    navmesh 2.3 s). Without a worker it is made here, as ``prepare`` would."""
+    make = {"navmesh": level.navmesh, "waypoints": level.waypoints, "hierarchy": level.hierarchy}[kind]
+    if not level.rebuilds.use_worker:
+        make()
+        return
+    if level.cache_dir is not None:
+        try:
+            with loading_only():
+                make()
+            return
+        except NotBaked:
+            pass
+    level.rebuilds.bake_new(kind, level.cache_dir)
+    if not level.rebuilds.use_worker:      # the worker could not start: made here after all
+        level.rebuilds.stale.discard(kind)
+        make()
 
 
 def _check_given(navmesh, waypoint_graph, hierarchy) -> None:

@@ -22,7 +22,7 @@ from ..search.paths import smooth_path
 from ..search.region import GoalRegion
 from ..search.sliced import WorkspacePool
 from .config import CrowdConfig
-from .level_cache import LevelCache
+from .level_cache import LevelCache, wanted_in_tick
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, Job, MeshJob, Route, TreeJob, route_from_cells
 from .state import CrowdState, NavState
 
@@ -120,8 +120,8 @@ class Planning:
         level = self._level.for_layers(int(s.agent_layers[i, L_NAVIGATION_LAYERS]))
         if planner in _STRUCTURE:
             kind = _STRUCTURE[planner]
-            if level is not self._level and level.structure(kind) is None and kind not in level.rebuilds.stale:
-                level.rebuilds.bake_new(kind)     # a mask no ``prepare`` baked for: off the tick
+            if level.structure(kind) is None and kind not in level.rebuilds.stale:
+                wanted_in_tick(level, kind)       # no ``prepare`` baked it: loaded, or baked off the tick
             if kind in level.rebuilds.stale:
                 planner = Planner.ASTAR   # its structure predates a map edit: exact on the grid until rebuilt
         if level.surface is not None and planner is not Planner.NAVMESH:

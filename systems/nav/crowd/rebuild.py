@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,20 +116,28 @@ def bake_structure(request: dict):
     does), not in the game's first query after the swap."""
     grid = Grid(request["passable"], request["cost"], request["heights"], cell_size=request["cell_size"],
                 origin=request["origin"])
-    kind, params = request["kind"], request["params"]
+    kind, params, cache = request["kind"], request["params"], request.get("cache_dir")
     built: Any
     if kind == "navmesh":
         from ..navmesh import NavMesh
+        from ..navmesh.mesh_bounds import MeshGoalBounds
 
-        built = NavMesh.from_grid(grid, **params)
+        built = NavMesh.cached(grid, cache, **params) if cache else NavMesh.from_grid(grid, **params)
+        if cache:     # goal bounds ``levels bake --goal-bounds`` made for this mesh, as ``LevelCache.navmesh``
+            built.goal_bounds = MeshGoalBounds.baked(built, cache)
     elif kind == "waypoints":
         from ..waypoints.graph import WaypointGraph
+        from ..waypoints.graph_bounds import GraphGoalBounds
 
-        built = WaypointGraph.floodfill(grid, waypoint_seed(grid), **params)
+        seed = waypoint_seed(grid)
+        built = (WaypointGraph.cached_floodfill(grid, cache, seed, **params) if cache
+                 else WaypointGraph.floodfill(grid, seed, **params))
+        if cache:
+            built.goal_bounds = GraphGoalBounds.baked(built, cache)
     elif kind == "hierarchy":
         from ..waypoints.hierarchy import Hierarchy
 
-        built = Hierarchy.build(grid, **params)
+        built = Hierarchy.cached(grid, cache, **params) if cache else Hierarchy.build(grid, **params)
     else:
         raise ValueError(f"unknown structure {kind!r}; expected one of {KINDS}")
     first_query(built, grid, three_d=kind != "hierarchy")
@@ -357,16 +366,16 @@ class StructureRebuilds:
                     snapshot = snapshot or grid_snapshot(self._level.grid)
                     self._submit(kind, snapshot)
 
-    def bake_new(self, kind: str) -> None:
-        """A structure the level does not have yet, needed inside a tick (a navigation-layer
-        mask no ``prepare`` baked): baked by the worker off the tick (or by ``finish``); until
-        it lands the kind counts as stale (its agents plan by A* on the grid)."""
+    def bake_new(self, kind: str, cache_dir: str | os.PathLike | None = None) -> None:
+        """A structure the level does not have yet, needed inside a tick (no ``prepare`` baked
+        it): baked by the worker off the tick (or by ``finish``) and saved to ``cache_dir``
+        when given; until it lands the kind counts as stale (its agents plan by A* on the grid)."""
         if kind in self.stale:
             return
         self.made.add(kind)
         self.stale.add(kind)
         if self.use_worker and kind not in self.in_flight:
-            self._submit(kind)
+            self._submit(kind, cache_dir=cache_dir)
 
     def start_worker(self, kinds=None, ready_within: float = 0.0) -> None:
         """Start the worker now (``prepare`` does, at load) rather than at the first edit: when
@@ -383,10 +392,12 @@ class StructureRebuilds:
         if ready_within > 0:
             worker.wait_ready(ready_within)
 
-    def _submit(self, kind: str, snapshot: dict | None = None) -> None:
+    def _submit(self, kind: str, snapshot: dict | None = None, cache_dir: str | os.PathLike | None = None) -> None:
         try:
             worker = RebuildWorker.shared()
-            ticket = worker.submit(structure_request(kind, self._level.grid, self._params(kind), snapshot))
+            request = structure_request(kind, self._level.grid, self._params(kind), snapshot)
+            request["cache_dir"] = None if cache_dir is None else os.fspath(cache_dir)
+            ticket = worker.submit(request)
         except OSError as exc:                  # no worker here: rebuilt by finish_rebuilds
             self.use_worker = False
             self.errors.append(f"rebuild worker unavailable ({exc}); rebuilding on finish_rebuilds()")
@@ -445,16 +456,17 @@ class StructureRebuilds:
             timeout = checks.number(timeout, "timeout (seconds, or None)", low=0.0, error=NavError)
             # the thread waits take a deadline of the platform's time_t: a day is as good as forever
             timeout = min(timeout, _LONGEST_WAIT)
+        done: list[str] = []
         if not self.use_worker:
-            done = []
             for kind in sorted(self.stale):
                 self.install(kind, bake_structure(structure_request(kind, self._level.grid, self._params(kind))))
                 done.append(kind)
             return done
-        done = []
+        # a reply for a grid edited since is asked for again: wait on until the deadline, not one round
+        deadline = None if timeout is None else time.monotonic() + timeout
         while self.in_flight or self._resubmit:
-            done += self.take(wait=timeout)
-            if timeout is not None:
+            done += self.take(wait=None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if deadline is not None and time.monotonic() >= deadline:
                 break
         return done
 

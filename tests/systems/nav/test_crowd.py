@@ -164,6 +164,7 @@ def test_an_area_cost_navmesh_query_spans_ticks_and_equals_the_one_shot_result(c
     ys, xs = np.nonzero(labels == np.bincount(labels[labels >= 0]).argmax())
     start, goal = grid.cell_to_world(int(xs[0]), int(ys[0])), grid.cell_to_world(int(xs[-1]), int(ys[-1]))
     crowd = Crowd(grid, CrowdConfig(planning_units=2_000, quick_steps=False))
+    crowd.level.navmesh()                         # baked at load (unprepared, it is baked off the tick)
     (a,) = crowd.add_agents([start])
     crowd.move([a], goal, planner="navmesh")
     ticks = 0
@@ -179,6 +180,7 @@ def test_an_area_cost_navmesh_query_spans_ticks_and_equals_the_one_shot_result(c
 @pytest.mark.parametrize("planner", ["navmesh", "waypoints"])
 def test_single_step_planners_wait_their_turn_and_answer_the_one_shot_result(planner, arena):
     crowd = Crowd(arena, CrowdConfig(planning_units=1_000, quick_steps=False))
+    crowd.level.navmesh() if planner == "navmesh" else crowd.level.waypoints()     # baked at load
     start, goal = arena.cell_to_world(3, 10), arena.cell_to_world(40, 30)
     ids = crowd.add_agents([start, start])
     crowd.move(ids[:1], goal, planner="dijkstra")              # a long grid plan ahead of it

@@ -71,6 +71,7 @@ def test_crowd_orders_of_many_units_to_one_goal_share_one_tree():
     p[5:35, 20] = False
     cost = np.where((np.arange(60) // 7) % 2 == 0, 1.0, 2.0)[None, :].repeat(40, axis=0).astype(np.float32)
     crowd = Crowd(Grid(p, cost), CrowdConfig(planning_units=2_000))
+    crowd.level.navmesh()                      # baked at load (unprepared, it is baked off the tick)
     rng = np.random.default_rng(3)
     ids = crowd.add_agents(rng.uniform((2, 2), (15, 38), (60, 2)), radius=0.3, max_speed=4.0)
     for i in ids:
