@@ -21,6 +21,13 @@ true deadlock nobody progresses, so nobody is excused). A frozen
 agent's tries: an own A* path around the jams, twice, then the reachable point nearest its
 target; after ``max_recoveries`` the order fails with ``path_failed`` and a reason. Coming
 ``RESET_DISTANCE`` cells closer to its target than ever on this order resets the count.
+
+Progress along a path can be counted for a unit pressed against a wall or a queue that slides
+back and forth by a few tenths of a cell (its anchor is where it last progressed, not where it
+last really moved). So a second, plainer clock guards the first: a unit under an order that has
+not moved ``PROGRESS_DISTANCE`` cells from where it last did for ``stuck_after`` +
+``REST_SLACK`` seconds, and was not told meanwhile, is reported and re-plans as one that waited
+— what a player (or a test) watching for units that stand still without a word sees.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from ..kernels.threads import threads_for
 from ..steering.proximity_grid import near_any, near_any_in_group
 from .state import CrowdState
 
-__all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS", "FRESH"]
+__all__ = ["watch_progress", "PROGRESS_DISTANCE", "RESET_DISTANCE", "QUEUE_REACH_RADII", "QUEUE_REACH_CELLS", "FRESH",
+           "REST_SLACK"]
 
 #: What passing a waypoint is worth in the path progress measure (more than any leg's length).
 _WAYPOINT_WORTH = 1e9
@@ -55,6 +63,9 @@ FRESH_SHARE = 0.25
 QUEUE_SECTORS = 8
 #: Hops the queue rule follows back through waiting units per check.
 QUEUE_HOPS = 12
+#: A unit that has not really moved for ``stuck_after`` plus this (seconds) is reported even
+#: when the progress measure counted its jostling as progress.
+REST_SLACK = 0.5
 
 
 def watch_progress(state: CrowdState, dt: float, cell_size: float,
@@ -79,14 +90,22 @@ def watch_progress(state: CrowdState, dt: float, cell_size: float,
                s.still_for, s.best_distance, s.togo, s.best_togo, s.recoveries, s.mode, s.path_start, s.path_len,
                s.path_idx, s.paths.points, s.path_best, s.unplanned_for, dt, PROGRESS_DISTANCE * cell_size,
                RESET_DISTANCE * cell_size, fresh_for, stuck_after, kinds)
-    unplanned = np.flatnonzero(kinds & 8)
+        _watch_rest(s.alive, s.nav_state[:, 0], s.paused[:], s.position, s.rest_x, s.rest_y, s.rest_for, dt,
+                    PROGRESS_DISTANCE * cell_size, stuck_after + REST_SLACK, kinds)
+    # units the plain clock caught (not really moved, not told) join those the progress measure did
+    resting = np.flatnonzero(kinds & 16)
+    unplanned = np.union1d(np.flatnonzero(kinds & 8), resting[s.nav_state[resting, 0] == 1])
     old = np.flatnonzero(kinds & 4)
-    stuck = old[s.still_for[old] >= stuck_after]
+    stalled = old[s.still_for[old] >= stuck_after]
+    stuck = np.union1d(stalled, resting[s.nav_state[resting, 0] == 2])
+    s.rest_for[unplanned] = 0.0
+    s.rest_for[stuck] = 0.0                              # told now: the plain clock starts again
     if len(stuck) == 0:
         return none, none, none, unplanned
-    fresh = np.flatnonzero(kinds & 2)
-    waiting = _in_moving_queue(s, old, fresh, cell_size)
-    frozen = stuck[~waiting[np.searchsorted(old, stuck)]]
+    fresh = np.setdiff1d(np.flatnonzero(kinds & 2), stuck, assume_unique=True)
+    # only the progress measure's own can be frozen (the plain clock's were counted as progressing)
+    frozen = (stalled[~_in_moving_queue(s, old, fresh, cell_size)[np.searchsorted(old, stalled)]]
+              if len(stalled) else none)
     # frozen in traffic that moves (other units progressing close by, any way): its count is
     # held, so a crossing that churns for a while does not fail orders; a dead stop escalates
     reach = max(QUEUE_REACH_RADII * float(s.radius[frozen].max()), QUEUE_REACH_CELLS * cell_size) if len(frozen) else 0.0
@@ -128,6 +147,27 @@ def _in_moving_queue(s: CrowdState, old: np.ndarray, fresh: np.ndarray, cell_siz
         waiting |= behind
         fresh = old[behind]
     return waiting
+
+
+@njit(cache=True)
+def _watch_rest(alive, nav_state, paused, position, rest_x, rest_y, rest_for, dt, distance, due, kinds):
+    """The plain clock (see the module docs): seconds under an order (planning or walking, not
+    paused) since the agent last moved ``distance`` from where it last did; ``kinds |= 16`` when
+    it reaches ``due``."""
+    for a in range(alive.shape[0]):
+        if not alive[a]:
+            continue
+        px, py = position[a, 0], position[a, 1]
+        if math.isnan(rest_x[a]) or (px - rest_x[a]) ** 2 + (py - rest_y[a]) ** 2 >= distance * distance:
+            rest_x[a] = px
+            rest_y[a] = py
+            rest_for[a] = 0.0
+        elif (nav_state[a] == 1 or nav_state[a] == 2) and not paused[a]:
+            rest_for[a] += dt
+            if rest_for[a] >= due:
+                kinds[a] |= 16
+        else:
+            rest_for[a] = 0.0
 
 
 @njit(cache=True, inline="always")

@@ -85,6 +85,9 @@ INTERNAL: dict[str, tuple[str, float]] = {
     "anchor_y": ("f8", 0.0),
     "still_for": ("f8", 0.0),             # seconds since then
     "unplanned_for": ("f8", 0.0),         # seconds it has waited for a plan (PLANNING)
+    "rest_x": ("f8", np.nan),             # where it last moved ``PROGRESS_DISTANCE`` from (NaN: not yet)
+    "rest_y": ("f8", np.nan),
+    "rest_for": ("f8", 0.0),              # seconds under an order since then, or since it was last told
     "planning_since": ("i8", 0),          # the order-taking round it began waiting (the oldest waiter plans first)
     "order_waits": ("?", False),          # its new order was left for a later round (``ORDERS_PER_TICK``)
     "asked_x": ("f8", np.nan),            # the point its queued plan heads for (a PLANNING unit's)
@@ -211,6 +214,9 @@ class CrowdState:
     anchor_y: np.ndarray
     still_for: np.ndarray
     unplanned_for: np.ndarray
+    rest_x: np.ndarray
+    rest_y: np.ndarray
+    rest_for: np.ndarray
     planning_since: np.ndarray
     order_waits: np.ndarray
     asked_x: np.ndarray

@@ -114,6 +114,32 @@ def test_a_frozen_unit_is_reported_with_where_it_stands_and_a_moving_queue_is_no
     assert watch.row()["pair_ticks_under_half"] == 0
 
 
+def test_a_unit_that_does_not_really_move_is_told_though_its_jostle_counted_as_progress():
+    """A unit pressed against others slid a few tenths of a cell: one slide nearer its goal
+    counted as progress (its anchor was where it last progressed), so it stood 6.9 s within half
+    a cell of one spot with no event (the river scene's spawn seed 2: unit 114). The plain clock
+    reports it within ``stuck_after`` + ``REST_SLACK`` of its last real move."""
+    from rtsnav.systems.nav.crowd.progress import REST_SLACK
+
+    crowd = Crowd(Grid(np.ones((20, 60), dtype=bool)), CrowdConfig(quick_steps=False))
+    (a,) = crowd.add_agents([(5.5, 10.5)])
+    crowd.move([a], (55.5, 10.5))
+    crowd.update(DT)
+    start = crowd.positions[a, :2].copy()
+    # the game moves the body: half a cell aside (a real move), then, within half a cell of that
+    # spot, 0.52 nearer the goal (progress by the path measure) — then it stands
+    moves = {3: start + (0.05, 0.5), 90: start + (0.52, 0.35)}
+    told = []
+    for t in range(1, int(12 / DT)):
+        if t in moves:
+            crowd.agents.position[a, :2] = moves[t]
+        ev = crowd.update(DT, movement="game")
+        told += [t] * int(a in ev.stuck)
+    assert told, "a unit standing still under an order was never told"
+    assert (told[0] - 3) * DT <= crowd.config.stuck_after + REST_SLACK + 2 * DT, told
+    assert np.diff(told).max() * DT <= crowd.config.stuck_after + REST_SLACK + 2 * DT, told
+
+
 @pytest.mark.slow
 def test_two_armies_of_mixed_planners_swap_banks():
     from tests.benchmarks.crowd_flows import river_armies
