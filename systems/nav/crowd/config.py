@@ -19,7 +19,8 @@ class CrowdConfig:
     Attributes:
         planning_units: work units all plans share per tick, ≥ 1 (one unit ≈ one grid A*
             expansion, ~0.12 µs here: 20,000 ≈ 2.5 ms).
-        max_searches: grid searches in progress at once, ≥ 1 (each holds ~28 bytes per cell).
+        max_searches: grid searches in progress at once, ≥ 1 (each holds ~28 bytes per cell;
+            as many as fit in 1 GiB on a big map: ``WorkspacePool.BYTES_AT_MOST``).
         smoothing: ``"precise"``, ``"fast"`` or None: how grid paths become waypoints.
         weight: heuristic weight of the ``"weighted"`` planner, ≥ 1.
         flow_mode: ``"full"`` (whole-map flow fields), ``"tiles"`` (sector tiles) or ``"auto"``
@@ -104,7 +105,8 @@ class CrowdConfig:
             until then, and a first bake is made in the tick that needs it.
         dstar_agents: ``"dstar"`` agents that may hold D* Lite state at once, ≥ 0. Each keeps
             40 bytes per cell (10.5 MB on a 512² map, 42 MB at 1024²) and repairs its path
-            after map edits instead of searching again; agents over the cap plan by A*.
+            after map edits instead of searching again; agents over the cap plan by A*, as do
+            those past 1 GiB of live searches together (``planning.DSTAR_BYTES_AT_MOST``).
         unreachable: what an order to a target nobody can reach does (a wall, water, an island,
             off the map): ``"closest"`` (Godot's rule) — the agent walks to the reachable point
             nearest the target, ``is_target_reachable()`` is False, ``path_failed`` says why and

@@ -36,6 +36,10 @@ SHARE_GOAL_AFTER = 16
 #: Memory the live shared searches may take together (one always may): 32 bytes a cell each,
 #: 19 MB on AcrosstheCape (768²), 134 MB on a 2048² map.
 SHARED_BYTES_AT_MOST = 256 << 20
+#: Live D* Lite searches keep to this many bytes together (40 a cell each; one always may):
+#: ``dstar_agents`` may be set up to 2³¹, and 1,000 searches on a 1024² map would ask for 42 GB.
+#: Agents over it plan by A*.
+DSTAR_BYTES_AT_MOST = 1 << 30
 _GRID_CODES = np.array([int(p) for p in Planner if p.label in GRID_PLANNERS])
 
 
@@ -208,7 +212,8 @@ class Planning:
             for j in [j for j in states if not s.alive[j] or s.agent_method[j, 0] != Planner.DSTAR_LITE
                       or s.nav_state[j, 0] not in (NavState.PLANNING, NavState.FOLLOWING)]:
                 del states[j]                             # arrived, failed, removed or re-ordered
-            if len(states) >= self._config.dstar_agents:
+            if (len(states) >= self._config.dstar_agents
+                    or len(states) and (len(states) + 1) * 40 * grid.width * grid.height > DSTAR_BYTES_AT_MOST):
                 return None
             search = states[i] = DStarLite(grid, start, goal)
             units = UNITS["dstar_first"]

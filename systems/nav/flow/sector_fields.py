@@ -19,7 +19,7 @@ from ..grid import legal_moves
 from .direction import directions_serial
 from .integration import integrate
 
-__all__ = ["sector_field", "sector_fields_into"]
+__all__ = ["sector_field", "sector_fields_into", "sector_node_distances"]
 
 
 @njit(cache=True, inline="always")
@@ -79,6 +79,28 @@ def _scratch(n):
     """``_solve``'s scratch arrays for up to ``n`` sub-grid cells."""
     return (np.empty(n, dtype=np.uint8), np.empty(n), np.empty(n, dtype=np.uint8), np.empty(n),
             np.empty(n, dtype=np.int8), np.empty((n, 2), dtype=np.float32))
+
+
+@njit(cache=True)
+def sector_node_distances(passable, cost, sx0, sy0, sw, sh, cells):
+    """``(k, k)`` in-sector distances between ``cells`` (``(k, 2)`` x, y inside the sector at
+    ``(sx0, sy0)`` of ``sw × sh``): row ``a`` is the field seeded at ``cells[a]`` read at every
+    cell (inf where the sector does not connect them). A ``SectorGraph``'s edges, one call a
+    sector: a call per portal node spent more in Python than in the solve."""
+    k = cells.shape[0]
+    out = np.full((k, k), np.inf)
+    n = (sh + 4) * (sw + 4)
+    sub_pass, sub_cost, allowed, dist, best, direction = _scratch(n)
+    seed = np.empty((1, 2), dtype=np.int64)
+    zero = np.zeros(1)
+    no_ring, no_values = np.empty((0, 2), dtype=np.int64), np.empty(0)
+    for a in range(k):
+        seed[0, 0], seed[0, 1] = cells[a, 0], cells[a, 1]
+        wp = _solve(passable, cost, sx0, sy0, sw, sh, seed, zero, no_ring, no_values, False,
+                    sub_pass, sub_cost, allowed, dist, best, direction)
+        for b in range(k):
+            out[a, b] = dist[(cells[b, 1] - sy0 + 2) * wp + cells[b, 0] - sx0 + 2]
+    return out
 
 
 @njit(cache=True)

@@ -35,7 +35,7 @@ from ..grid import Grid, require_grid
 from ..kernels.csr import csr_dijkstra
 from .sector_build import build_fields, drop_stale, ring_table
 from .sector_coarse import coarse_directions
-from .sector_fields import sector_field
+from .sector_fields import sector_field, sector_node_distances
 
 __all__ = ["SectorGraph", "SectorOrder"]
 
@@ -142,16 +142,12 @@ class SectorGraph:
         sec, p = self.sectors[sid], self.grid.passable
         if not south and cx + 1 < self.cols:              # east border: column x - 1 | x
             x = sec.x0 + sec.w
-            along = np.arange(sec.y0, sec.y0 + sec.h)
-            open_mask, other = p[along, x - 1] & p[along, x], sid + 1
-            side_a = lambda run: np.c_[np.full(len(run), x - 1), run]           # noqa: E731
-            side_b = lambda run: np.c_[np.full(len(run), x), run]               # noqa: E731
+            first, open_mask, other = sec.y0, p[sec.y0: sec.y0 + sec.h, x - 1] & p[sec.y0: sec.y0 + sec.h, x], sid + 1
+            fixed = 0                                     # x is the border's line, y runs along it
         elif south and cy + 1 < self.rows:                # south border: row y - 1 | y
             y = sec.y0 + sec.h
-            along = np.arange(sec.x0, sec.x0 + sec.w)
-            open_mask, other = p[y - 1, along] & p[y, along], sid + self.cols
-            side_a = lambda run: np.c_[run, np.full(len(run), y - 1)]           # noqa: E731
-            side_b = lambda run: np.c_[run, np.full(len(run), y)]               # noqa: E731
+            first, open_mask, other = sec.x0, p[y - 1, sec.x0: sec.x0 + sec.w] & p[y, sec.x0: sec.x0 + sec.w], sid + self.cols
+            fixed = 1
         else:
             return [], sid, sid
         if not open_mask.any():
@@ -159,8 +155,15 @@ class SectorGraph:
         m = np.concatenate([[False], open_mask, [False]])
         starts = np.flatnonzero(~m[:-1] & m[1:])
         ends = np.flatnonzero(m[:-1] & ~m[1:])
-        runs = [(side_a(along[s0:e0]).astype(np.int64), side_b(along[s0:e0]).astype(np.int64))
-                for s0, e0 in zip(starts, ends)]
+        line = x if fixed == 0 else y
+        runs = []
+        for s0, e0 in zip(starts.tolist(), ends.tolist()):
+            side_b = np.empty((e0 - s0, 2), dtype=np.int64)
+            side_b[:, fixed] = line                        # the far side's column (row)
+            side_b[:, 1 - fixed] = np.arange(first + s0, first + e0)
+            side_a = side_b.copy()
+            side_a[:, fixed] = line - 1                    # the near side's
+            runs.append((side_a, side_b))
         return runs, sid, other
 
     def _set_border(self, border: int) -> bool:
@@ -192,20 +195,16 @@ class SectorGraph:
     def _set_intra(self, sid: int) -> None:
         """The in-sector edges of sector ``sid``: shortest distances between its portal sides."""
         sec = self.sectors[sid]
-        src, dst, cost = [], [], []
-        if len(sec.nodes) >= 2:
-            for a in sec.nodes:
-                dist = self.local_field(sid, [self._node_cell[a]], [0.0])
-                for b in sec.nodes:
-                    if b != a:
-                        bx, by = self._node_cell[b][0] - sec.x0, self._node_cell[b][1] - sec.y0
-                        d = dist[by, bx]
-                        if np.isfinite(d):
-                            src.append(a)
-                            dst.append(b)
-                            cost.append(float(d))
-        self._intra[sid] = (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
-                            np.asarray(cost, dtype=np.float64))
+        nodes = np.asarray(sec.nodes, dtype=np.int64)
+        if len(nodes) < 2:
+            none = np.zeros(0, dtype=np.int64)
+            self._intra[sid] = (none, none.copy(), np.zeros(0))
+            return
+        cells = np.asarray([self._node_cell[a] for a in sec.nodes], dtype=np.int64)
+        dist = sector_node_distances(self.grid.passable, self.grid.cost, sec.x0, sec.y0, sec.w, sec.h, cells)
+        np.fill_diagonal(dist, np.inf)
+        a, b = np.nonzero(np.isfinite(dist))                # row-major: each node's edges in node order
+        self._intra[sid] = (nodes[a], nodes[b], dist[a, b].astype(np.float64))
 
     def _assemble(self, redone: list[int] | None = None) -> None:
         """The portal graph's CSR from the live portals' crossings and every sector's edges;

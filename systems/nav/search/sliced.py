@@ -57,15 +57,22 @@ JUMPING = ("jps", "jps+")
 
 class WorkspacePool:
     """A fixed number of search workspaces for one grid: bounds the memory of concurrent
-    time-sliced searches (each workspace is ~28 bytes per cell). A bidirectional search takes
-    one place in the pool with a workspace for both directions (``acquire_wide``: 56 bytes per
-    cell, made on first need and kept)."""
+    time-sliced searches (each workspace is ~28 bytes per cell; ``size`` of them, or as many as
+    fit in ``BYTES_AT_MOST``). A bidirectional search takes one place in the pool with a
+    workspace for both directions (``acquire_wide``: 56 bytes per cell, made on first need and
+    kept)."""
+
+    #: The pool's places keep to this many bytes together (one always fits; 84 bytes a cell a
+    #: place, with its bidirectional workspace): ``max_searches`` goes up to 4,096, and 4,096
+    #: places on a 1024² map were 120 GB, made at once (360 GB with their wide workspaces).
+    BYTES_AT_MOST = 1 << 30
 
     def __init__(self, grid: Grid, size: int) -> None:
         if size < 1:
             raise NavError(f"a workspace pool needs size >= 1, got {size}")
         self.grid = grid
         self.version = grid.version
+        size = min(int(size), max(1, self.BYTES_AT_MOST // (84 * (grid.height + 2) * (grid.width + 2))))
         self._free = [SearchWorkspace.for_grid(grid) for _ in range(size)]
         self._wide: list[SearchWorkspace] = []
         self._taken = 0

@@ -1,5 +1,6 @@
-"""Twelfth hardening campaign: what a crowd nobody prepared bakes, and where. Each test failed
-on the code before its fix."""
+"""Twelfth hardening campaign: cliffs a game meets with default or documented settings — what a
+crowd nobody prepared bakes inside a tick, what a setting in its documented range asks of memory.
+Each test failed on the code before its fix."""
 
 from __future__ import annotations
 
@@ -56,3 +57,39 @@ def test_without_a_worker_the_first_bake_is_made_in_the_tick_that_needs_it():
     crowd.move(ids, (50.5, 30.5), "navmesh")
     crowd.update(1 / 30)
     assert crowd.level.structure("navmesh") is not None and not crowd.level.rebuilds.stale
+
+
+def test_live_dstar_searches_keep_to_their_memory_bound(monkeypatch):
+    """``dstar_agents`` takes any count up to 2³¹, and each live D* Lite search keeps 40 bytes a
+    cell: 1,000 units on a 1024² map asked for 42 GB. Searches past the bound plan by A*."""
+    from rtsnav.systems.nav import CrowdConfig
+    from rtsnav.systems.nav.crowd import planning
+
+    grid = _walled_grid()
+    monkeypatch.setattr(planning, "DSTAR_BYTES_AT_MOST", 3 * 40 * grid.width * grid.height)
+    crowd = Crowd(grid, CrowdConfig(dstar_agents=1_000), cache_dir=None)
+    ids = crowd.add_agents([(2.5, 2.5 + 2 * k) for k in range(10)])
+    for i in ids.tolist():
+        crowd.move([i], (50.5, 30.5), "dstar-lite")
+    for _ in range(60):
+        crowd.update(1 / 30)
+        assert len(crowd.planning.dstar_searches) <= 3
+    assert len(crowd.planning.dstar_searches) == 3
+    assert (crowd.states[ids] == NavState.FOLLOWING).all()          # the others planned by A*
+
+
+def test_a_big_max_searches_keeps_the_search_pool_to_its_memory_bound():
+    """``max_searches`` takes up to 4,096 and the pool made every workspace at once, ~28 bytes a
+    cell each (plus 56 for a bidirectional one): 120 GB on a 1024² map before the first tick."""
+    from rtsnav.systems.nav import CrowdConfig
+    from rtsnav.systems.nav.search.sliced import WorkspacePool
+
+    grid = Grid(np.ones((512, 512), dtype=bool))
+    crowd = Crowd(grid, CrowdConfig(max_searches=4096), cache_dir=None)
+    places = crowd.planning.pool.size
+    assert 1 <= places and places * 84 * 514 * 514 <= WorkspacePool.BYTES_AT_MOST
+    ids = crowd.add_agents([(1.5, 1.5), (3.5, 3.5)])
+    crowd.move(ids, (500.5, 500.5), "astar")
+    for _ in range(5):
+        crowd.update(1 / 30)
+    assert (crowd.states[ids] != NavState.PLANNING).all()
