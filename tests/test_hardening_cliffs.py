@@ -93,3 +93,68 @@ def test_a_big_max_searches_keeps_the_search_pool_to_its_memory_bound():
     for _ in range(5):
         crowd.update(1 / 30)
     assert (crowd.states[ids] != NavState.PLANNING).all()
+
+
+def _cluttered(size: int, seed: int) -> Grid:
+    rng = np.random.default_rng(seed)
+    passable = rng.random((size, size)) > 0.2
+    passable[::9, :] = True                          # open lanes keep it one region
+    passable[:, ::9] = True
+    return Grid(passable)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_grid_plan_that_lives_through_blocking_edits_is_as_cheap_as_a_fresh_one(seed):
+    """A grid plan (search, then smoothing) went on through edits away from what it had
+    reached, and started over at any other; with a building every few ticks on a big map the
+    plans never landed. Now it also goes on through edits that only block cells, and checks what
+    it ends with: the path costs what a fresh search costs on the final map, and every smoothed
+    leg is open."""
+    from rtsnav.systems.nav import find_path
+    from rtsnav.systems.nav.crowd.planners import GridJob
+    from rtsnav.systems.nav.search.sliced import WorkspacePool
+
+    rng = np.random.default_rng(seed)
+    grid = _cluttered(60, seed)
+    pool = WorkspacePool(grid, 2)
+    open_cells = np.argwhere(grid.passable)[:, ::-1]
+    for _ in range(12):
+        start, goal = (tuple(int(v) for v in open_cells[k]) for k in rng.integers(0, len(open_cells), 2))
+        job = GridJob(grid, start, goal, "astar", None, "precise", pool)
+        while not job.done:
+            job.advance(int(rng.integers(20, 200)))
+            if not job.done and rng.random() < 0.5:
+                cell = open_cells[rng.integers(len(open_cells))]
+                if tuple(cell) not in (start, goal):
+                    grid.set_passable([cell], False)
+        fresh = find_path(grid, start, goal)
+        assert job.route.found == fresh.found
+        if fresh.found:
+            assert job.found.cost == pytest.approx(fresh.cost)
+            cells = job.route.cells if job.route.cells is not None else grid.world_to_cells(job.route.points[:, :2])
+            assert grid.segments_clear(grid.cells_to_world(cells[:-1]), grid.cells_to_world(cells[1:])).all()
+
+
+def test_units_get_their_plans_while_buildings_go_up_every_few_ticks():
+    """80 units ordered to one goal across a cluttered map while a 2×2 building went up every
+    other tick: every edit ordered every unit on its way again, and their new jobs' set-up took
+    the budget — after 300 ticks most still waited. Units whose plans follow the edits keep
+    them, walkers whose way is still open keep their paths."""
+    rng = np.random.default_rng(5)
+    grid = _cluttered(160, 5)
+    crowd = Crowd(grid, cache_dir=None)
+    open_cells = np.argwhere(grid.passable)[:, ::-1]
+    ids = crowd.add_agents(open_cells[rng.integers(0, len(open_cells), 80)] + 0.5)
+    goal = (150.5, 150.5)
+    crowd.move(ids, goal, "astar")
+    for t in range(300):
+        if t % 2 == 0:
+            x, y = (int(v) for v in rng.integers(0, 140, 2))
+            grid.set_passable([(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)], False)
+        crowd.update(1 / 30)
+    assert (crowd.states[ids] != NavState.PLANNING).sum() >= 76
+    for i in ids[crowd.states[ids] == NavState.FOLLOWING].tolist():
+        # every way ahead, kept or new, is walkable now (from the waypoint it walks to: a unit
+        # pushed aside may stand off its path)
+        ahead = crowd.path(i)[crowd.agents.path_index_of(i):]
+        assert grid.segments_clear(ahead[:-1, :2], ahead[1:, :2]).all()

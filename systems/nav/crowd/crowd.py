@@ -44,7 +44,7 @@ from .placement import free_walled_in, occupants
 from .planners import PlanQueue
 from .planning import Planning
 from .progress import watch_progress
-from .state import AgentStatus, CrowdState, NavState
+from .state import AgentStatus, CrowdState
 from .steering import apply_flocking
 from .steering_inputs import SteeringInputs
 
@@ -267,7 +267,7 @@ class Crowd:
         cells = checks.cells(cells, "cells", self.grid.width, self.grid.height, error=NavError)
         self.level.cells_changed(cells)
         self.planning.cells_changed(cells)
-        self._free_and_replan()
+        self._free_and_replan(cells)
         self.groups.orders.clear()
 
     def finish_rebuilds(self, timeout: float | None = None) -> list[str]:
@@ -289,12 +289,10 @@ class Crowd:
         self.groups.orders.clear()
         self._free_and_replan()
 
-    def _free_and_replan(self) -> None:
-        """After an edit: units in closed cells step out (reported as ``displaced``); every unit
-        on its way re-plans."""
+    def _free_and_replan(self, cells: np.ndarray | None = None) -> None:
+        """After an edit of ``cells`` (None: any): units in closed cells step out (reported as
+        ``displaced``); units on their way re-plan (``Orders.replan_after_edit``)."""
         s, n = self.agents, self.agents.size
         moved = free_walled_in(s, self.grid, np.flatnonzero(s.alive[:n] & ~s.obstacle[:n]))
         self._outcomes.displaced(moved)
-        state = s.nav_state[:n, 0]
-        moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.has_target[:n]
-        s.target_dirty[:n] |= moving & s.alive[:n]
+        self._orders.replan_after_edit(moved, cells)

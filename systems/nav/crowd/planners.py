@@ -31,7 +31,8 @@ from ..search.jps_plus import JumpTable
 from ..search.paths import PathSmoother, smooth_path
 from ..search.region import GoalRegion
 from ..search.sliced import SlicedSearch, WorkspacePool
-from ..search.workspace import SearchWorkspace
+from ..search.smoothing import segments_open
+from ..search.workspace import SearchWorkspace, only_blocked, still_walkable
 from ..waypoints.coarse_route import finished_result, rough_smoothing, smoothed_result
 
 if TYPE_CHECKING:
@@ -110,6 +111,9 @@ class Job:
     started: bool = False
     #: planned from the waypoint ahead of a walking unit (``Retargets``): its route starts there
     from_ahead: bool = False
+    #: the grid it plans on when it follows that grid's edits itself (its answer is for the map
+    #: as it is when it lands): a unit waiting for it need not be ordered again after an edit
+    follows_edits_of: Grid | None = None
 
     def advance(self, units: int) -> int:  # pragma: no cover - interface
         raise NotImplementedError
@@ -139,12 +143,17 @@ def _smoothing_step(smoother: PathSmoother, units: int) -> tuple[bool, int]:
 
 class GridJob(Job):
     """A time-sliced grid search (``SlicedSearch``), then its smoothing, sliced too
-    (``PathSmoother``): exactly the one-shot result."""
+    (``PathSmoother``): exactly the one-shot result, on the map as it is when it lands (the
+    search follows edits itself; an edit during the smoothing redoes it, or the search when the
+    path found is no longer walkable or the edit opened cells)."""
 
     def __init__(self, grid: Grid, start, goal, method: str, target, smoothing: str | None, pool: WorkspacePool,
                  weight: float = 1.5, goal_region: GoalRegion | None = None) -> None:
         self.grid, self.start, self.goal, self.method = grid, start, goal, method
         self.goal_region = goal_region
+        self.follows_edits_of = grid
+        self._found_on = -1                                   # the grid version its answer was found on
+        self._check_smoothing = False                         # blocking edits came while it smoothed
         self.target, self.smoothing, self.pool, self.weight = target, smoothing, pool, weight
         self.search: SlicedSearch | None = None
         self.workspace: SearchWorkspace | None = None
@@ -168,12 +177,19 @@ class GridJob(Job):
         return route
 
     def advance(self, units: int) -> int:
+        if self.smoother is not None and self.grid.version != self._found_on:
+            self._edited_while_smoothing()
         if self.smoother is not None:                         # the last steps: smoothing
             finished, used = _smoothing_step(self.smoother, units)
             if finished:
-                assert self.found is not None
-                self.route = self._answer(route_from_cells(self.grid, self.found, self.smoothing,
-                                                           self.target, self.smoother.result()))
+                assert self.found is not None and self.smoothing is not None
+                kept = self.smoother.result()
+                (passable, cost), wp = self.grid.padded()
+                if self._check_smoothing and not segments_open(passable, cost, wp, kept):
+                    # a sight line it kept was blocked while it ran: again, on the map as it is
+                    self.smoother, self._check_smoothing = PathSmoother(self.grid, self.found.cells, self.smoothing), False
+                    return used
+                self.route = self._answer(route_from_cells(self.grid, self.found, self.smoothing, self.target, kept))
                 self.done = True
             return used
         if self.search is None and self.method == "jps+":
@@ -199,8 +215,21 @@ class GridJob(Job):
             self._searched(self.search.result())
         return int(used)
 
+    def _edited_while_smoothing(self) -> None:
+        """The map changed while the path found was being smoothed: a path still walkable after
+        edits that only blocked cells is still the cheapest (``only_blocked``), and its smoothing
+        goes on, checked when it ends (``segments_open``); otherwise it is searched again."""
+        assert self.found is not None
+        cells = self.grid.passability_edits_since(self._found_on)
+        if (cells is not None and only_blocked(self.grid.passable, cells)
+                and still_walkable(self.grid.passable, self.found.cells)):
+            self._found_on, self._check_smoothing = self.grid.version, True
+            return
+        self.found, self.smoother, self.search = None, None, None     # the next step searches again
+
     def _searched(self, result: PathResult) -> None:
         """The search's answer: smoothed in the next steps, or the route now."""
+        self._found_on, self._check_smoothing = self.grid.version, False
         self.found = result
         if self.smoothing and result.found and len(result.cells) > 2:
             self.smoother = self._smoother(result.cells, self.smoothing)
@@ -223,7 +252,9 @@ class TreeJob(GridJob):
     ``GridGoalTree``: the job advances the tree under the budget until its start is settled,
     then reads its path and smooths it as ``GridJob`` does (the same cost as its own A*), the
     tree's trunk once for all its units (``smooth_precise_slice``'s ``shared``). A map edit
-    where the tree had reached moves its units to one new tree (``GridGoalTree.renewed``)."""
+    that opened cells where the tree had reached moves its units to one new tree
+    (``GridGoalTree.renewed``); one that only blocked cells does not, and a unit whose path
+    read later crosses a cell blocked meanwhile searches on its own."""
 
     def __init__(self, tree: GridGoalTree, grid: Grid, start, goal, method: str, target, smoothing: str | None,
                  pool: WorkspacePool, weight: float = 1.5) -> None:
@@ -233,7 +264,8 @@ class TreeJob(GridJob):
 
     def _smoother(self, cells: np.ndarray, mode: str) -> PathSmoother:
         tree = self._read_from
-        shared = tree.smoothing_table() if tree is not None and mode == "precise" else None
+        # (a tree an edit has left behind keeps a table of sight lines on the map before)
+        shared = tree.smoothing_table() if tree is not None and mode == "precise" and tree.current() else None
         return PathSmoother(self.grid, cells, mode, shared)
 
     def advance(self, units: int) -> int:
@@ -256,7 +288,10 @@ class TreeJob(GridJob):
                 self.step_units = 1
                 return max(1, used)
         result = tree.path(self.start)
-        self.tree, self._read_from = None, tree
+        self.tree = None
+        if result.found and not still_walkable(self.grid.passable, result.cells):
+            return max(1, used)          # a cell on it was blocked while the tree grew: its own search
+        self._read_from = tree
         self._searched(result)
         return max(1, used + len(result.cells))
 
@@ -436,6 +471,10 @@ class PlanQueue:
         if old is not None:
             old.release()
         self._jobs[key] = job                   # an existing key keeps its place
+
+    def pending(self, key) -> Job | None:
+        """The job waiting under ``key``, or None."""
+        return self._jobs.get(key)
 
     def cancel(self, key) -> None:
         job = self._jobs.pop(key, None)

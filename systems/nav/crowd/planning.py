@@ -26,7 +26,7 @@ from .level_cache import LevelCache, wanted_in_tick
 from .planners import UNITS, CallJob, GridJob, HierarchyJob, Job, MeshJob, Route, TreeJob, route_from_cells
 from .state import CrowdState, NavState
 
-__all__ = ["Planning"]
+__all__ = ["Planning", "GRID_CODES"]
 
 #: Planners whose structure a map edit can make stale (then they plan by A* until it is rebuilt).
 _STRUCTURE = {Planner.NAVMESH: "navmesh", Planner.WAYPOINTS: "waypoints", Planner.HIERARCHY: "hierarchy"}
@@ -40,7 +40,8 @@ SHARED_BYTES_AT_MOST = 256 << 20
 #: ``dstar_agents`` may be set up to 2³¹, and 1,000 searches on a 1024² map would ask for 42 GB.
 #: Agents over it plan by A*.
 DSTAR_BYTES_AT_MOST = 1 << 30
-_GRID_CODES = np.array([int(p) for p in Planner if p.label in GRID_PLANNERS])
+#: The planner codes of the grid planners (a unit planned by one walks a path of cell centres).
+GRID_CODES = np.array([int(p) for p in Planner if p.label in GRID_PLANNERS])
 
 
 class Planning:
@@ -79,7 +80,7 @@ class Planning:
         wider than half a cell plan on their class's grid, alone)."""
         s, grid = self._agents, self._grid
         ids, starts, goals = np.asarray(ids), np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
-        use = (np.isin(methods, _GRID_CODES) & (s.radius[ids] <= WIDE * grid.cell_size)
+        use = (np.isin(methods, GRID_CODES) & (s.radius[ids] <= WIDE * grid.cell_size)
                & (goals[:, 0] >= 0) & (goals[:, 0] < grid.width) & (goals[:, 1] >= 0) & (goals[:, 1] < grid.height))
         if use.sum() < SHARE_GOAL_AFTER and not self._trees:
             return {}

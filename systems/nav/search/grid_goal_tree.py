@@ -28,7 +28,7 @@ from ..result import PathResult, PathStatus
 from .astar import astar_begin, astar_run, trace_path
 from .goal_bounds import NO_BOUNDS
 from .region import NO_REGION, anchor_table
-from .workspace import EXPANDED, IN_PROGRESS, STAMP, SearchWorkspace, reached_near
+from .workspace import EXPANDED, IN_PROGRESS, STAMP, SearchWorkspace, only_blocked, reached_near
 
 __all__ = ["GridGoalTree"]
 
@@ -72,13 +72,15 @@ class GridGoalTree:
         return self._smoothing
 
     def current(self) -> bool:
-        """True when the tree holds for the grid as it is now: not edited since, or edited only
-        where the search has not reached (``reached_near``: it goes on; the smoothing table,
-        whose sight lines may cross the edit, starts afresh). False: build a new one."""
+        """True when the tree holds for the grid as it is now: not edited since, edited only
+        where the search has not reached (``reached_near``), or only blocked (``only_blocked``:
+        a path read then is exact when it is still walkable — ``still_walkable``, which its
+        reader checks — and searched on its own when not). It goes on; the smoothing table,
+        whose sight lines may cross the edit, starts afresh. False: build a new one."""
         if self.grid.version == self.version or self._successor is not None:
             return self._successor is None
         cells = self.grid.passability_edits_since(self.version)
-        if cells is None or reached_near(self._ws, self._wp, cells):
+        if cells is None or (reached_near(self._ws, self._wp, cells) and not only_blocked(self.grid.passable, cells)):
             return False
         self.version = self.grid.version
         if self._smoothing is not None:

@@ -38,7 +38,19 @@ from .jps_plus import JumpTable, jps_plus_query
 from .jump_search import jps_plus_run, jps_run
 from .paths import path_cost
 from .region import NO_REGION, GoalRegion
-from .workspace import EXPANDED, FOUND, GOAL, IN_PROGRESS, MEET, STAMP, WORK, SearchWorkspace, reached_near
+from .workspace import (
+    EXPANDED,
+    FOUND,
+    GOAL,
+    IN_PROGRESS,
+    MEET,
+    STAMP,
+    WORK,
+    SearchWorkspace,
+    only_blocked,
+    reached_near,
+    still_walkable,
+)
 
 __all__ = ["SlicedSearch", "WorkspacePool", "METHODS"]
 
@@ -141,8 +153,10 @@ class SlicedSearch:
     A grid edit while the search runs (the grid's version stamp moved) makes the next ``step``
     start over on the edited map (``restarts`` counts it) — unless the search is ``"astar"`` or
     ``"dijkstra"`` and the edit blocked or opened only cells it has not reached nor come next to
-    (what it knows then holds on the edited map, and it goes on): the answer is never a path
-    through a closed cell, and always exact on the map as it is.
+    (what it knows then holds on the edited map), or only blocked cells (``only_blocked``: its
+    answer is checked when it ends, and searched again if the path is no longer walkable) — then
+    it goes on: the answer is never a path through a closed cell, and always exact on the map as
+    it is.
     Bad input raises ``NavError`` at construction; blocked, unreachable and trivial queries are
     answered at construction too (``done`` is True at once, no expansions).
     """
@@ -211,6 +225,7 @@ class SlicedSearch:
         self._version = grid.version
         #: times the search started over because the grid was edited while it ran
         self.restarts = 0
+        self._recheck = False              # went on through a blocking edit it had reached: check its path
         self._backtrack = checks.whole_number(backtrack, "backtrack", low=0, high=2 ** 31 - 1, error=NavError)
 
     # ---------------------------------------------------------------- public
@@ -266,6 +281,9 @@ class SlicedSearch:
                                       self.expanded, self.note)
         elif status == FOUND:
             cells = expand_jumps(ws.parent, t, wp) if self.method in JUMPING else trace_path(ws.parent, t, wp)
+            if self._recheck and not still_walkable(grid.passable, cells):
+                self._restart()                     # its path crosses a cell blocked while it ran
+                return PathStatus.IN_PROGRESS if self._result is None else self._result.status
             self._result = PathResult(PathStatus.FOUND, float(ws.g[t]), cells, self.expanded, self.note)
         else:
             self._result = PathResult.unreachable(
@@ -342,7 +360,8 @@ class SlicedSearch:
         """A finished answer for a grid edited since is stale — start over on the edited grid —
         unless the search found it and the edits touched nothing it had reached."""
         if self._result is not None and self.grid.version != self._version:
-            if self._begun and self._edits_missed_search():
+            if self._begun and self._edits_missed_search() and (
+                    not self._recheck or not self._result.found or still_walkable(self.grid.passable, self._result.cells)):
                 self._version = self.grid.version
                 return
             self._restart()
@@ -357,7 +376,14 @@ class SlicedSearch:
         if self.method not in ("astar", "dijkstra") or ws is None or ws.directions != 1 or ws.state[STAMP] != self._stamp:
             return False                              # (its workspace served another search since)
         cells = self.grid.passability_edits_since(self._version)
-        return cells is not None and not reached_near(ws, self.grid.width + 2, cells)
+        if cells is None:
+            return False
+        if not reached_near(ws, self.grid.width + 2, cells):
+            return True
+        if self._use_bounds or not only_blocked(self.grid.passable, cells):
+            return False
+        self._recheck = True                          # it had reached them: its path is checked at the end
+        return True
 
     def _restart(self) -> None:
         """Start over on the edited grid (its trivial answers and JPS+ table brought up to date)."""
@@ -369,6 +395,7 @@ class SlicedSearch:
 
     def _begin(self) -> None:
         self._begun = True
+        self._recheck = False
         self._version = self.grid.version
         grid = self.grid
         wp = grid.width + 2

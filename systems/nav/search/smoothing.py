@@ -20,7 +20,8 @@ from numba import njit
 
 from ..grid import line_max_cost
 
-__all__ = ["NOT_SHARED", "smooth_fast", "smooth_precise", "smooth_precise_begin", "smooth_precise_slice", "smooth_fast_via", "polyline_cost"]
+__all__ = ["NOT_SHARED", "smooth_fast", "smooth_precise", "smooth_precise_begin", "smooth_precise_slice", "smooth_fast_via",
+           "polyline_cost", "segments_open"]
 
 
 #: ``smooth_precise_slice``'s ``shared`` for a path that is not read from a goal tree.
@@ -215,3 +216,15 @@ def _segment_cost(passable, cost, wp, x0, y0, x1, y1):
         return np.inf
     total += (1.0 - done) * cost[idx]
     return total * math.hypot(dx, dy)
+
+
+@njit(cache=True)
+def segments_open(passable, cost, wp, kept):
+    """Whether every straight step between consecutive ``kept`` cells (a smoothed path) touches
+    no blocked cell and cuts no corner on the map as it is. After edits that only blocked cells
+    a smoothing that passes is exactly a fresh smoothing's answer (sight lines it found blocked
+    are blocked still; the ones it kept are unchanged), one that fails is smoothed again."""
+    for i in range(kept.shape[0] - 1):
+        if math.isinf(line_max_cost(passable, cost, wp, kept[i, 0], kept[i, 1], kept[i + 1, 0], kept[i + 1, 1])):
+            return False
+    return True

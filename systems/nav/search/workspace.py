@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "HEAP_SIZE_BACK", "MEET", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace", "reached_near"]
+__all__ = ["SearchArrays", "STAMP", "HEAP_SIZE", "EXPANDED", "STATUS", "START", "GOAL", "WORK", "HEAP_SIZE_BACK", "MEET", "STATE_LEN", "IN_PROGRESS", "FOUND", "EXHAUSTED", "SearchWorkspace", "reached_near",
+           "only_blocked", "still_walkable"]
 
 # Slots of the int64 ``state`` vector a resumable search carries between calls (WORK: budget
 # units spent, for searches whose expansions are not all alike; a bidirectional search also
@@ -96,3 +97,29 @@ def reached_near(ws: SearchWorkspace, wp: int, cells: np.ndarray) -> bool:
     around = np.array([-wp - 1, -wp, -wp + 1, -1, 0, 1, wp - 1, wp, wp + 1], dtype=np.int64)
     flat = ((cells[:, 1] + 1) * wp + cells[:, 0] + 1)[:, None] + around[None, :]
     return bool((ws.stamp[flat.ravel()] == ws.state[STAMP]).any())
+
+
+def only_blocked(passable: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether every one of the edited ``cells`` (``(N, 2)`` x, y) is blocked now.
+
+    Then the map only lost cells since the search began, and an exact search (A*, Dijkstra, a
+    consistent heuristic) may go on through the edit even where it had reached: each label is at
+    most the cell's true cost on the edited map (every path still open now was open all along,
+    and was relaxed along as it always would be), so a path it ends with that is still walkable
+    (``still_walkable``) is exactly as cheap as the best on the edited map; one that is not is
+    searched again. With a building going up every few ticks, searches that started over at each
+    edit they had reached never finished on a big map."""
+    cells = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+    return not passable[cells[:, 1], cells[:, 0]].any()
+
+
+def still_walkable(passable: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether the path ``cells`` (``(N, 2)`` x, y, consecutive cells 8-neighbours) is legal on
+    the map now: every cell open, and no diagonal step cutting a blocked corner."""
+    cells = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+    if not passable[cells[:, 1], cells[:, 0]].all():
+        return False
+    step = np.diff(cells, axis=0)
+    diagonal = (step[:, 0] != 0) & (step[:, 1] != 0)
+    at, d = cells[:-1][diagonal], step[diagonal]
+    return bool(passable[at[:, 1], at[:, 0] + d[:, 0]].all() and passable[at[:, 1] + d[:, 1], at[:, 0]].all())

@@ -269,6 +269,8 @@ def test_on_a_large_map_the_jps_plus_table_is_rebuilt_in_budgeted_bands_after_an
     wall = np.array([[150, y] for y in range(0, 50)])
     grid.set_passable(wall, False)
     crowd.cells_changed(wall)
+    # (the wall cuts neither unit's way, which they keep: ordered again, they plan on the new map)
+    crowd.move(ids, (280.5, 150.5), planner="jps+")
     crowd.update(DT)
     table = grid.kept("jps+", None)
     assert not table.ready                                         # being rebuilt, not updated in one go
