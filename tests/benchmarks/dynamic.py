@@ -173,11 +173,15 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False, edit: bool =
 
         pr = cProfile.Profile()
         pr.enable()
+    ways = {i: crowd.path(i)[crowd.agents.path_index_of(i):] for i in walking.tolist()}
     t0 = time.perf_counter()
     if edit:
         grid.set_passable(wall, False)
         crowd.cells_changed(wall)
     crowd.update(1 / 20)
+    if edit:             # the walkers whose way ahead the wall cut (the others may keep their paths)
+        walking = np.array([i for i, way in ways.items() if not grid.segments_clear(way[:-1, :2], way[1:, :2]).all()],
+                           dtype=np.int64)
     frame_ms = (time.perf_counter() - t0) * 1e3
     if profile:
         pr.disable()
@@ -213,7 +217,7 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False, edit: bool =
             "edit_frame_over_steady_ms": frame_ms - base, "worst_after_over_steady_ms": float(max(after)) - base,
             "worst_after_at_tick": int(np.argmax(after)) + 1,
             "ticks_until_every_walking_single_replanned_or_queued": rerouted_at,
-            "walking_singles": int(len(walking)), "ticks_until_the_group_follows_its_new_plan": group_at, "structures_swapped_at_tick_and_s": swapped,
+            "walking_singles_cut_off": int(len(walking)), "ticks_until_the_group_follows_its_new_plan": group_at, "structures_swapped_at_tick_and_s": swapped,
             "rebuild_errors": list(crowd.level.rebuilds.errors)}
 
 

@@ -58,6 +58,9 @@ class Orders:
         state = s.nav_state[:n, 0]
         moving = ((state == NavState.FOLLOWING) | (state == NavState.PLANNING)) & s.has_target[:n] & s.alive[:n]
         waiting = np.setdiff1d(np.flatnonzero(moving & (state == NavState.PLANNING) & ~s.target_dirty[:n]), moved)
+        stepping = waiting[(s.mode[waiting] == Mode.QUICK) & (s.path_len[waiting] > s.path_idx[waiting])]
+        if len(stepping):           # (a quick route the edit cut is made again with the order)
+            waiting = np.setdiff1d(waiting, stepping[~self._ways_open(stepping)])
         for i in waiting.tolist():
             job = self._queue.pending(("agent", i))
             if job is not None and job.follows_edits_of is self._grid:
