@@ -6,7 +6,6 @@ or by ``prepare`` (loaded from ``cache_dir`` where given), and each following ma
 
 from __future__ import annotations
 
-import math
 import os
 from collections import OrderedDict
 from collections.abc import Callable
@@ -14,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.ndimage import distance_transform_edt, label, maximum_filter  # at load: first import ~0.1 s
 
 from rtsnav import checks
 
@@ -27,6 +25,7 @@ from ..flow.sectors import SectorGraph, SectorOrder
 from ..grid import Grid
 from ..grid_layers import effective_mask
 from .config import CrowdConfig
+from .passages import PassageMap
 from .planners import UNIT_RATES, UNITS, CallJob, PlanQueue, TilesOrderJob
 from .rebuild import StructureRebuilds, waypoint_seed
 
@@ -42,11 +41,6 @@ __all__ = ["LevelCache", "TILES_ABOVE_CELLS", "wanted_in_tick"]
 #: ``flow_mode="auto"`` uses sector tiles above this many cells: a whole-map field of a larger
 #: map takes more than a few milliseconds, too long for one planning step.
 TILES_ABOVE_CELLS = 256 * 256
-
-
-#: Blocked regions of at least this many cells make passages (smaller ones are pillars and rocks
-#: that units walk round, not through).
-PASSAGE_WALL_CELLS = 16
 
 
 class LevelCache:
@@ -69,8 +63,7 @@ class LevelCache:
         self._tile_edits: list = []              # edited cells the sector tiles have yet to follow
         self._fields: OrderedDict[tuple[int, int], FlowField | SectorOrder] = OrderedDict()
         self._version = grid.version             # the grid version the structures follow
-        self._clearance_cache: tuple[int, np.ndarray] | None = None   # (grid version, cells to the nearest wall)
-        self._passages_cache: tuple | None = None    # ((grid version, narrow), labels, widths)
+        self._passage_map = PassageMap(grid)         # distances to walls, narrow passages
         self._goal_trees: OrderedDict | None = None
         self._sized: SizedGrids | None = None
         self.rebuilds = StructureRebuilds(self, config.rebuild_worker)
@@ -152,40 +145,13 @@ class LevelCache:
         return self._tiles
 
     def clearance(self) -> np.ndarray:
-        """Cells from each open cell to the nearest wall or map edge (cached per grid version)."""
-        cached = self._clearance_cache
-        if cached is None or cached[0] != self.grid.version:
-            padded = np.pad(self.grid.passable, 1, constant_values=False)
-            cached = (self.grid.version, distance_transform_edt(padded)[1:-1, 1:-1])
-            self._clearance_cache = cached
-        return cached[1]
+        """Cells from each open cell to the nearest wall or map edge (``PassageMap``: cached per
+        grid version, brought up to date round blocking edits)."""
+        return self._passage_map.clearance()
 
     def passages(self, narrow: float) -> tuple[np.ndarray, np.ndarray]:
-        """The level's narrow passages — open cells within ``narrow`` cells of a long wall (a
-        blocked region of ``PASSAGE_WALL_CELLS`` cells or more, or the map's edge) in places at
-        under ``2 · narrow + 1`` cells wide (a place's width: twice the clearance of its middle,
-        the widest clearance across it) — as ``(labels, widths)``: each cell's passage number
-        (int32, -1 outside any) and each passage's narrowest width in cells. Cached per grid
-        version (a few milliseconds on a 1024² map)."""
-        cached = self._passages_cache
-        if cached is None or cached[0] != (self.grid.version, narrow):
-            # between long walls only: the room around a pillar or a rock in the open is no passage
-            blocked = ~self.grid.passable
-            parts, count = label(blocked, structure=np.ones((3, 3), dtype=bool))
-            size = np.bincount(parts.ravel(), minlength=count + 1)
-            long_walls = blocked & (size[parts] >= PASSAGE_WALL_CELLS)
-            clearance = distance_transform_edt(np.pad(~long_walls, 1, constant_values=False))[1:-1, 1:-1]
-            reach = int(math.ceil(narrow))
-            width = 2.0 * maximum_filter(clearance, size=2 * reach + 1, mode="constant") - 1.0
-            mask = (width < 2.0 * narrow + 1.0) & (clearance <= narrow) & self.grid.passable
-            labels, count = label(mask, structure=np.ones((3, 3), dtype=bool))
-            labels = labels.astype(np.int32) - 1
-            widths = np.full(count, np.inf)
-            if count:
-                np.minimum.at(widths, labels[mask], width[mask])
-            cached = ((self.grid.version, narrow), labels, np.maximum(widths, 1.0))
-            self._passages_cache = cached
-        return cached[1], cached[2]
+        """The level's narrow passages as ``(labels, widths)`` (``PassageMap.passages``)."""
+        return self._passage_map.passages(narrow)
 
     def sized_field_job(self, goal: tuple[int, int], radius: float) -> CallJob:
         """A group's flow toward ``goal`` on the class grid of its widest member (``radius``,

@@ -93,7 +93,8 @@ class Motion:
         self._last_velocity = np.zeros((0, 2))      # what each unit walked at (avoidance's velocity)
         self._last_pace = np.zeros((0, 2))          # ... and what it made of it after contacts and walls
         self._wanted = np.zeros((0, 2))             # this tick's steered velocities, before avoidance
-        self._tight_cells: tuple[int, np.ndarray, np.ndarray] | None = None
+        # (grid version, tight, mouth, and the passage and near-wall masks they were made from)
+        self._tight_cells: tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         #: agents that walk at the game's velocity input this tick (``desired_velocity``)
         self.driven = np.zeros(0, dtype=bool)
 
@@ -398,12 +399,28 @@ class Motion:
         ``TIGHT_CELLS`` of a narrow passage (``LevelCache.passages``) or within
         ``TIGHT_WALL_CELLS`` of any wall; ``mouth``, cells within ``MOUTH_CELLS`` of a passage."""
         version = self._grid.version
-        if self._tight_cells is None or self._tight_cells[0] != version:
+        cached = self._tight_cells
+        if cached is None or cached[0] != version:
             passage = self._level.passages(self._config.congestion_narrow)[0] >= 0
-            near = binary_dilation(passage, iterations=int(TIGHT_CELLS)) if passage.any() else passage
-            mouth = binary_dilation(passage, iterations=int(MOUTH_CELLS)) if passage.any() else passage
-            self._tight_cells = (version, near | (self._level.clearance() <= TIGHT_WALL_CELLS), mouth)
-        return self._tight_cells[1], self._tight_cells[2]
+            walls = self._level.clearance() <= TIGHT_WALL_CELLS
+            if cached is not None and cached[3].shape == passage.shape:
+                # after an edit the passages change round it: the masks are made again there only
+                # (each cell's marks depend on the passages within MOUTH_CELLS of it)
+                near, mouth = cached[1].copy(), cached[2].copy()
+                changed = np.argwhere((passage != cached[3]) | (walls != cached[4]))
+                if len(changed):
+                    m = int(MOUTH_CELLS)
+                    (y0, x0), (y1, x1) = np.maximum(changed.min(axis=0) - m, 0), changed.max(axis=0) + m + 1
+                    oy0, ox0 = max(y0 - m, 0), max(x0 - m, 0)
+                    part = passage[oy0: y1 + m, ox0: x1 + m]
+                    inner = (slice(y0 - oy0, y1 - oy0), slice(x0 - ox0, x1 - ox0))
+                    near[y0:y1, x0:x1] = binary_dilation(part, iterations=int(TIGHT_CELLS))[inner] | walls[y0:y1, x0:x1]
+                    mouth[y0:y1, x0:x1] = binary_dilation(part, iterations=m)[inner]
+            else:
+                near = (binary_dilation(passage, iterations=int(TIGHT_CELLS)) if passage.any() else passage) | walls
+                mouth = binary_dilation(passage, iterations=int(MOUTH_CELLS)) if passage.any() else passage
+            cached = self._tight_cells = (version, near, mouth, passage, walls)
+        return cached[1], cached[2]
 
     def _on_cells(self, pos: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Which agents stand on a cell of ``mask`` (off the grid or not finite: none)."""
