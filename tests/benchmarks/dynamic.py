@@ -217,7 +217,7 @@ def gate_rows(grid, ticks_after: int = 6000, profile: bool = False, edit: bool =
             "edit_frame_over_steady_ms": frame_ms - base, "worst_after_over_steady_ms": float(max(after)) - base,
             "worst_after_at_tick": int(np.argmax(after)) + 1,
             "ticks_until_every_walking_single_replanned_or_queued": rerouted_at,
-            "walking_singles_cut_off": int(len(walking)), "ticks_until_the_group_follows_its_new_plan": group_at, "structures_swapped_at_tick_and_s": swapped,
+            "walkers_watched": int(len(walking)), "ticks_until_the_group_follows_its_new_plan": group_at, "structures_swapped_at_tick_and_s": swapped,
             "rebuild_errors": list(crowd.level.rebuilds.errors)}
 
 
