@@ -190,3 +190,19 @@ def test_wall_distances_and_passages_after_edits_equal_a_fresh_build(seed):
         fresh_crowd.add_agents([(0.5, 0.5)])
         for mine, theirs in zip(crowd._motion._passage_cells(), fresh_crowd._motion._passage_cells()):  # noqa: SLF001
             np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_navmesh_query_from_where_the_exact_search_saw_no_way_still_finds_one():
+    """From some starts inside a polygon by a wall corner (den520d: (80.3, 103.7); a unit pushed
+    there by a building) the exact visibility search saw no way to goals its polygon connects to,
+    and ``find_path`` said "not reachable": a unit failed its order. Where the polygons connect,
+    the crossing-point search now answers instead, within a few per cent of the exact length."""
+    from rtsnav.levels import load_movingai_map
+    from rtsnav.systems.nav import NavMesh
+
+    mesh = NavMesh.from_grid(load_movingai_map("den520d.map"), 0.4)
+    start, goal = np.array([80.3, 103.7, 0.0]), np.array([65.5, 234.5, 0.0])
+    found = mesh.find_path(start, goal)
+    assert found.found, found.reason
+    near = mesh.find_path(np.array([80.5, 103.5, 0.0]), goal)           # a start the exact search sees from
+    assert near.found and found.cost <= 1.05 * near.cost + 1.0
