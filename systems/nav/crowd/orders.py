@@ -15,6 +15,7 @@ from rtsnav.names import L_NAVIGATION_LAYERS, Planner
 from ..flow.clearance import WIDE
 from ..grid import Grid
 from ..result import PathStatus
+from ..search.workspace import only_blocked
 from .config import CrowdConfig
 from .events import Outcomes
 from .groups import FLOW_CODES, GroupSteering, group_planned
@@ -65,7 +66,7 @@ class Orders:
             job = self._queue.pending(("agent", i))
             if job is not None and job.follows_edits_of is self._grid:
                 moving[i] = False
-        if cells is not None and not self._grid.passable[cells[:, 1], cells[:, 0]].any():
+        if cells is not None and only_blocked(self._grid.passable, cells):
             walking = np.flatnonzero(moving & (state == NavState.FOLLOWING) & (s.mode[:n] == Mode.PATH)
                                      & np.isin(s.agent_method[:n, 0], GRID_CODES) & (s.planned_radius[:n] <= WIDE * self._grid.cell_size)
                                      & (s.path_len[:n] > s.path_idx[:n]))

@@ -439,7 +439,8 @@ def _warm_layered() -> None:
 def _warm_outside_practice(grid) -> None:
     """Kernels a crowd's practice run does not reach on its small level: the field Dijkstra
     (with its two-thread kernel for big fields) and the parallel direction pass of big fields, the Leader/Target election's chain walk, and the sector tiles' own
-    sampling (a crowd samples them in one batched pass; a leader's stray follower calls it)."""
+    sampling (a crowd samples them in one batched pass; a leader's stray follower calls it), and
+    the sight check of a plan smoothed while the map was edited."""
     from ..flow.direction import warm_directions
     from ..flow.field import FlowField
     from ..flow.sectors import SectorGraph
@@ -452,6 +453,10 @@ def _warm_outside_practice(grid) -> None:
     (_, cost), wp = grid.padded()                           # and its two-thread kernel (big fields)
     integrate_parallel(grid.move_masks(), cost, wp, True, np.array([wp + 1]), np.zeros(1), np.ones(1, np.uint8),
                        np.full(cost.size, np.inf, dtype=np.float32), np.inf, 0, np.full(cost.size, -1, dtype=np.int8))
+    from ..search.smoothing import segments_open
+
+    # a plan whose smoothing met a map edit checks its kept cells (int32, as smoothing keeps them)
+    segments_open(grid.padded()[0][0], cost, wp, np.array([[0, 0], [1, 1]], dtype=np.int32))
     tiles = SectorGraph(Grid(np.ones((8, 8), dtype=bool)), 4)
     points = np.array([[1.5, 1.5], [6.5, 6.5]])
     tiles.order((1, 1)).sample_within(points, 0)           # the coarse route
